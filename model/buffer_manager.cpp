@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/buffer_manager.h"
+
+#include "model/errors.h"
+
+#include <sstream>
+
+namespace cmswitch {
+
+buffer_manager::buffer_manager(int num_ports)
+    : m_port(static_cast<size_t>(num_ports), 0), m_queue(static_cast<size_t>(num_ports) * num_priorities, 0) {}
+
+void buffer_manager::reset() {
+    m_used = 0;
+    std::fill(m_port.begin(), m_port.end(), 0);
+    std::fill(m_queue.begin(), m_queue.end(), 0);
+}
+
+static_buffer::static_buffer(int num_ports, uint64_t port_limit_bytes)
+    : buffer_manager(num_ports), m_limit(port_limit_bytes) {}
+
+drop_reason static_buffer::check(int port, int, uint32_t bytes) const {
+    return port_bytes(port) + bytes <= m_limit ? drop_reason::none : drop_reason::port_limit;
+}
+
+dynamic_threshold_buffer::dynamic_threshold_buffer(int num_ports, uint64_t pool_bytes, double alpha)
+    : buffer_manager(num_ports), m_pool(pool_bytes), m_alpha(alpha) {}
+
+drop_reason dynamic_threshold_buffer::check(int port, int prio, uint32_t bytes) const {
+    const uint64_t free_bytes = m_pool - used_bytes();
+    if (bytes > free_bytes)
+        return drop_reason::pool_full;
+    if (!(static_cast<double>(queue_bytes(port, prio)) < m_alpha * static_cast<double>(free_bytes)))
+        return drop_reason::dynamic_threshold;
+    return drop_reason::none;
+}
+
+const std::vector<std::string>& buffer_policy_names() {
+    static const std::vector<std::string> names{"static", "dynamic"};
+    return names;
+}
+
+std::unique_ptr<buffer_manager> make_buffer_manager(const buffer_config& cfg, int num_ports) {
+    if (num_ports < 1)
+        throw config_error("ports = " + std::to_string(num_ports) + ": a switch needs at least 1 port");
+    if (cfg.policy == "static") {
+        if (cfg.port_limit_bytes < min_frame_bytes)
+            throw config_error("buffer port limit = " + std::to_string(cfg.port_limit_bytes) +
+                               " bytes: must be >= " + std::to_string(min_frame_bytes) + " bytes");
+        return std::make_unique<static_buffer>(num_ports, cfg.port_limit_bytes);
+    }
+    if (cfg.policy == "dynamic") {
+        if (cfg.pool_bytes < min_frame_bytes)
+            throw config_error("buffer pool = " + std::to_string(cfg.pool_bytes) + " bytes: must be >= " +
+                               std::to_string(min_frame_bytes) + " bytes");
+        if (!(cfg.alpha > 0.0 && cfg.alpha <= 64.0)) {
+            std::ostringstream m;
+            m << "buffer alpha = " << cfg.alpha << ": allowed range (0, 64]";
+            throw config_error(m.str());
+        }
+        return std::make_unique<dynamic_threshold_buffer>(num_ports, cfg.pool_bytes, cfg.alpha);
+    }
+    throw config_error("buffer policy = '" + cfg.policy + "': allowed values are static, dynamic");
+}
+
+} // namespace cmswitch

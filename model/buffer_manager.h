@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+// Switch buffer admission with byte-exact accounting. Policies are small classes chosen by name through
+// make_buffer_manager() (one explicit registry):
+//  - "static":  each egress port owns port_limit_bytes; a frame is admitted iff port bytes + frame <= limit
+//               (the frame that exactly fills the limit is admitted, the next one is dropped: drop-tail).
+//  - "dynamic": one shared pool of pool_bytes with dynamic thresholds (Choudhury & Hahne): a frame is admitted
+//               to queue (port, prio) iff queue bytes < alpha x free pool bytes and the frame fits in the pool.
+#ifndef CMSWITCH_MODEL_BUFFER_MANAGER_H
+#define CMSWITCH_MODEL_BUFFER_MANAGER_H
+
+#include "model/drop_reason.h"
+#include "model/frame.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cmswitch {
+
+struct buffer_config {
+    std::string policy = "static";
+    uint64_t port_limit_bytes = 150 * 1024;  // "static"
+    uint64_t pool_bytes = 1024 * 1024;       // "dynamic"
+    double alpha = 1.0;                      // "dynamic"
+};
+
+class buffer_manager {
+public:
+    explicit buffer_manager(int num_ports);
+    virtual ~buffer_manager() = default;
+
+    // Admits (and accounts) or returns why not.
+    drop_reason admit(int port, int prio, uint32_t bytes) {
+        const drop_reason r = check(port, prio, bytes);
+        if (r == drop_reason::none)
+            account(port, prio, static_cast<int64_t>(bytes));
+        return r;
+    }
+    void release(int port, int prio, uint32_t bytes) { account(port, prio, -static_cast<int64_t>(bytes)); }
+
+    uint64_t used_bytes() const { return m_used; }
+    uint64_t port_bytes(int port) const { return m_port[port]; }
+    uint64_t queue_bytes(int port, int prio) const { return m_queue[port * num_priorities + prio]; }
+    // Largest number of bytes one port can hold (scales the occupancy histogram).
+    virtual uint64_t port_capacity_bytes() const = 0;
+    virtual const char* name() const = 0;
+    void reset();
+
+protected:
+    virtual drop_reason check(int port, int prio, uint32_t bytes) const = 0;
+
+private:
+    void account(int port, int prio, int64_t delta) {
+        m_used += static_cast<uint64_t>(delta);
+        m_port[port] += static_cast<uint64_t>(delta);
+        m_queue[port * num_priorities + prio] += static_cast<uint64_t>(delta);
+    }
+
+    uint64_t m_used = 0;
+    std::vector<uint64_t> m_port;
+    std::vector<uint64_t> m_queue;
+};
+
+class static_buffer final : public buffer_manager {
+public:
+    static_buffer(int num_ports, uint64_t port_limit_bytes);
+    uint64_t port_capacity_bytes() const override { return m_limit; }
+    const char* name() const override { return "static"; }
+protected:
+    drop_reason check(int port, int prio, uint32_t bytes) const override;
+private:
+    uint64_t m_limit;
+};
+
+class dynamic_threshold_buffer final : public buffer_manager {
+public:
+    dynamic_threshold_buffer(int num_ports, uint64_t pool_bytes, double alpha);
+    uint64_t port_capacity_bytes() const override { return m_pool; }
+    const char* name() const override { return "dynamic"; }
+    // Current threshold of every queue: alpha x free pool bytes.
+    double threshold_bytes() const { return m_alpha * static_cast<double>(m_pool - used_bytes()); }
+protected:
+    drop_reason check(int port, int prio, uint32_t bytes) const override;
+private:
+    uint64_t m_pool;
+    double m_alpha;
+};
+
+// Validates cfg (throws config_error naming the field) and builds the policy it names.
+std::unique_ptr<buffer_manager> make_buffer_manager(const buffer_config& cfg, int num_ports);
+const std::vector<std::string>& buffer_policy_names();
+
+} // namespace cmswitch
+#endif

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+#ifndef CMSWITCH_MODEL_DROP_REASON_H
+#define CMSWITCH_MODEL_DROP_REASON_H
+
+#include <cstdint>
+
+namespace cmswitch {
+
+// Why a frame was dropped. Names are what statistics and JSON report.
+enum class drop_reason : uint8_t {
+    none = 0,
+    port_limit,         // static per-port byte limit of the switch buffer
+    dynamic_threshold,  // queue bytes >= alpha x free shared-pool bytes
+    pool_full,          // shared pool has no room for the frame
+    nic_queue_full,     // host NIC egress queue limit
+    no_route,           // destination missing from a forwarding table
+    count_
+};
+constexpr int num_drop_reasons = static_cast<int>(drop_reason::count_);
+
+inline const char* drop_reason_name(drop_reason r) {
+    switch (r) {
+    case drop_reason::none: return "none";
+    case drop_reason::port_limit: return "port_limit";
+    case drop_reason::dynamic_threshold: return "dynamic_threshold";
+    case drop_reason::pool_full: return "pool_full";
+    case drop_reason::nic_queue_full: return "nic_queue_full";
+    case drop_reason::no_route: return "no_route";
+    case drop_reason::count_: break;
+    }
+    return "?";
+}
+
+} // namespace cmswitch
+#endif

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+// The transmit side of a port (switch egress or host NIC): 8 priority FIFOs served in strict priority onto one
+// link. Not a module: it lives inside the switch or NIC and uses that module's event queue. Buffer admission is
+// the owner's job; a frame's bytes leave the queue when its transmission starts (as in ns-2/ns-3, the frame
+// being serialized is on the wire, not in the queue).
+#ifndef CMSWITCH_MODEL_EGRESS_PORT_H
+#define CMSWITCH_MODEL_EGRESS_PORT_H
+
+#include "model/buffer_manager.h"
+#include "model/event_domain.h"
+#include "model/frame.h"
+#include "model/frame_protocol.h"
+#include "model/occupancy_stats.h"
+
+#include <cstdint>
+
+namespace cmswitch {
+
+using frame_tx_socket = tlm::tlm_initiator_socket<32, frame_protocol>;
+
+struct frame_fifo {
+    frame* head = nullptr;
+    frame* tail = nullptr;
+    uint32_t frames = 0;
+    uint64_t bytes = 0;
+
+    void push(frame* f) {
+        f->next = nullptr;
+        if (tail)
+            tail->next = f;
+        else
+            head = f;
+        tail = f;
+        ++frames;
+        bytes += f->bytes;
+    }
+    frame* pop() {
+        frame* f = head;
+        head = f->next;
+        if (!head)
+            tail = nullptr;
+        --frames;
+        bytes -= f->bytes;
+        f->next = nullptr;
+        return f;
+    }
+};
+
+class egress_port {
+public:
+    // Statistics of one port, kept as plain counters (read by recorders at the end or by samplers).
+    struct counters {
+        uint64_t tx_frames = 0, tx_bytes = 0;
+        uint64_t enq_frames = 0, enq_bytes = 0;
+        uint128 wait_sum_ps = 0;  // sum over transmitted frames of (tx start - enqueue)
+        uint64_t wait_max_ps = 0;
+    };
+
+    // owner/kind_tx_done: who is told "transmitter free" (on_tx_done must follow); index: this port's index in
+    // the owner; buffer: the switch buffer the queued bytes are accounted in (released when transmission
+    // starts), or null.
+    void attach(frame_tx_socket* socket, event_domain* events, event_handler* owner, uint32_t kind_tx_done,
+                uint32_t index, buffer_manager* buffer = nullptr) {
+        m_socket = socket;
+        m_buffer = buffer;
+        m_owner = owner;
+        m_events = events;
+        m_kind_tx_done = kind_tx_done;
+        m_index = index;
+    }
+    void reset(uint64_t now_ps, uint64_t histogram_bin_bytes);
+
+    // Takes ownership of f (already admitted). Starts transmitting at once if the link is idle.
+    void enqueue(frame* f, uint64_t now) {
+        f->enq_ps = now;
+        m_q[f->prio].push(f);
+        m_nonempty |= static_cast<uint8_t>(1u << f->prio);
+        m_bytes += f->bytes;
+        ++m_frames;
+        m_cnt.enq_frames++;
+        m_cnt.enq_bytes += f->bytes;
+        m_occ.set(now, m_bytes);
+        if (m_busy_until <= now && !m_wakeup_pending)
+            try_transmit(now);
+        else
+            request_wakeup();
+    }
+    // The owner calls this when its kind_tx_done event for this port fires.
+    void on_tx_done(uint64_t now) {
+        m_wakeup_pending = false;
+        try_transmit(now);
+    }
+
+    // PAUSE/PFC: priorities whose bit is set are not served. Changing the mask re-evaluates the transmitter.
+    void set_paused(uint8_t mask, uint64_t now) {
+        m_paused = mask;
+        if (!m_wakeup_pending && m_busy_until <= now)
+            try_transmit(now);
+    }
+    uint8_t paused() const { return m_paused; }
+
+    uint64_t bytes() const { return m_bytes; }
+    uint32_t frames() const { return m_frames; }
+    uint64_t bytes(int prio) const { return m_q[prio].bytes; }
+    uint64_t busy_until() const { return m_busy_until; }
+    const counters& stats() const { return m_cnt; }
+    const occupancy_stats& occupancy() const { return m_occ; }
+    // Drops every queued frame into `sink` (used when a run is torn down).
+    template <typename F> void for_each_queued(F&& fn) const {
+        for (const auto& q : m_q)
+            for (frame* f = q.head; f; f = f->next)
+                fn(*f);
+    }
+
+private:
+    void try_transmit(uint64_t now);
+    void request_wakeup() {
+        if (!m_wakeup_pending && (m_nonempty & ~m_paused)) {
+            m_wakeup_pending = true;
+            m_events->schedule(m_busy_until, m_owner, m_kind_tx_done, m_index, nullptr);
+        }
+    }
+
+    frame_fifo m_q[num_priorities];
+    uint8_t m_nonempty = 0;
+    uint8_t m_paused = 0;
+    bool m_wakeup_pending = false;
+    uint64_t m_bytes = 0;
+    uint32_t m_frames = 0;
+    uint64_t m_busy_until = 0;
+    counters m_cnt;
+    occupancy_stats m_occ;
+    frame_tx_socket* m_socket = nullptr;
+    event_domain* m_events = nullptr;
+    event_handler* m_owner = nullptr;
+    buffer_manager* m_buffer = nullptr;
+    uint32_t m_kind_tx_done = 0;
+    uint32_t m_index = 0;
+};
+
+} // namespace cmswitch
+#endif

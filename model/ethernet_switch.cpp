@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/ethernet_switch.h"
+
+#include "model/errors.h"
+
+#include <string>
+
+namespace cmswitch {
+
+ethernet_switch::ethernet_switch(sc_core::sc_module_name name, int num_ports, int num_hosts,
+                                 const buffer_config& buffer, frame_pool& pool, event_domain& events)
+    : sc_module(name), m_buffer(make_buffer_manager(buffer, num_ports)), m_pool(pool), m_events(events) {
+    if (num_hosts < 1)
+        throw config_error("hosts = " + std::to_string(num_hosts) + ": a network needs at least 1 host");
+    const size_t n = static_cast<size_t>(num_ports);
+    m_ports.resize(n);
+    m_counters.resize(n);
+    m_routes.assign(static_cast<size_t>(num_hosts), -1);
+    for (size_t i = 0; i < n; ++i) {
+        const std::string idx = std::to_string(i);
+        m_rx.emplace_back(new frame_target_socket<ethernet_switch>(("rx_" + idx).c_str()));
+        m_tx.emplace_back(new frame_initiator_socket(("tx_" + idx).c_str()));
+        m_rx.back()->register_b_transport(this, &ethernet_switch::receive, static_cast<int>(i));
+        m_ports[i].attach(m_tx.back().get(), &m_events, this, ev_tx_done, static_cast<uint32_t>(i), m_buffer.get());
+    }
+    reset();
+}
+
+void ethernet_switch::reset() {
+    const uint64_t bin = m_buffer->port_capacity_bytes() / occupancy_stats::num_bins + 1;
+    for (auto& p : m_ports)
+        p.reset(0, bin);
+    for (auto& c : m_counters)
+        c = port_counters{};
+    m_buffer->reset();
+}
+
+void ethernet_switch::set_route(int dst_host, int port) {
+    if (dst_host < 0 || dst_host >= static_cast<int>(m_routes.size()))
+        throw config_error(std::string(name()) + ": route destination host " + std::to_string(dst_host) +
+                           " outside [0, " + std::to_string(m_routes.size() - 1) + "]");
+    if (port < 0 || port >= num_ports())
+        throw config_error(std::string(name()) + ": route port " + std::to_string(port) + " outside [0, " +
+                           std::to_string(num_ports() - 1) + "]");
+    m_routes[static_cast<size_t>(dst_host)] = port;
+}
+
+void ethernet_switch::receive(int port, frame& f, sc_core::sc_time& delay) {
+    m_events.schedule(now_ps() + delay.value(), this, ev_arrival, static_cast<uint32_t>(port), &f);
+}
+
+void ethernet_switch::on_event(uint32_t kind, uint32_t index, void* ptr) {
+    if (kind == ev_arrival)
+        forward(static_cast<int>(index), static_cast<frame*>(ptr), now_ps());
+    else
+        m_ports[index].on_tx_done(now_ps());
+}
+
+void ethernet_switch::forward(int in_port, frame* f, uint64_t now) {
+    port_counters& in = m_counters[static_cast<size_t>(in_port)];
+    in.rx_frames++;
+    in.rx_bytes += f->bytes;
+    const int out = f->dst < m_routes.size() ? m_routes[f->dst] : -1;
+    if (out < 0) {
+        drop(in_port, f, drop_reason::no_route);
+        return;
+    }
+    const drop_reason why = m_buffer->admit(out, f->prio, f->bytes);
+    if (why != drop_reason::none) {
+        drop(out, f, why);
+        return;
+    }
+    egress_port& ep = m_ports[static_cast<size_t>(out)];
+    ep.enqueue(f, now);
+}
+
+void ethernet_switch::drop(int port, frame* f, drop_reason why) {
+    port_counters& c = m_counters[static_cast<size_t>(port)];
+    c.drop_frames[static_cast<size_t>(why)]++;
+    c.drop_bytes[static_cast<size_t>(why)] += f->bytes;
+    m_pool.release(f);
+}
+
+void ethernet_switch::queued(uint64_t& frames, uint64_t& bytes) const {
+    for (const auto& p : m_ports) {
+        frames += p.frames();
+        bytes += p.bytes();
+    }
+}
+
+void ethernet_switch::in_flight(uint64_t& frames, uint64_t& bytes) const {
+    for (const auto& e : m_events.pending())
+        if (e.handler == this && e.kind == ev_arrival) {
+            ++frames;
+            bytes += static_cast<const frame*>(e.ptr)->bytes;
+        }
+}
+
+} // namespace cmswitch

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+// An N-port output-queued Ethernet switch: static forwarding table (destination host -> egress port), buffer
+// admission by a buffer_manager policy, 8 strict-priority queues per egress port. Its events (frame arrivals,
+// transmitter-free wakeups) run from an event_domain, shared or its own.
+#ifndef CMSWITCH_MODEL_ETHERNET_SWITCH_H
+#define CMSWITCH_MODEL_ETHERNET_SWITCH_H
+
+#include "model/buffer_manager.h"
+#include "model/drop_reason.h"
+#include "model/egress_port.h"
+#include "model/event_domain.h"
+#include "model/frame_pool.h"
+#include "model/frame_protocol.h"
+
+#include <array>
+#include <memory>
+#include <vector>
+
+namespace cmswitch {
+
+class ethernet_switch : public sc_core::sc_module, private event_handler {
+public:
+
+    struct port_counters {
+        uint64_t rx_frames = 0, rx_bytes = 0;
+        std::array<uint64_t, num_drop_reasons> drop_frames{};
+        std::array<uint64_t, num_drop_reasons> drop_bytes{};
+    };
+
+    // Throws config_error on a bad buffer configuration or num_ports < 1.
+    ethernet_switch(sc_core::sc_module_name name, int num_ports, int num_hosts, const buffer_config& buffer,
+                    frame_pool& pool, event_domain& events);
+
+    frame_target_socket<ethernet_switch>& rx(int port) { return *m_rx[static_cast<size_t>(port)]; }
+    frame_initiator_socket& tx(int port) { return *m_tx[static_cast<size_t>(port)]; }
+
+    void set_route(int dst_host, int port);
+    int route(int dst_host) const { return m_routes[static_cast<size_t>(dst_host)]; }
+    int num_ports() const { return static_cast<int>(m_ports.size()); }
+
+    void reset();
+    const egress_port& egress(int port) const { return m_ports[static_cast<size_t>(port)]; }
+    const port_counters& counters(int port) const { return m_counters[static_cast<size_t>(port)]; }
+    const buffer_manager& buffer() const { return *m_buffer; }
+    // Adds the frames and bytes waiting in egress queues.
+    void queued(uint64_t& frames, uint64_t& bytes) const;
+    // Adds the frames and bytes on the incoming links (sent to this block, last bit not yet in).
+    void in_flight(uint64_t& frames, uint64_t& bytes) const;
+
+private:
+    enum : uint32_t { ev_arrival = 0, ev_tx_done = 1 };
+    void receive(int port, frame& f, sc_core::sc_time& delay);
+    void on_event(uint32_t kind, uint32_t index, void* ptr) override;
+    void forward(int in_port, frame* f, uint64_t now);
+    void drop(int port, frame* f, drop_reason why);
+
+    std::vector<std::unique_ptr<frame_target_socket<ethernet_switch>>> m_rx;
+    std::vector<std::unique_ptr<frame_initiator_socket>> m_tx;
+    std::vector<egress_port> m_ports;
+    std::vector<port_counters> m_counters;
+    std::vector<int> m_routes;
+    std::unique_ptr<buffer_manager> m_buffer;
+    frame_pool& m_pool;
+    event_domain& m_events;
+};
+
+} // namespace cmswitch
+#endif

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/event_domain.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace cmswitch {
+
+event_domain::event_domain(sc_core::sc_module_name name, bool decoupled)
+    : sc_module(name), m_buckets(num_buckets), m_decoupled(decoupled) {
+    SC_METHOD(dispatch);
+    sensitive << m_wake;
+    dont_initialize();
+}
+
+void event_domain::reset() {
+    for (auto& b : m_buckets)
+        b.clear();
+    for (auto& w : m_occupied)
+        w = 0;
+    m_cur = 0;
+    m_ring_count = 0;
+    m_heap.clear();
+    m_slots.clear();
+    m_free.clear();
+    m_armed_ps = std::numeric_limits<uint64_t>::max();
+    m_dispatched = 0;
+    m_wake.cancel();
+}
+
+void event_domain::dispatch() {
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    uint64_t horizon = now;
+    if (m_decoupled) {
+        // our own notification has fired: what is pending belongs to other processes
+        const uint64_t other = sc_core::sc_time_to_pending_activity().value();
+        horizon = model_clock::run_end;
+        if (other < horizon - now)
+            horizon = now + other;
+    }
+    ++m_activations;
+    m_dispatching = true;
+    const uint128* top;
+    while ((top = peek()) != nullptr && time_of(*top) <= horizon) {
+        const uint32_t slot = static_cast<uint32_t>(static_cast<uint64_t>(*top) & slot_mask);
+        pop_peeked();
+        const timed_entry e = m_slots[slot];
+        m_free.push_back(slot);
+        ++m_dispatched;
+        model_clock::now = e.t_ps;
+        e.handler->on_event(e.kind, e.index, e.ptr);
+    }
+    model_clock::now = now;
+    m_dispatching = false;
+    if (!top) {
+        m_armed_ps = std::numeric_limits<uint64_t>::max();
+    } else {
+        m_armed_ps = time_of(*top);
+        m_wake.notify(ps_time(m_armed_ps - now));
+    }
+}
+
+std::vector<timed_entry> event_domain::pending() const {
+    std::vector<timed_entry> out;
+    for (const auto& b : m_buckets)
+        for (const uint128 k : b)
+            out.push_back(m_slots[static_cast<uint64_t>(k) & slot_mask]);
+    for (const uint128 k : m_heap)
+        out.push_back(m_slots[static_cast<uint64_t>(k) & slot_mask]);
+    return out;
+}
+
+void event_domain::overflow() const {
+    throw std::length_error(std::string(name()) + ": more than 16 M pending events");
+}
+
+void event_domain::push(uint128 k) {
+    const uint64_t b = time_of(k) >> bucket_shift;
+    if (b < m_cur) {
+        // earlier than the calendar's start (an event from another, non-decoupled domain after peek() moved
+        // ahead): put every bucketed key back in the heap and restart the calendar here
+        for (auto& bucket : m_buckets) {
+            for (const uint128 x : bucket)
+                heap_push(x);
+            bucket.clear();
+        }
+        for (auto& w : m_occupied)
+            w = 0;
+        m_ring_count = 0;
+        m_cur = b;
+    }
+    if (b < m_cur + num_buckets)
+        ring_insert(k);
+    else
+        heap_push(k);
+}
+
+void event_domain::ring_insert(uint128 k) {
+    const uint64_t idx = (time_of(k) >> bucket_shift) & (num_buckets - 1);
+    std::vector<uint128>& bucket = m_buckets[idx];
+    m_occupied[idx / 64] |= 1ull << (idx % 64);
+    bucket.push_back(k);
+    // keep the earliest key last; a new key is usually the latest, so it walks to the front of a short bucket
+    for (size_t i = bucket.size() - 1; i > 0 && bucket[i - 1] < bucket[i]; --i)
+        std::swap(bucket[i - 1], bucket[i]);
+    ++m_ring_count;
+}
+
+void event_domain::migrate() {
+    while (!m_heap.empty() && (time_of(m_heap.front()) >> bucket_shift) < m_cur + num_buckets) {
+        const uint128 k = m_heap.front();
+        heap_pop();
+        ring_insert(k);
+    }
+}
+
+const uint128* event_domain::peek() {
+    for (;;) {
+        if (m_ring_count == 0) {
+            if (m_heap.empty())
+                return nullptr;
+            m_cur = time_of(m_heap.front()) >> bucket_shift;   // jump over the empty stretch
+            migrate();
+            continue;
+        }
+        std::vector<uint128>& bucket = m_buckets[m_cur & (num_buckets - 1)];
+        if (!bucket.empty())
+            return &bucket.back();
+        // skip to the next occupied bucket (the ring holds something), then let the heap fill the buckets
+        // that the calendar's end passed on the way
+        const uint64_t idx = m_cur & (num_buckets - 1);
+        uint64_t word = m_occupied[idx / 64] & (~0ull << (idx % 64));
+        uint64_t w = idx / 64;
+        uint64_t skipped;
+        if (word) {
+            skipped = w * 64 + static_cast<uint64_t>(__builtin_ctzll(word)) - idx;
+        } else {
+            for (;;) {
+                w = (w + 1) % (num_buckets / 64);
+                if (m_occupied[w])
+                    break;
+            }
+            const uint64_t next = w * 64 + static_cast<uint64_t>(__builtin_ctzll(m_occupied[w]));
+            skipped = (next - idx) & (num_buckets - 1);
+        }
+        // heap keys all lie at or beyond the old calendar end, which is past the bucket we skip to
+        m_cur += skipped;
+        migrate();
+    }
+}
+
+void event_domain::pop_peeked() {
+    const uint64_t idx = m_cur & (num_buckets - 1);
+    std::vector<uint128>& bucket = m_buckets[idx];
+    bucket.pop_back();
+    if (bucket.empty())
+        m_occupied[idx / 64] &= ~(1ull << (idx % 64));
+    --m_ring_count;
+}
+
+void event_domain::heap_push(uint128 k) {
+    m_heap.push_back(k);
+    size_t i = m_heap.size() - 1;
+    while (i > 0) {
+        const size_t p = (i - 1) / 2;
+        if (!(k < m_heap[p]))
+            break;
+        m_heap[i] = m_heap[p];
+        i = p;
+    }
+    m_heap[i] = k;
+}
+
+void event_domain::heap_pop() {
+    const uint128 k = m_heap.back();
+    m_heap.pop_back();
+    const size_t n = m_heap.size();
+    if (n == 0)
+        return;
+    uint128* h = m_heap.data();
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        c += (c + 1 < n) & (h[c + 1] < h[c]);
+        if (!(h[c] < k))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = k;
+}
+
+} // namespace cmswitch

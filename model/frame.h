@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+// The unit that crosses every link: one Ethernet frame, pooled (see frame_pool.h), never copied.
+#ifndef CMSWITCH_MODEL_FRAME_H
+#define CMSWITCH_MODEL_FRAME_H
+
+#include "model/types.h"
+
+#include <cstdint>
+
+namespace cmswitch {
+
+constexpr int num_priorities = 8;         // 802.1Q priorities per egress port
+constexpr uint32_t max_frame_bytes = 9216; // jumbo frames are the largest a port accepts
+constexpr uint32_t min_frame_bytes = 64;
+
+enum class frame_kind : uint8_t {
+    udp,      // datagram of a UDP source
+    tcp,      // TCP segment (data, ACK, or both)
+    request,  // application request of the incast client
+    cnm,      // 802.1Qau congestion notification message
+    pause,    // 802.3x PAUSE / 802.1Qbb PFC
+};
+
+// ECN codepoint as in the IP header (RFC 3168).
+enum ecn_bits : uint8_t { ecn_not_ect = 0, ecn_ect1 = 1, ecn_ect0 = 2, ecn_ce = 3 };
+
+enum tcp_flags : uint8_t { tcp_ack = 1, tcp_ece = 2, tcp_cwr = 4, tcp_fin = 8 };
+
+struct frame {
+    // wire
+    uint32_t bytes = 0;       // size on the wire, headers included (what serialization and buffers count)
+    uint16_t src = 0;         // source host (or switch for control frames)
+    uint16_t dst = 0;         // destination host
+    uint8_t prio = 0;         // 0 lowest .. 7 highest; strict priority serves 7 first
+    uint8_t ecn = ecn_not_ect;
+    frame_kind kind = frame_kind::udp;
+    uint8_t flags = 0;        // tcp_flags for kind == tcp
+    uint32_t flow = 0;        // flow id, unique within a scenario
+    // transport
+    uint32_t payload = 0;     // application bytes carried
+    uint64_t seq = 0;         // TCP: first byte; UDP: datagram number
+    uint64_t ack = 0;         // TCP: cumulative ACK (next byte expected)
+    uint64_t ts_ps = 0;       // transport timestamp (echoed in ACKs for RTT samples)
+    uint64_t aux = 0;         // control frames: PAUSE quanta per class, CNM feedback, ...
+    // bookkeeping of the block that holds the frame
+    uint64_t created_ps = 0;  // when the source made it
+    uint64_t enq_ps = 0;      // when it entered the queue it sits in
+    frame* next = nullptr;    // intrusive link: pool free list, FIFO queues
+};
+
+} // namespace cmswitch
+#endif

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/host_nic.h"
+
+namespace cmswitch {
+
+host_nic::host_nic(sc_core::sc_module_name name, int host_id, uint64_t queue_limit_bytes, frame_pool& pool,
+                   event_domain& events)
+    : sc_module(name), m_host(host_id), m_limit(queue_limit_bytes), m_pool(pool), m_events(events) {
+    rx.register_b_transport(this, &host_nic::receive);
+    m_port.attach(&tx, &m_events, this, ev_tx_done, 0);
+    reset();
+}
+
+void host_nic::reset() {
+    m_port.reset(0, m_limit / occupancy_stats::num_bins + 1);
+    m_offered_frames = m_offered_bytes = 0;
+    m_delivered_frames = m_delivered_bytes = 0;
+    m_dropped_frames = m_dropped_bytes = 0;
+}
+
+bool host_nic::send(frame* f) {
+    m_offered_frames++;
+    m_offered_bytes += f->bytes;
+    if (m_port.bytes() + f->bytes > m_limit) {
+        m_dropped_frames++;
+        m_dropped_bytes += f->bytes;
+        m_pool.release(f);
+        return false;
+    }
+    m_port.enqueue(f, now_ps());
+    return true;
+}
+
+void host_nic::receive(int, frame& f, sc_core::sc_time& delay) {
+    m_events.schedule(now_ps() + delay.value(), this, ev_arrival, 0, &f);
+}
+
+void host_nic::on_event(uint32_t kind, uint32_t index, void* ptr) {
+    switch (kind) {
+    case ev_arrival: {
+        frame* f = static_cast<frame*>(ptr);
+        m_delivered_frames++;
+        m_delivered_bytes += f->bytes;
+        if (m_upper)
+            m_upper->receive(f, now_ps());
+        else
+            m_pool.release(f);
+        break;
+    }
+    case ev_tx_done:
+        m_port.on_tx_done(now_ps());
+        break;
+    default:
+        static_cast<timer_client*>(ptr)->on_timer(index);
+        break;
+    }
+}
+
+void host_nic::queued(uint64_t& frames, uint64_t& bytes) const {
+    frames += m_port.frames();
+    bytes += m_port.bytes();
+}
+
+void host_nic::in_flight(uint64_t& frames, uint64_t& bytes) const {
+    for (const auto& e : m_events.pending())
+        if (e.handler == this && e.kind == ev_arrival) {
+            ++frames;
+            bytes += static_cast<const frame*>(e.ptr)->bytes;
+        }
+}
+
+} // namespace cmswitch

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+// A host's network interface: one egress port (8 strict-priority queues with a byte limit) onto the host's link,
+// and the receive path up to the host stack. It is also the host's timer service: a host's events (frame
+// arrivals, transmitter wakeups, timers of transports and applications) all run from the NIC's event_domain.
+#ifndef CMSWITCH_MODEL_HOST_NIC_H
+#define CMSWITCH_MODEL_HOST_NIC_H
+
+#include "model/drop_reason.h"
+#include "model/egress_port.h"
+#include "model/event_domain.h"
+#include "model/frame_pool.h"
+#include "model/frame_protocol.h"
+
+#include <cstdint>
+
+namespace cmswitch {
+
+// What sits above the NIC (the host stack). Ownership of f passes with the call: the receiver releases it.
+class frame_receiver {
+public:
+    virtual void receive(frame* f, uint64_t now_ps) = 0;
+protected:
+    ~frame_receiver() = default;
+};
+
+class host_nic : public sc_core::sc_module, private event_handler {
+public:
+
+    frame_initiator_socket tx{"tx"};
+    frame_target_socket<host_nic> rx{"rx"};
+
+    // queue_limit_bytes: byte limit of the egress queue (all priorities); > 0, validated by the caller.
+    host_nic(sc_core::sc_module_name name, int host_id, uint64_t queue_limit_bytes, frame_pool& pool,
+             event_domain& events);
+
+    int host_id() const { return m_host; }
+    frame_pool& pool() { return m_pool; }
+    void set_receiver(frame_receiver* upper) { m_upper = upper; }
+
+    // Hands f to the NIC for transmission (ownership passes). Counts it as offered to the network.
+    // Returns false if the queue limit dropped it.
+    bool send(frame* f);
+
+    // Host timer service: on_timer(tag) is called on `client` at t_ps (>= now).
+    void schedule_timer(uint64_t t_ps, timer_client* client, uint32_t tag) {
+        m_events.schedule(t_ps, this, ev_timer, tag, client);
+    }
+
+    void reset();
+    const egress_port& egress() const { return m_port; }
+    uint64_t offered_frames() const { return m_offered_frames; }
+    uint64_t offered_bytes() const { return m_offered_bytes; }
+    uint64_t delivered_frames() const { return m_delivered_frames; }
+    uint64_t delivered_bytes() const { return m_delivered_bytes; }
+    uint64_t dropped_frames() const { return m_dropped_frames; }
+    uint64_t dropped_bytes() const { return m_dropped_bytes; }
+    // Adds the frames and bytes waiting in egress queues.
+    void queued(uint64_t& frames, uint64_t& bytes) const;
+    // Adds the frames and bytes on the incoming links (sent to this block, last bit not yet in).
+    void in_flight(uint64_t& frames, uint64_t& bytes) const;
+
+private:
+    enum : uint32_t { ev_arrival = 0, ev_tx_done = 1, ev_timer = 2 };
+    void receive(int, frame& f, sc_core::sc_time& delay);
+    void on_event(uint32_t kind, uint32_t index, void* ptr) override;
+
+    int m_host;
+    uint64_t m_limit;
+    frame_pool& m_pool;
+    frame_receiver* m_upper = nullptr;
+    egress_port m_port;
+    uint64_t m_offered_frames = 0, m_offered_bytes = 0;
+    uint64_t m_delivered_frames = 0, m_delivered_bytes = 0;
+    uint64_t m_dropped_frames = 0, m_dropped_bytes = 0;
+    event_domain& m_events;
+};
+
+} // namespace cmswitch
+#endif

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "platform/network.h"
+
+#include "model/errors.h"
+
+#include <deque>
+#include <sstream>
+
+namespace cmswitch {
+
+
+std::string conservation::describe() const {
+    std::ostringstream s;
+    s << "offered " << offered_frames << " frames / " << offered_bytes << " B; delivered " << delivered_frames
+      << " / " << delivered_bytes << "; dropped " << dropped_frames << " / " << dropped_bytes << "; queued "
+      << queued_frames << " / " << queued_bytes << "; in flight " << in_flight_frames << " / " << in_flight_bytes
+      << "; frames live in pool " << live_frames;
+    return s.str();
+}
+
+void network::validate() const {
+    const topology& t = m_topo;
+    if (t.hosts < 1)
+        throw config_error("hosts = " + std::to_string(t.hosts) + ": a network needs at least 1 host");
+    if (t.event_domains != "shared" && t.event_domains != "grouped" && t.event_domains != "per_block")
+        throw config_error("event_domains = '" + t.event_domains + "': allowed values are shared, grouped, per_block");
+    if (t.nic_queue_bytes < max_frame_bytes)
+        throw config_error("nic_queue_bytes = " + std::to_string(t.nic_queue_bytes) + ": must be >= " +
+                           std::to_string(max_frame_bytes));
+    std::vector<int> host_used(static_cast<size_t>(t.hosts), 0);
+    std::vector<std::vector<int>> port_used(t.switches.size());
+    for (size_t s = 0; s < t.switches.size(); ++s) {
+        if (t.switches[s].ports < 1)
+            throw config_error("switch " + std::to_string(s) + " ports = " + std::to_string(t.switches[s].ports) +
+                               ": must be >= 1");
+        port_used[s].assign(static_cast<size_t>(t.switches[s].ports), 0);
+    }
+    for (size_t i = 0; i < t.links.size(); ++i) {
+        const link_spec& l = t.links[i];
+        const std::string where = "link " + std::to_string(i);
+        if (l.rate_bps == 0)
+            throw config_error(where + " rate = 0 bit/s: must be > 0");
+        for (int end = 0; end < 2; ++end) {
+            const node_ref& n = end ? l.b : l.a;
+            const int port = end ? l.b_port : l.a_port;
+            if (n.kind == node_ref::host) {
+                if (n.id < 0 || n.id >= t.hosts)
+                    throw config_error(where + ": host " + std::to_string(n.id) + " outside [0, " +
+                                       std::to_string(t.hosts - 1) + "]");
+                if (port != 0)
+                    throw config_error(where + ": host " + std::to_string(n.id) + " port " + std::to_string(port) +
+                                       ": hosts have one port, 0");
+                if (host_used[static_cast<size_t>(n.id)]++)
+                    throw config_error(where + ": host " + std::to_string(n.id) + " is linked twice");
+            } else {
+                if (n.id < 0 || n.id >= static_cast<int>(t.switches.size()))
+                    throw config_error(where + ": switch " + std::to_string(n.id) + " outside [0, " +
+                                       std::to_string(static_cast<int>(t.switches.size()) - 1) + "]");
+                auto& used = port_used[static_cast<size_t>(n.id)];
+                if (port < 0 || port >= static_cast<int>(used.size()))
+                    throw config_error(where + ": switch " + std::to_string(n.id) + " port " + std::to_string(port) +
+                                       " outside [0, " + std::to_string(used.size() - 1) + "]");
+                if (used[static_cast<size_t>(port)]++)
+                    throw config_error(where + ": switch " + std::to_string(n.id) + " port " + std::to_string(port) +
+                                       " is linked twice");
+            }
+        }
+        if (l.a.kind == node_ref::host && l.b.kind == node_ref::host)
+            throw config_error(where + " joins two hosts: hosts connect to switches");
+    }
+    for (int h = 0; h < t.hosts; ++h)
+        if (!host_used[static_cast<size_t>(h)])
+            throw config_error("host " + std::to_string(h) + " has no link: it cannot send or receive");
+    for (size_t s = 0; s < t.switches.size(); ++s)
+        for (size_t p = 0; p < port_used[s].size(); ++p)
+            if (!port_used[s][p])
+                throw config_error("switch " + std::to_string(s) + " port " + std::to_string(p) +
+                                   " is dangling: every switch port needs a link");
+}
+
+network::network(const topology& topo) : m_topo(topo) {
+    validate();
+    const std::string& policy = m_topo.event_domains;
+    const bool decoupled = policy == "shared" && m_topo.temporal_decoupling;
+    auto new_domain = [this, decoupled](const std::string& name) -> event_domain& {
+        m_domains.emplace_back(new event_domain(name.c_str(), decoupled));
+        return *m_domains.back();
+    };
+    event_domain* shared = policy == "per_block" ? nullptr : &new_domain("events");
+    for (int h = 0; h < m_topo.hosts; ++h) {
+        event_domain& d = shared ? *shared : new_domain("events_host" + std::to_string(h));
+        m_nics.emplace_back(
+            new host_nic(("host" + std::to_string(h)).c_str(), h, m_topo.nic_queue_bytes, m_pool, d));
+        m_stacks.emplace_back(new host_stack(*m_nics.back()));
+    }
+    for (size_t s = 0; s < m_topo.switches.size(); ++s) {
+        event_domain& d = policy == "shared" ? *shared : new_domain("events_switch" + std::to_string(s));
+        m_switches.emplace_back(new ethernet_switch(("switch" + std::to_string(s)).c_str(),
+                                                    m_topo.switches[s].ports, m_topo.hosts,
+                                                    m_topo.switches[s].buffer, m_pool, d));
+    }
+    for (size_t i = 0; i < m_topo.links.size(); ++i) {
+        const link_spec& l = m_topo.links[i];
+        m_links.emplace_back(new link(("link" + std::to_string(i)).c_str(), l.rate_bps, l.delay_ps));
+        link& ln = *m_links.back();
+        // end a transmits into a_in, receives from b_out; end b the reverse
+        if (l.a.kind == node_ref::host) {
+            nic(l.a.id).tx.bind(ln.a_in);
+            ln.b_out.bind(nic(l.a.id).rx);
+        } else {
+            sw(l.a.id).tx(l.a_port).bind(ln.a_in);
+            ln.b_out.bind(sw(l.a.id).rx(l.a_port));
+        }
+        if (l.b.kind == node_ref::host) {
+            nic(l.b.id).tx.bind(ln.b_in);
+            ln.a_out.bind(nic(l.b.id).rx);
+        } else {
+            sw(l.b.id).tx(l.b_port).bind(ln.b_in);
+            ln.a_out.bind(sw(l.b.id).rx(l.b_port));
+        }
+    }
+    compute_routes();
+}
+
+network::~network() = default;
+
+void network::compute_routes() {
+    // Adjacency: for every switch port, the node at its other end.
+    std::vector<std::vector<node_ref>> peer(m_topo.switches.size());
+    for (size_t s = 0; s < peer.size(); ++s)
+        peer[s].resize(static_cast<size_t>(m_topo.switches[s].ports));
+    std::vector<node_ref> host_peer(static_cast<size_t>(m_topo.hosts));
+    for (const link_spec& l : m_topo.links) {
+        if (l.a.kind == node_ref::sw)
+            peer[static_cast<size_t>(l.a.id)][static_cast<size_t>(l.a_port)] = l.b;
+        else
+            host_peer[static_cast<size_t>(l.a.id)] = l.b;
+        if (l.b.kind == node_ref::sw)
+            peer[static_cast<size_t>(l.b.id)][static_cast<size_t>(l.b_port)] = l.a;
+        else
+            host_peer[static_cast<size_t>(l.b.id)] = l.a;
+    }
+    const size_t ns = m_topo.switches.size();
+    for (int h = 0; h < m_topo.hosts; ++h) {
+        // hops from each switch to host h, by breadth-first search from the host's own switch
+        std::vector<int> dist(ns, -1);
+        std::deque<int> todo;
+        const int first = host_peer[static_cast<size_t>(h)].id;
+        dist[static_cast<size_t>(first)] = 0;
+        todo.push_back(first);
+        while (!todo.empty()) {
+            const int s = todo.front();
+            todo.pop_front();
+            for (const node_ref& n : peer[static_cast<size_t>(s)])
+                if (n.kind == node_ref::sw && dist[static_cast<size_t>(n.id)] < 0) {
+                    dist[static_cast<size_t>(n.id)] = dist[static_cast<size_t>(s)] + 1;
+                    todo.push_back(n.id);
+                }
+        }
+        for (size_t s = 0; s < ns; ++s) {
+            if (dist[s] < 0)
+                throw config_error("no route from switch " + std::to_string(s) + " to host " + std::to_string(h) +
+                                   ": the topology is not connected");
+            int port = -1;
+            for (size_t p = 0; p < peer[s].size() && port < 0; ++p) {
+                const node_ref& n = peer[s][p];
+                if (dist[s] == 0 ? (n.kind == node_ref::host && n.id == h)
+                                 : (n.kind == node_ref::sw && dist[static_cast<size_t>(n.id)] == dist[s] - 1))
+                    port = static_cast<int>(p);
+            }
+            sw(static_cast<int>(s)).set_route(h, port);
+        }
+    }
+}
+
+conservation network::account() const {
+    conservation c;
+    for (const auto& n : m_nics) {
+        c.offered_frames += n->offered_frames();
+        c.offered_bytes += n->offered_bytes();
+        c.delivered_frames += n->delivered_frames();
+        c.delivered_bytes += n->delivered_bytes();
+        c.dropped_frames += n->dropped_frames();
+        c.dropped_bytes += n->dropped_bytes();
+        n->queued(c.queued_frames, c.queued_bytes);
+        n->in_flight(c.in_flight_frames, c.in_flight_bytes);
+    }
+    for (const auto& s : m_switches) {
+        for (int p = 0; p < s->num_ports(); ++p)
+            for (int r = 1; r < num_drop_reasons; ++r) {
+                c.dropped_frames += s->counters(p).drop_frames[static_cast<size_t>(r)];
+                c.dropped_bytes += s->counters(p).drop_bytes[static_cast<size_t>(r)];
+            }
+        s->queued(c.queued_frames, c.queued_bytes);
+        s->in_flight(c.in_flight_frames, c.in_flight_bytes);
+    }
+    c.live_frames = m_pool.live();
+    return c;
+}
+
+void network::check_conservation() const {
+    const conservation c = account();
+    if (!c.holds())
+        throw model_error("conservation of frames/bytes violated: " + c.describe());
+}
+
+uint64_t network::events() const {
+    uint64_t n = 0;
+    for (const auto& d : m_domains)
+        n += d->dispatched();
+    return n;
+}
+
+} // namespace cmswitch

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+// The modules of one simulated network, built from a topology: a frame pool, host NICs with their stacks,
+// switches and links, bound through their TLM sockets, with forwarding tables computed by shortest path.
+// Construct inside a live sim_context and destroy before it.
+#ifndef CMSWITCH_PLATFORM_NETWORK_H
+#define CMSWITCH_PLATFORM_NETWORK_H
+
+#include "model/ethernet_switch.h"
+#include "model/event_domain.h"
+#include "model/frame_pool.h"
+#include "model/host_nic.h"
+#include "model/link.h"
+#include "platform/topology.h"
+#include "traffic/host_stack.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cmswitch {
+
+// Where every frame that entered the network is at the end of a run.
+struct conservation {
+    uint64_t offered_frames = 0, offered_bytes = 0;       // handed to NICs
+    uint64_t delivered_frames = 0, delivered_bytes = 0;   // arrived at NICs
+    uint64_t dropped_frames = 0, dropped_bytes = 0;       // NIC and switch drops
+    uint64_t queued_frames = 0, queued_bytes = 0;         // in NIC and switch queues
+    uint64_t in_flight_frames = 0, in_flight_bytes = 0;   // on links
+    uint64_t live_frames = 0;                              // frames the pool has handed out and not got back
+    bool holds() const {
+        return offered_frames == delivered_frames + dropped_frames + queued_frames + in_flight_frames &&
+               offered_bytes == delivered_bytes + dropped_bytes + queued_bytes + in_flight_bytes &&
+               live_frames == queued_frames + in_flight_frames;
+    }
+    std::string describe() const;
+};
+
+class network {
+public:
+    // Validates the topology (throws config_error naming the host, switch, port or link) and builds it.
+    explicit network(const topology& topo);
+    ~network();
+
+    frame_pool& pool() { return m_pool; }
+    int num_hosts() const { return static_cast<int>(m_nics.size()); }
+    int num_switches() const { return static_cast<int>(m_switches.size()); }
+    host_nic& nic(int host) { return *m_nics[static_cast<size_t>(host)]; }
+    const host_nic& nic(int host) const { return *m_nics[static_cast<size_t>(host)]; }
+    host_stack& stack(int host) { return *m_stacks[static_cast<size_t>(host)]; }
+    ethernet_switch& sw(int i) { return *m_switches[static_cast<size_t>(i)]; }
+    const ethernet_switch& sw(int i) const { return *m_switches[static_cast<size_t>(i)]; }
+    const topology& topo() const { return m_topo; }
+
+    conservation account() const;
+    // Throws model_error with the whole account if conservation does not hold.
+    void check_conservation() const;
+    // Model events handled so far (entries dispatched from all modules' own queues).
+    uint64_t events() const;
+
+private:
+    void validate() const;
+    void compute_routes();
+
+    topology m_topo;
+    frame_pool m_pool;
+    std::vector<std::unique_ptr<host_nic>> m_nics;
+    std::vector<std::unique_ptr<host_stack>> m_stacks;
+    std::vector<std::unique_ptr<ethernet_switch>> m_switches;
+    std::vector<std::unique_ptr<link>> m_links;
+    std::vector<std::unique_ptr<event_domain>> m_domains;
+};
+
+} // namespace cmswitch
+#endif

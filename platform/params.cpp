@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "platform/params.h"
+
+#include "model/errors.h"
+
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+namespace cmswitch {
+
+std::string format_number(double v) {
+    if (std::isnan(v))
+        return "nan";
+    if (std::isinf(v))
+        return v > 0 ? "inf" : "-inf";
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, r.ptr);
+}
+
+namespace {
+std::string normalize(std::string name) {
+    for (char& c : name)
+        if (c == '-')
+            c = '_';
+    return name;
+}
+std::string range_text(const param_table::param& p) {
+    std::ostringstream s;
+    s << (p.lo_open ? "(" : "[") << format_number(p.lo) << ", " << format_number(p.hi) << "]";
+    if (!p.unit.empty())
+        s << " " << p.unit;
+    return s.str();
+}
+std::string join(const std::vector<std::string>& v) {
+    std::string out;
+    for (size_t i = 0; i < v.size(); ++i)
+        out += (i ? ", " : "") + v[i];
+    return out;
+}
+} // namespace
+
+void param_table::add_int(const std::string& name, int64_t* field, int64_t lo, int64_t hi, const std::string& unit,
+                          const std::string& help) {
+    param p;
+    p.name = name;
+    p.type = kind::integer;
+    p.unit = unit;
+    p.help = help;
+    p.lo = static_cast<double>(lo);
+    p.hi = static_cast<double>(hi);
+    p.i = field;
+    p.default_text = std::to_string(*field);
+    m_params.push_back(p);
+}
+
+void param_table::add_real(const std::string& name, double* field, double lo, double hi, const std::string& unit,
+                           const std::string& help, bool lo_open) {
+    param p;
+    p.name = name;
+    p.type = kind::real;
+    p.unit = unit;
+    p.help = help;
+    p.lo = lo;
+    p.hi = hi;
+    p.lo_open = lo_open;
+    p.d = field;
+    p.default_text = format_number(*field);
+    m_params.push_back(p);
+}
+
+void param_table::add_choice(const std::string& name, std::string* field, std::vector<std::string> choices,
+                             const std::string& help) {
+    param p;
+    p.name = name;
+    p.type = kind::choice;
+    p.unit = "";
+    p.help = help;
+    p.choices = std::move(choices);
+    p.s = field;
+    p.default_text = *field;
+    m_params.push_back(p);
+}
+
+void param_table::add_flag(const std::string& name, bool* field, const std::string& help) {
+    param p;
+    p.name = name;
+    p.type = kind::flag;
+    p.unit = "";
+    p.help = help;
+    p.b = field;
+    p.default_text = *field ? "true" : "false";
+    m_params.push_back(p);
+}
+
+const param_table::param* param_table::find(const std::string& name) const {
+    const std::string n = normalize(name);
+    for (const auto& p : m_params)
+        if (p.name == n)
+            return &p;
+    return nullptr;
+}
+
+void param_table::check(const param& p) const {
+    switch (p.type) {
+    case kind::integer: {
+        const double v = static_cast<double>(*p.i);
+        if (v < p.lo || v > p.hi)
+            throw config_error(p.name + " = " + std::to_string(*p.i) + " is out of range: allowed " + range_text(p));
+        break;
+    }
+    case kind::real: {
+        const double v = *p.d;
+        if (!std::isfinite(v) || v < p.lo || v > p.hi || (p.lo_open && v == p.lo))
+            throw config_error(p.name + " = " + format_number(v) + " is out of range: allowed " + range_text(p));
+        break;
+    }
+    case kind::choice: {
+        bool ok = false;
+        for (const auto& c : p.choices)
+            ok = ok || c == *p.s;
+        if (!ok)
+            throw config_error(p.name + " = '" + *p.s + "' is not allowed: choose one of " + join(p.choices));
+        break;
+    }
+    case kind::flag:
+        break;
+    }
+}
+
+void param_table::set(const std::string& name, const std::string& text) {
+    const param* p = find(name);
+    if (!p) {
+        std::vector<std::string> names;
+        for (const auto& q : m_params)
+            names.push_back(q.name);
+        throw config_error("unknown parameter '" + name + "': known parameters are " + join(names));
+    }
+    switch (p->type) {
+    case kind::integer: {
+        int64_t v = 0;
+        auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (r.ec != std::errc() || r.ptr != text.data() + text.size()) {
+            // accept integral reals such as 1e6 or 4.0
+            char* end = nullptr;
+            const double d = std::strtod(text.c_str(), &end);
+            if (text.empty() || *end != '\0' || d != std::floor(d) || std::fabs(d) > 9.0e15)
+                throw config_error(p->name + " = '" + text + "' is not an integer: allowed " + range_text(*p));
+            v = static_cast<int64_t>(d);
+        }
+        const int64_t old = *p->i;
+        *p->i = v;
+        try { check(*p); } catch (...) { *p->i = old; throw; }
+        break;
+    }
+    case kind::real: {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0')
+            throw config_error(p->name + " = '" + text + "' is not a number: allowed " + range_text(*p));
+        const double old = *p->d;
+        *p->d = v;
+        try { check(*p); } catch (...) { *p->d = old; throw; }
+        break;
+    }
+    case kind::choice: {
+        const std::string old = *p->s;
+        *p->s = text;
+        try { check(*p); } catch (...) { *p->s = old; throw; }
+        break;
+    }
+    case kind::flag:
+        if (text == "1" || text == "true" || text == "yes" || text == "on" || text == "True")
+            *p->b = true;
+        else if (text == "0" || text == "false" || text == "no" || text == "off" || text == "False")
+            *p->b = false;
+        else
+            throw config_error(p->name + " = '" + text + "' is not a boolean: use true or false");
+        break;
+    }
+}
+
+void param_table::validate() const {
+    for (const auto& p : m_params)
+        check(p);
+}
+
+void param_table::parse_args(const std::vector<std::string>& args) {
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a.rfind("--", 0) != 0)
+            throw config_error("unexpected argument '" + a + "': parameters are given as --name value");
+        std::string name = a.substr(2), value;
+        const size_t eq = name.find('=');
+        const bool inline_value = eq != std::string::npos;
+        if (inline_value) {
+            value = name.substr(eq + 1);
+            name = name.substr(0, eq);
+        }
+        const param* p = find(name);
+        if (p && p->type == kind::flag && !inline_value) {
+            *p->b = true;
+            continue;
+        }
+        if (!inline_value) {
+            if (i + 1 >= args.size())
+                throw config_error("--" + name + " needs a value");
+            value = args[++i];
+        }
+        set(name, value);
+    }
+}
+
+std::string param_table::value_text(const param& p) const {
+    switch (p.type) {
+    case kind::integer: return std::to_string(*p.i);
+    case kind::real: return format_number(*p.d);
+    case kind::choice: return *p.s;
+    case kind::flag: return *p.b ? "true" : "false";
+    }
+    return "";
+}
+
+std::string param_table::help() const {
+    std::ostringstream s;
+    for (const auto& p : m_params) {
+        std::string flag = "--" + p.name;
+        for (char& c : flag)
+            if (c == '_')
+                c = '-';
+        s << "  " << flag;
+        if (p.type == kind::flag)
+            s << "\n      " << p.help << " (flag; default " << p.default_text << ")\n";
+        else if (p.type == kind::choice)
+            s << " {" << join(p.choices) << "}\n      " << p.help << " (default " << p.default_text << ")\n";
+        else
+            s << " " << (p.type == kind::integer ? "N" : "X") << "\n      " << p.help << " [" << p.unit
+              << "; default " << p.default_text << "; allowed " << range_text(p) << "]\n";
+    }
+    return s.str();
+}
+
+} // namespace cmswitch

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// Typed, range-checked scenario parameters: one table per scenario config gives the command-line flags, their
+// --help text (unit and default), and the validation that names the field and the allowed range. The Python
+// package fills the same tables, so both front ends accept and refuse exactly the same values.
+#ifndef CMSWITCH_PLATFORM_PARAMS_H
+#define CMSWITCH_PLATFORM_PARAMS_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cmswitch {
+
+class param_table {
+public:
+    enum class kind { integer, real, choice, flag };
+    struct param {
+        std::string name;   // snake_case; the CLI flag is --name with '-' for '_'
+        kind type;
+        std::string unit;
+        std::string help;
+        double lo = 0, hi = 0;     // inclusive range (integer, real)
+        bool lo_open = false;      // real: lo itself excluded
+        std::vector<std::string> choices;
+        int64_t* i = nullptr;
+        double* d = nullptr;
+        std::string* s = nullptr;
+        bool* b = nullptr;
+        std::string default_text;
+    };
+
+    void add_int(const std::string& name, int64_t* field, int64_t lo, int64_t hi, const std::string& unit,
+                 const std::string& help);
+    void add_real(const std::string& name, double* field, double lo, double hi, const std::string& unit,
+                  const std::string& help, bool lo_open = false);
+    void add_choice(const std::string& name, std::string* field, std::vector<std::string> choices,
+                    const std::string& help);
+    void add_flag(const std::string& name, bool* field, const std::string& help);
+
+    // Parses and sets one value; throws config_error naming the field and what is allowed.
+    void set(const std::string& name, const std::string& text);
+    // Checks every field's current value (for configs filled directly in C++).
+    void validate() const;
+    // --name value ... (and --name=value); a flag takes no value. Throws config_error.
+    void parse_args(const std::vector<std::string>& args);
+    bool has(const std::string& name) const { return find(name) != nullptr; }
+    const std::vector<param>& params() const { return m_params; }
+    std::string value_text(const param& p) const;
+    std::string help() const;
+
+private:
+    const param* find(const std::string& name) const;
+    void check(const param& p) const;
+    std::vector<param> m_params;
+};
+
+std::string format_number(double v);
+
+} // namespace cmswitch
+#endif

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "platform/queue_sampler.h"
+
+namespace cmswitch {
+
+queue_sampler::queue_sampler(sc_core::sc_module_name name, uint64_t period_ps)
+    : sc_module(name), m_period_ps(period_ps) {
+    SC_METHOD(sample);
+    sensitive << m_tick;
+    dont_initialize();
+    m_tick.notify(ps_time(m_period_ps));
+}
+
+void queue_sampler::watch(const std::string& column, const egress_port* port) {
+    m_ports.emplace_back(column, port);
+    m_values.emplace_back();
+}
+
+void queue_sampler::sample() {
+    m_t_ms.push_back(static_cast<double>(sc_core::sc_time_stamp().value()) * 1e-9);   // not a model block
+    for (size_t i = 0; i < m_ports.size(); ++i)
+        m_values[i].push_back(static_cast<double>(m_ports[i].second->bytes()));
+    m_tick.notify(ps_time(m_period_ps));
+}
+
+void queue_sampler::export_to(table& t) const {
+    t.column("t_ms") = m_t_ms;
+    for (size_t i = 0; i < m_ports.size(); ++i)
+        t.column(m_ports[i].first) = m_values[i];
+}
+
+} // namespace cmswitch

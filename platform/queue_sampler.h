@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+// Samples gauges (egress queue bytes) every period into a time-series table. Gauges are read from the model's
+// state at the sampling instant, never rebuilt from event counts.
+#ifndef CMSWITCH_PLATFORM_QUEUE_SAMPLER_H
+#define CMSWITCH_PLATFORM_QUEUE_SAMPLER_H
+
+#include "model/egress_port.h"
+#include "platform/result.h"
+
+#include <string>
+#include <vector>
+
+namespace cmswitch {
+
+class queue_sampler : public sc_core::sc_module {
+public:
+    SC_HAS_PROCESS(queue_sampler);
+    // period_ps > 0. Samples at period, 2*period, ...
+    queue_sampler(sc_core::sc_module_name name, uint64_t period_ps);
+    void watch(const std::string& column, const egress_port* port);
+    // Moves the samples into t (columns t_ms, then one per watched port, in bytes).
+    void export_to(table& t) const;
+
+private:
+    void sample();
+    uint64_t m_period_ps;
+    std::vector<std::pair<std::string, const egress_port*>> m_ports;
+    std::vector<double> m_t_ms;
+    std::vector<std::vector<double>> m_values;
+    sc_core::sc_event m_tick;
+};
+
+} // namespace cmswitch
+#endif

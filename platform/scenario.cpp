@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "platform/scenario.h"
+
+#include "model/errors.h"
+#include "platform/scenario_overload.h"
+
+namespace cmswitch {
+
+const std::vector<std::string>& scenario_names() {
+    static const std::vector<std::string> names{"overload"};
+    return names;
+}
+
+std::unique_ptr<scenario> make_scenario(const std::string& name) {
+    if (name == "overload")
+        return std::make_unique<overload_scenario>();
+    std::string known;
+    for (const auto& n : scenario_names())
+        known += (known.empty() ? "" : ", ") + n;
+    throw config_error("scenario = '" + name + "': known scenarios are " + known);
+}
+
+} // namespace cmswitch

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "platform/scenario_overload.h"
+
+#include "model/errors.h"
+#include "platform/network.h"
+#include "platform/queue_sampler.h"
+#include "platform/sim_context.h"
+#include "platform/statistics.h"
+#include "traffic/udp_sink.h"
+#include "traffic/udp_source.h"
+
+#include <chrono>
+#include <cmath>
+
+namespace cmswitch {
+
+overload_scenario::overload_scenario() {
+    auto& t = m_params;
+    auto& c = m_cfg;
+    t.add_int("senders", &c.senders, 1, 4000, "hosts", "number of sending hosts (one more host receives)");
+    t.add_real("link_gbps", &c.link_gbps, 0, 1000, "Gbps", "rate of every link", true);
+    t.add_real("delay_us", &c.delay_us, 0, 1e6, "us", "propagation delay of every link, each direction");
+    t.add_real("load", &c.load, 0, 1e4, "x port rate",
+               "aggregate offered load of all senders, relative to the bottleneck port rate", true);
+    t.add_choice("traffic", &c.traffic, {"cbr", "poisson", "bernoulli"},
+                 "cbr: constant bit rate; poisson/bernoulli: fixed-size transactions with random arrivals");
+    t.add_int("frame_bytes", &c.frame_bytes, min_frame_bytes, max_frame_bytes, "bytes",
+              "frame size on the wire (IP packet size)");
+    t.add_int("txn_bytes", &c.txn_bytes, min_frame_bytes, 1 << 30, "bytes",
+              "poisson/bernoulli: bytes per transaction, split into frames of frame_bytes");
+    t.add_choice("buffer_policy", &c.buffer_policy, {"static", "dynamic"},
+                 "static: per-port byte limit (drop-tail); dynamic: shared pool with dynamic thresholds");
+    t.add_real("buffer_kb", &c.buffer_kb, 1, 1 << 20, "KB (1024 B)", "static: byte limit of each egress port");
+    t.add_real("pool_kb", &c.pool_kb, 1, 1 << 22, "KB (1024 B)", "dynamic: shared pool size");
+    t.add_real("alpha", &c.alpha, 0, 64, "", "dynamic: threshold = alpha x free pool bytes", true);
+    t.add_real("nic_queue_kb", &c.nic_queue_kb, 9, 1 << 22, "KB (1024 B)", "host NIC egress queue limit");
+    t.add_real("duration_s", &c.duration_s, 0, 1e5, "s", "simulated time", true);
+    t.add_int("seed", &c.seed, 0, INT64_MAX, "", "seed of every random choice of the run");
+    t.add_real("sample_us", &c.sample_us, 0, 1e9, "us", "queue sampling period for the time series (0: off)");
+    t.add_flag("series", &c.series, "include the queue time series in the output");
+    t.add_choice("event_domains", &c.event_domains, {"shared", "grouped", "per_block"},
+                 "how blocks share SystemC-driven event queues (speed only; see bench/)");
+    t.add_flag("no_decoupling", &c.no_decoupling,
+               "return to the SystemC kernel at every model timestamp (same results, slower)");
+}
+
+result overload_scenario::run() {
+    m_params.validate();
+    const overload_config c = m_cfg;
+    const auto wall0 = std::chrono::steady_clock::now();
+    const uint64_t rate_bps = static_cast<uint64_t>(std::llround(c.link_gbps * 1e9));
+    const uint64_t delay_ps = static_cast<uint64_t>(std::llround(c.delay_us * 1e6));
+    const uint64_t end_ps = static_cast<uint64_t>(std::llround(c.duration_s * 1e12));
+    const int senders = static_cast<int>(c.senders);
+    const int receiver = senders;
+    const uint64_t src_rate = static_cast<uint64_t>(std::llround(c.load * static_cast<double>(rate_bps) / senders));
+    if (src_rate == 0)
+        throw config_error("load = " + format_number(c.load) + ": gives 0 bit/s per sender");
+
+    buffer_config buf;
+    buf.policy = c.buffer_policy;
+    buf.port_limit_bytes = static_cast<uint64_t>(std::llround(c.buffer_kb * 1024));
+    buf.pool_bytes = static_cast<uint64_t>(std::llround(c.pool_kb * 1024));
+    buf.alpha = c.alpha;
+
+    result r;
+    r.set("scenario", std::string("overload"));
+    sim_context ctx;
+    {
+        topology topo = star_topology(senders + 1, rate_bps, delay_ps, buf);
+        topo.nic_queue_bytes = static_cast<uint64_t>(std::llround(c.nic_queue_kb * 1024));
+        topo.event_domains = c.event_domains;
+        topo.temporal_decoupling = !c.no_decoupling;
+        network net(topo);
+        std::vector<flow_stats> flows(static_cast<size_t>(senders));
+        std::vector<std::unique_ptr<udp_sink>> sinks;
+        std::vector<std::unique_ptr<cbr_source>> cbr;
+        std::vector<std::unique_ptr<transaction_source>> txn;
+        for (int i = 0; i < senders; ++i) {
+            flow_stats& f = flows[static_cast<size_t>(i)];
+            f.flow = static_cast<uint32_t>(i);
+            f.src = i;
+            f.dst = receiver;
+            sinks.emplace_back(new udp_sink(net.stack(receiver), f));
+            rng r_i(static_cast<uint64_t>(c.seed), static_cast<uint64_t>(i));
+            if (c.traffic == "cbr") {
+                cbr_params p;
+                p.rate_bps = src_rate;
+                p.frame_bytes = static_cast<uint32_t>(c.frame_bytes);
+                // random phase in one interval, so that perfectly clocked senders do not collide in lockstep
+                const uint64_t interval = serialization_ps(p.frame_bytes, p.rate_bps);
+                p.start_ps = r_i.below(interval);
+                p.stop_ps = end_ps;
+                cbr.emplace_back(new cbr_source(net.stack(i), f, p));
+            } else {
+                transaction_params p;
+                p.arrivals = parse_arrival_process(c.traffic);
+                p.rate_bps = src_rate;
+                p.txn_bytes = static_cast<uint32_t>(c.txn_bytes);
+                p.frame_bytes = static_cast<uint32_t>(c.frame_bytes);
+                p.slot_ps = serialization_ps(p.txn_bytes, rate_bps);
+                p.stop_ps = end_ps;
+                txn.emplace_back(new transaction_source(net.stack(i), {&f}, p, r_i));
+            }
+        }
+        const egress_port& bottleneck = net.sw(0).egress(receiver);
+        std::unique_ptr<queue_sampler> sampler;
+        if (c.sample_us > 0) {
+            sampler.reset(new queue_sampler("sampler", static_cast<uint64_t>(std::llround(c.sample_us * 1e6))));
+            sampler->watch("bottleneck_bytes", &bottleneck);
+        }
+
+        ctx.run_until(end_ps);
+
+        r.set("senders", static_cast<int64_t>(senders));
+        r.set("load", c.load);
+        r.set("link_gbps", c.link_gbps);
+        r.set("buffer_policy", c.buffer_policy);
+        uint64_t sent = 0, received = 0;
+        for (const auto& f : flows) {
+            sent += f.sent_bytes;
+            received += f.received_bytes;
+        }
+        r.set("offered_mbps", mbps(sent, end_ps));
+        r.set("delivered_mbps", mbps(received, end_ps));
+        report_port(r, "bottleneck_", bottleneck, rate_bps, end_ps);
+        report_drops(r, net);
+        uint64_t forwarded = 0;
+        for (int p = 0; p < net.sw(0).num_ports(); ++p)
+            forwarded += net.sw(0).egress(p).stats().tx_frames;
+        r.set("frames_forwarded", static_cast<int64_t>(forwarded));
+        report_conservation(r, net);
+        r.set("simulated_s", static_cast<double>(end_ps) * 1e-12);
+        r.set("events", static_cast<int64_t>(net.events()));
+        r.set("events_kind", std::string("model queue entries dispatched (frame arrivals, transmitter wakeups, "
+                                         "source timers)"));
+        report_flows(r, flows, end_ps);
+        if (sampler && c.series)
+            sampler->export_to(r.add_table("queue_series"));
+        // the model goes before the context (sim_context's destructor)
+    }
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    r.set("wall_s", wall);
+    return r;
+}
+
+} // namespace cmswitch

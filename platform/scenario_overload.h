@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+// N-to-1 overload: `senders` hosts send UDP (CBR, Poisson or Bernoulli transactions) through one switch to one
+// receiving host; the switch port toward the receiver is the bottleneck whose queue, drops and delay we report.
+#ifndef CMSWITCH_PLATFORM_SCENARIO_OVERLOAD_H
+#define CMSWITCH_PLATFORM_SCENARIO_OVERLOAD_H
+
+#include "platform/scenario.h"
+
+#include <cstdint>
+#include <string>
+
+namespace cmswitch {
+
+struct overload_config {
+    int64_t senders = 4;
+    double link_gbps = 1.0;
+    double delay_us = 1.0;
+    double load = 1.25;
+    std::string traffic = "cbr";
+    int64_t frame_bytes = 1500;
+    int64_t txn_bytes = 1500;
+    std::string buffer_policy = "static";
+    double buffer_kb = 150;
+    double pool_kb = 1024;
+    double alpha = 1.0;
+    double nic_queue_kb = 1024;
+    double duration_s = 1.0;
+    int64_t seed = 1;
+    double sample_us = 1000;
+    bool series = false;
+    std::string event_domains = "shared";
+    bool no_decoupling = false;
+};
+
+class overload_scenario final : public scenario {
+public:
+    overload_scenario();
+    const char* name() const override { return "overload"; }
+    const char* description() const override {
+        return "N UDP senders into one receiver through one switch: the receiver's port is the bottleneck";
+    }
+    overload_config& config() { return m_cfg; }
+    result run() override;
+
+private:
+    overload_config m_cfg;
+};
+
+} // namespace cmswitch
+#endif

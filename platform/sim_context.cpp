@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "platform/sim_context.h"
+
+#include "model/errors.h"
+#include "model/frame_protocol.h"
+
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+namespace cmswitch {
+
+namespace {
+// Process-wide settings of the SystemC report handler, made once: errors and fatals throw (never abort the
+// process, which may be a Python interpreter), warnings and infos are not printed on stdout.
+void configure_reports_once() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        using namespace sc_core;
+        sc_report_handler::set_actions(SC_INFO, SC_DO_NOTHING);
+        sc_report_handler::set_actions(SC_WARNING, SC_DO_NOTHING);
+        sc_report_handler::set_actions(SC_ERROR, SC_THROW);
+        sc_report_handler::set_actions(SC_FATAL, SC_THROW);
+    });
+}
+
+} // namespace
+
+sim_context::sim_context() {
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+    configure_reports_once();
+    m_ctx = new sc_core::sc_simcontext;
+    sc_core::sc_curr_simcontext = m_ctx;
+    sc_core::sc_default_global_context = m_ctx;
+    sc_core::sc_set_time_resolution(1.0, sc_core::SC_PS);
+    model_clock::now = 0;
+    model_clock::run_end = UINT64_MAX;
+}
+
+sim_context::~sim_context() {
+    if (sc_core::sc_curr_simcontext == m_ctx) {
+        sc_core::sc_curr_simcontext = nullptr;
+        sc_core::sc_default_global_context = nullptr;
+    }
+    delete m_ctx;
+}
+
+void sim_context::run_until(uint64_t t_ps) {
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    if (t_ps <= now)
+        return;
+    model_clock::run_end = t_ps;   // horizon of temporally decoupled event domains
+    try {
+        sc_core::sc_start(ps_time(t_ps - now));
+        model_clock::now = t_ps;
+        model_clock::run_end = UINT64_MAX;
+    } catch (const config_error&) {
+        throw;
+    } catch (const model_error&) {
+        throw;
+    } catch (const sc_core::sc_report& r) {
+        // an exception inside a process reaches us as an sc_report: a bug of the model, never bad input
+        // (configurations are validated before the run starts)
+        throw model_error(std::string("simulation stopped: ") + r.what());
+    }
+}
+
+} // namespace cmswitch

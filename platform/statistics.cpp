@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "platform/statistics.h"
+
+namespace cmswitch {
+
+void report_port(result& r, const std::string& prefix, const egress_port& port, uint64_t rate_bps,
+                 uint64_t now_ps) {
+    const auto& st = port.stats();
+    const auto& occ = port.occupancy();
+    const double tput = mbps(st.tx_bytes, now_ps);
+    r.set(prefix + "throughput_mbps", tput);
+    r.set(prefix + "utilization", tput * 1e6 / static_cast<double>(rate_bps));
+    r.set(prefix + "tx_frames", static_cast<int64_t>(st.tx_frames));
+    const double mean = occ.mean(now_ps);
+    r.set(prefix + "mean_queue_bytes", mean);
+    r.set(prefix + "mean_queue_kb", mean / 1024.0);
+    r.set(prefix + "max_queue_bytes", static_cast<int64_t>(occ.max()));
+    r.set(prefix + "max_queue_kb", static_cast<double>(occ.max()) / 1024.0);
+    const double wait_us =
+        st.tx_frames ? static_cast<double>(st.wait_sum_ps) / static_cast<double>(st.tx_frames) * 1e-6 : 0.0;
+    r.set(prefix + "mean_wait_us", wait_us);
+    r.set(prefix + "max_wait_us", static_cast<double>(st.wait_max_ps) * 1e-6);
+    table& h = r.add_table(prefix + "histogram");
+    const auto frac = occ.histogram(now_ps);
+    auto& lo = h.column("bin_lo_bytes");
+    auto& fr = h.column("time_fraction");
+    for (size_t i = 0; i < frac.size(); ++i) {
+        lo.push_back(static_cast<double>(i * occ.bin_bytes()));
+        fr.push_back(frac[i]);
+    }
+}
+
+void report_drops(result& r, const network& net) {
+    uint64_t per_reason[num_drop_reasons] = {};
+    uint64_t bytes = 0;
+    for (int s = 0; s < net.num_switches(); ++s)
+        for (int p = 0; p < net.sw(s).num_ports(); ++p) {
+            const auto& c = net.sw(s).counters(p);
+            for (int k = 1; k < num_drop_reasons; ++k) {
+                per_reason[k] += c.drop_frames[static_cast<size_t>(k)];
+                bytes += c.drop_bytes[static_cast<size_t>(k)];
+            }
+        }
+    for (int h = 0; h < net.num_hosts(); ++h) {
+        per_reason[static_cast<int>(drop_reason::nic_queue_full)] += net.nic(h).dropped_frames();
+        bytes += net.nic(h).dropped_bytes();
+    }
+    uint64_t total = 0;
+    for (int k = 1; k < num_drop_reasons; ++k)
+        total += per_reason[k];
+    r.set("drops", static_cast<int64_t>(total));
+    for (int k = 1; k < num_drop_reasons; ++k)
+        r.set(std::string("drops_") + drop_reason_name(static_cast<drop_reason>(k)),
+              static_cast<int64_t>(per_reason[k]));
+    r.set("dropped_bytes", static_cast<int64_t>(bytes));
+}
+
+void report_conservation(result& r, const network& net) {
+    const conservation c = net.account();
+    r.set("offered_bytes", static_cast<int64_t>(c.offered_bytes));
+    r.set("delivered_bytes", static_cast<int64_t>(c.delivered_bytes));
+    r.set("queued_bytes", static_cast<int64_t>(c.queued_bytes));
+    r.set("in_flight_bytes", static_cast<int64_t>(c.in_flight_bytes));
+    r.set("conservation_ok", c.holds());
+    net.check_conservation();
+}
+
+void report_flows(result& r, const std::vector<flow_stats>& flows, uint64_t duration_ps) {
+    table& t = r.add_table("flows");
+    auto& id = t.column("flow");
+    auto& src = t.column("src");
+    auto& dst = t.column("dst");
+    auto& sf = t.column("sent_frames");
+    auto& sb = t.column("sent_bytes");
+    auto& rf = t.column("received_frames");
+    auto& rb = t.column("received_bytes");
+    auto& sm = t.column("sent_mbps");
+    auto& rm = t.column("received_mbps");
+    for (const auto& f : flows) {
+        id.push_back(f.flow);
+        src.push_back(f.src);
+        dst.push_back(f.dst);
+        sf.push_back(static_cast<double>(f.sent_frames));
+        sb.push_back(static_cast<double>(f.sent_bytes));
+        rf.push_back(static_cast<double>(f.received_frames));
+        rb.push_back(static_cast<double>(f.received_bytes));
+        sm.push_back(mbps(f.sent_bytes, duration_ps));
+        rm.push_back(mbps(f.received_bytes, duration_ps));
+    }
+}
+
+} // namespace cmswitch

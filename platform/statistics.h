@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+// Turns the model's counters into result entries, the same way for every scenario.
+#ifndef CMSWITCH_PLATFORM_STATISTICS_H
+#define CMSWITCH_PLATFORM_STATISTICS_H
+
+#include "platform/network.h"
+#include "platform/result.h"
+#include "traffic/flow_stats.h"
+
+#include <string>
+#include <vector>
+
+namespace cmswitch {
+
+// <prefix>throughput_mbps, utilization, mean/max queue bytes and KB, mean/max wait (us), frames sent, and a
+// table <prefix>histogram with the time fraction per occupancy band. duration_ps: the run length.
+void report_port(result& r, const std::string& prefix, const egress_port& port, uint64_t rate_bps,
+                 uint64_t now_ps);
+// drops (total frames), drops_<reason> per reason, dropped_bytes; over all switches and NICs.
+void report_drops(result& r, const network& net);
+// offered/delivered/dropped/queued/in-flight bytes and conservation_ok; throws model_error if it fails.
+void report_conservation(result& r, const network& net);
+// Table "flows": flow, src, dst, sent/received frames and bytes, sent_mbps and received_mbps over duration.
+void report_flows(result& r, const std::vector<flow_stats>& flows, uint64_t duration_ps);
+
+inline double mbps(uint64_t bytes, uint64_t duration_ps) {
+    return duration_ps ? static_cast<double>(bytes) * 8.0 / (static_cast<double>(duration_ps) * 1e-12) / 1e6 : 0.0;
+}
+
+} // namespace cmswitch
+#endif

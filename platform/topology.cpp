@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "platform/topology.h"
+
+#include "model/errors.h"
+
+#include <string>
+
+namespace cmswitch {
+
+topology star_topology(int hosts, uint64_t rate_bps, uint64_t delay_ps, const buffer_config& buffer) {
+    if (hosts < 2)
+        throw config_error("hosts = " + std::to_string(hosts) + ": a star needs at least 2 hosts");
+    topology t;
+    t.hosts = hosts;
+    t.switches.push_back(switch_spec{hosts, buffer});
+    for (int i = 0; i < hosts; ++i)
+        t.links.push_back(link_spec{node_ref::of_host(i), 0, node_ref::of_switch(0), i, rate_bps, delay_ps});
+    return t;
+}
+
+topology chain_topology(int switches, int hosts_per_switch, uint64_t host_rate_bps, uint64_t trunk_rate_bps,
+                        uint64_t delay_ps, const buffer_config& buffer) {
+    if (switches < 1)
+        throw config_error("switches = " + std::to_string(switches) + ": a chain needs at least 1 switch");
+    if (hosts_per_switch < 1)
+        throw config_error("hosts_per_switch = " + std::to_string(hosts_per_switch) + ": must be >= 1");
+    topology t;
+    t.hosts = switches * hosts_per_switch;
+    for (int s = 0; s < switches; ++s) {
+        const int trunks = (s > 0 ? 1 : 0) + (s + 1 < switches ? 1 : 0);
+        t.switches.push_back(switch_spec{hosts_per_switch + trunks, buffer});
+        for (int j = 0; j < hosts_per_switch; ++j)
+            t.links.push_back(link_spec{node_ref::of_host(s * hosts_per_switch + j), 0, node_ref::of_switch(s),
+                                        j, host_rate_bps, delay_ps});
+    }
+    for (int s = 0; s + 1 < switches; ++s) {
+        const int right_port = hosts_per_switch + (s > 0 ? 1 : 0);
+        const int left_port_next = hosts_per_switch;
+        t.links.push_back(link_spec{node_ref::of_switch(s), right_port, node_ref::of_switch(s + 1), left_port_next,
+                                    trunk_rate_bps, delay_ps});
+    }
+    return t;
+}
+
+} // namespace cmswitch

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// A network described as data (hosts, switches, links) and the builders for the shapes the scenarios use.
+// network (network.h) turns a topology into modules, checks it and computes the forwarding tables.
+#ifndef CMSWITCH_PLATFORM_TOPOLOGY_H
+#define CMSWITCH_PLATFORM_TOPOLOGY_H
+
+#include "model/buffer_manager.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cmswitch {
+
+struct node_ref {
+    enum kind_t : uint8_t { host, sw } kind = host;
+    int id = 0;
+    static node_ref of_host(int i) { return {host, i}; }
+    static node_ref of_switch(int i) { return {sw, i}; }
+};
+
+struct link_spec {
+    node_ref a;
+    int a_port = 0;   // hosts have one port, 0
+    node_ref b;
+    int b_port = 0;
+    uint64_t rate_bps = 1000000000;
+    uint64_t delay_ps = 0;   // propagation delay, each direction
+};
+
+struct switch_spec {
+    int ports = 0;
+    buffer_config buffer;
+};
+
+struct topology {
+    int hosts = 0;
+    std::vector<switch_spec> switches;
+    std::vector<link_spec> links;
+    uint64_t nic_queue_bytes = 1024 * 1024;   // host NIC egress queue limit
+    // How blocks share event domains (event_domain.h): "shared" (one for the whole network), "grouped" (one for
+    // all hosts, one per switch) or "per_block" (one per NIC and per switch). Results do not depend on it
+    // beyond the order of simultaneous events; speed does (bench/).
+    std::string event_domains = "shared";
+    // A "shared" domain runs ahead of kernel time (event_domain.h); results are the same either way.
+    bool temporal_decoupling = true;
+};
+
+// N hosts on one switch; host i on port i.
+topology star_topology(int hosts, uint64_t rate_bps, uint64_t delay_ps, const buffer_config& buffer);
+
+// A line of switches, each with hosts_per_switch hosts; switch k holds hosts k*hosts_per_switch + j on ports j,
+// then its trunk to switch k-1 (if any), then its trunk to switch k+1 (if any).
+topology chain_topology(int switches, int hosts_per_switch, uint64_t host_rate_bps, uint64_t trunk_rate_bps,
+                        uint64_t delay_ps, const buffer_config& buffer);
+
+} // namespace cmswitch
+#endif
