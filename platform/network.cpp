@@ -101,8 +101,8 @@ network::network(const topology& topo) : m_topo(topo) {
     }
     for (size_t i = 0; i < m_topo.links.size(); ++i) {
         const link_spec& l = m_topo.links[i];
-        m_links.emplace_back(new link(("link" + std::to_string(i)).c_str(), l.rate_bps, l.delay_ps));
-        link& ln = *m_links.back();
+        m_links.emplace_back(new ethernet_link(("link" + std::to_string(i)).c_str(), l.rate_bps, l.delay_ps));
+        ethernet_link& ln = *m_links.back();
         // end a transmits into a_in, receives from b_out; end b the reverse
         if (l.a.kind == node_ref::host) {
             nic(l.a.id).tx.bind(ln.a_in);

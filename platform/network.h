@@ -9,7 +9,7 @@
 #include "model/event_domain.h"
 #include "model/frame_pool.h"
 #include "model/host_nic.h"
-#include "model/link.h"
+#include "model/ethernet_link.h"
 #include "platform/topology.h"
 #include "traffic/host_stack.h"
 
@@ -66,7 +66,7 @@ private:
     std::vector<std::unique_ptr<host_nic>> m_nics;
     std::vector<std::unique_ptr<host_stack>> m_stacks;
     std::vector<std::unique_ptr<ethernet_switch>> m_switches;
-    std::vector<std::unique_ptr<link>> m_links;
+    std::vector<std::unique_ptr<ethernet_link>> m_links;
     std::vector<std::unique_ptr<event_domain>> m_domains;
 };
 

@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "model/link.h"
+#include "model/ethernet_link.h"
 
 namespace cmswitch {
 
-link::link(sc_core::sc_module_name name, uint64_t rate_bps, uint64_t delay_ps)
+ethernet_link::ethernet_link(sc_core::sc_module_name name, uint64_t rate_bps, uint64_t delay_ps)
     : sc_module(name), m_rate_bps(rate_bps), m_delay_ps(delay_ps),
       m_ps_per_byte(8000000000000ull % rate_bps == 0 ? 8000000000000ull / rate_bps : 0) {
-    a_in.register_b_transport(this, &link::transport, 0);
-    b_in.register_b_transport(this, &link::transport, 1);
+    a_in.register_b_transport(this, &ethernet_link::transport, 0);
+    b_in.register_b_transport(this, &ethernet_link::transport, 1);
 }
 
-void link::reset() {
+void ethernet_link::reset() {
     m_frames[0] = m_frames[1] = 0;
     m_bytes[0] = m_bytes[1] = 0;
 }
 
-void link::transport(int dir, frame& f, sc_core::sc_time& delay) {
+void ethernet_link::transport(int dir, frame& f, sc_core::sc_time& delay) {
     const uint64_t ser = m_ps_per_byte ? f.bytes * m_ps_per_byte : serialization_ps(f.bytes, m_rate_bps);
     ++m_frames[dir];
     m_bytes[dir] += f.bytes;

@@ -2,8 +2,8 @@
 // Full-duplex point-to-point Ethernet link: two independent directions, each adding serialization
 // (bytes * 8 / rate, rounded up to the picosecond) and propagation delay to every frame. The only place in the
 // model where wire timing is computed (see frame_protocol.h for the call contract).
-#ifndef CMSWITCH_MODEL_LINK_H
-#define CMSWITCH_MODEL_LINK_H
+#ifndef CMSWITCH_MODEL_ETHERNET_LINK_H
+#define CMSWITCH_MODEL_ETHERNET_LINK_H
 
 #include "model/frame_protocol.h"
 
@@ -17,17 +17,17 @@ inline uint64_t serialization_ps(uint64_t bytes, uint64_t rate_bps) {
     return static_cast<uint64_t>((num + rate_bps - 1) / rate_bps);
 }
 
-class link : public sc_core::sc_module {
+class ethernet_link : public sc_core::sc_module {
 public:
     // a_in/b_in: transmitters of the two ends bind their initiator sockets here;
     // a_out delivers what end A sent to end B's receiver, b_out the reverse.
-    frame_target_socket<link> a_in{"a_in"};
-    frame_target_socket<link> b_in{"b_in"};
+    frame_target_socket<ethernet_link> a_in{"a_in"};
+    frame_target_socket<ethernet_link> b_in{"b_in"};
     frame_initiator_socket a_out{"a_out"};
     frame_initiator_socket b_out{"b_out"};
 
     // rate_bps > 0, delay_ps >= 0; validated by the caller (platform) with field names.
-    link(sc_core::sc_module_name name, uint64_t rate_bps, uint64_t delay_ps);
+    ethernet_link(sc_core::sc_module_name name, uint64_t rate_bps, uint64_t delay_ps);
 
     uint64_t rate_bps() const { return m_rate_bps; }
     uint64_t delay_ps() const { return m_delay_ps; }

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds the project in Release mode and records the speed benchmarks in bench/RESULTS.md.
+# Usage: bench/run.sh [repetitions]   (run on an unloaded machine; the file notes the machine and its load)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+build="$root/build-bench"
+reps=${1:-3}
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMSWITCH_BUILD_TESTS=OFF >/dev/null
+cmake --build "$build" --target bench_forwarding >/dev/null
+out="$here/RESULTS.md"
+{
+  echo "# Speed benchmarks"
+  echo
+  echo "Recorded by \`bench/run.sh\` on $(date -u +%Y-%m-%d) at commit $(git -C "$root" rev-parse --short HEAD)."
+  echo "Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'),"
+  echo "load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo
+  echo "## Forwarding: N UDP CBR senders saturating one 1 Gbps port (load 1.1, 1500-byte frames)"
+  echo
+  echo "Events are the model's own event-queue entries dispatched (frame arrivals, transmitter wakeups, source"
+  echo "timers); the shared, temporally decoupled event domain runs them (model/event_domain.h)."
+  echo
+  "$build/bench/bench_forwarding" "$reps"
+} > "$out.tmp"
+mv "$out.tmp" "$out"
+cat "$out"

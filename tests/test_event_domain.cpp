@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// The event domain's ordering: by time, then by scheduling order; near (calendar) and far (heap) entries.
+#include "model/event_domain.h"
+#include "model/rng.h"
+#include "testing.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <tuple>
+
+using namespace cmswitch;
+
+namespace {
+struct recorder final : event_handler {
+    std::vector<std::tuple<uint64_t, uint64_t, uint32_t>> seen;   // model time, kernel time, index
+    void on_event(uint32_t, uint32_t index, void*) override {
+        seen.emplace_back(now_ps(), sc_core::sc_time_stamp().value(), index);
+    }
+};
+
+void check_order(bool decoupled) {
+    sim_context ctx;
+    event_domain d("d", decoupled);
+    recorder r;
+    rng g(7, 0);
+    std::vector<std::pair<uint64_t, uint32_t>> expect;
+    // times spread from 0 to 1 s: many land in the calendar, many beyond it (in the heap), with ties
+    for (uint32_t i = 0; i < 20000; ++i) {
+        uint64_t t = g.below(4) == 0 ? g.below(1000) * 1000000ull : g.below(1000000000000ull);
+        d.schedule(t, &r, 0, i, nullptr);
+        expect.emplace_back(t, i);
+    }
+    std::stable_sort(expect.begin(), expect.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    ctx.run_until(2000000000000ull);
+    ASSERT_EQ(r.seen.size(), expect.size());
+    for (size_t i = 0; i < expect.size(); ++i) {
+        ASSERT_EQ(std::get<0>(r.seen[i]), expect[i].first) << i;
+        ASSERT_EQ(std::get<2>(r.seen[i]), expect[i].second) << i;
+        if (!decoupled) {
+            ASSERT_EQ(std::get<1>(r.seen[i]), expect[i].first);   // kernel time follows every entry
+        }
+    }
+}
+} // namespace
+
+TEST(EventDomain, OrdersByTimeThenSchedulingOrder) { check_order(false); }
+TEST(EventDomain, DecoupledDomainKeepsTheSameOrderAndModelTime) { check_order(true); }
+
+TEST(EventDomain, DecoupledDomainStopsAtTheEndOfTheRun) {
+    sim_context ctx;
+    event_domain d("d", true);
+    recorder r;
+    d.schedule(5, &r, 0, 0, nullptr);
+    d.schedule(10, &r, 0, 1, nullptr);
+    d.schedule(11, &r, 0, 2, nullptr);
+    ctx.run_until(10);
+    ASSERT_EQ(r.seen.size(), 2u);   // entries at the end time itself run, later ones wait
+    ctx.run_until(20);
+    EXPECT_EQ(r.seen.size(), 3u);
+}

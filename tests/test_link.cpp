@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+// Link timing: serialization = bytes * 8 / rate, exact to the picosecond, plus propagation delay.
+#include "model/event_domain.h"
+#include "model/host_nic.h"
+#include "model/ethernet_link.h"
+#include "testing.h"
+
+#include <gtest/gtest.h>
+
+using namespace cmswitch;
+using namespace cmswitch::testing;
+
+TEST(Link, SerializationFormula) {
+    // 1500 B = 12000 bits; at 1 Gbps that is 12 us = 12,000,000 ps, exactly
+    EXPECT_EQ(serialization_ps(1500, 1000000000ull), 12000000ull);
+    EXPECT_EQ(serialization_ps(1500, 10000000000ull), 1200000ull);   // 1.2 us at 10 Gbps
+    EXPECT_EQ(serialization_ps(40, 1000000000ull), 320000ull);       // a pure ACK: 320 ns
+    EXPECT_EQ(serialization_ps(64, 100000000ull), 5120000ull);       // 5.12 us at 100 Mbps
+    // 1500 B at 3 Gbps = 4 us exactly; at 7 Gbps 12000/7 us = 1714285.714... ps, rounded up
+    EXPECT_EQ(serialization_ps(1500, 3000000000ull), 4000000ull);
+    EXPECT_EQ(serialization_ps(1500, 7000000000ull), 1714286ull);
+}
+
+TEST(Link, LastBitArrivesAfterSerializationPlusPropagation) {
+    sim_context ctx;
+    frame_pool pool;
+    event_domain events("events", true);
+    host_nic nic("nic", 0, 1 << 20, pool, events);
+    ethernet_link ln("link", 1000000000ull, 5000000ull);   // 1 Gbps, 5 us
+    capture cap("cap", pool);
+    injector inj("inj");
+    nic.tx.bind(ln.a_in);
+    ln.a_out.bind(cap.rx);
+    inj.tx.bind(ln.b_in);
+    ln.b_out.bind(nic.rx);
+    // two back-to-back frames from the NIC at t = 0: the second starts when the first has left (12 us)
+    nic.send(make_frame(pool, 1500, 1, 0, 1));
+    nic.send(make_frame(pool, 1500, 1, 0, 2));
+    ctx.run_until(1000000000ull);
+    ASSERT_EQ(cap.frames.size(), 2u);
+    EXPECT_EQ(cap.frames[0].arrival_ps, 12000000ull + 5000000ull);
+    EXPECT_EQ(cap.frames[1].arrival_ps, 24000000ull + 5000000ull);
+    EXPECT_EQ(ln.frames(0), 2u);
+    EXPECT_EQ(ln.bytes(0), 3000u);
+    EXPECT_EQ(ln.frames(1), 0u);
+    EXPECT_EQ(pool.live(), 0u);
+}
