@@ -71,6 +71,10 @@ void ethernet_switch::forward(int in_port, frame* f, uint64_t now) {
         return;
     }
     egress_port& ep = m_ports[static_cast<size_t>(out)];
+    if (m_marker && f->ecn != ecn_not_ect && f->ecn != ecn_ce && m_marker->should_mark(ep.bytes(), m_rng)) {
+        f->ecn = ecn_ce;
+        m_counters[static_cast<size_t>(out)].marks++;
+    }
     ep.enqueue(f, now);
 }
 

@@ -7,6 +7,7 @@
 
 #include "model/buffer_manager.h"
 #include "model/drop_reason.h"
+#include "model/ecn_marker.h"
 #include "model/egress_port.h"
 #include "model/event_domain.h"
 #include "model/frame_pool.h"
@@ -23,6 +24,7 @@ public:
 
     struct port_counters {
         uint64_t rx_frames = 0, rx_bytes = 0;
+        uint64_t marks = 0;   // frames set to CE at this egress port
         std::array<uint64_t, num_drop_reasons> drop_frames{};
         std::array<uint64_t, num_drop_reasons> drop_bytes{};
     };
@@ -35,6 +37,11 @@ public:
     frame_initiator_socket& tx(int port) { return *m_tx[static_cast<size_t>(port)]; }
 
     void set_route(int dst_host, int port);
+    // ECN marking at every egress port (null: none); r: the switch's own random stream.
+    void set_marker(std::unique_ptr<ecn_marker> marker, rng r) {
+        m_marker = std::move(marker);
+        m_rng = r;
+    }
     int route(int dst_host) const { return m_routes[static_cast<size_t>(dst_host)]; }
     int num_ports() const { return static_cast<int>(m_ports.size()); }
 
@@ -60,6 +67,8 @@ private:
     std::vector<port_counters> m_counters;
     std::vector<int> m_routes;
     std::unique_ptr<buffer_manager> m_buffer;
+    std::unique_ptr<ecn_marker> m_marker;
+    rng m_rng;
     frame_pool& m_pool;
     event_domain& m_events;
 };

@@ -2,18 +2,21 @@
 #include "platform/scenario.h"
 
 #include "model/errors.h"
+#include "platform/scenario_incast.h"
 #include "platform/scenario_overload.h"
 
 namespace cmswitch {
 
 const std::vector<std::string>& scenario_names() {
-    static const std::vector<std::string> names{"overload"};
+    static const std::vector<std::string> names{"overload", "incast"};
     return names;
 }
 
 std::unique_ptr<scenario> make_scenario(const std::string& name) {
     if (name == "overload")
         return std::make_unique<overload_scenario>();
+    if (name == "incast")
+        return std::make_unique<incast_scenario>();
     std::string known;
     for (const auto& n : scenario_names())
         known += (known.empty() ? "" : ", ") + n;

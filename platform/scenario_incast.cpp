@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "platform/scenario_incast.h"
+
+#include "model/errors.h"
+#include "platform/network.h"
+#include "platform/queue_sampler.h"
+#include "platform/sim_context.h"
+#include "platform/statistics.h"
+#include "traffic/incast.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace cmswitch {
+
+incast_scenario::incast_scenario() {
+    auto& t = m_params;
+    auto& c = m_cfg;
+    t.add_int("flows", &c.flows, 1, 4000, "servers", "number of servers (one TCP flow each)");
+    t.add_real("buffer_kb", &c.buffer_kb, 1, 1 << 20, "KB (1024 B)", "static buffer of each switch egress port");
+    t.add_real("min_rto_ms", &c.min_rto_ms, 0.001, 60000, "ms", "TCP minimum retransmission timeout");
+    t.add_real("duration_s", &c.duration_s, 0, 1e5, "s", "simulated time", true);
+    t.add_int("seed", &c.seed, 0, INT64_MAX, "", "seed of every random choice of the run");
+    t.add_real("sru_kb", &c.sru_kb, 1.0 / 1024, 1 << 22, "KB (1024 B)", "server response unit: bytes per server per round");
+    t.add_real("link_gbps", &c.link_gbps, 0, 1000, "Gbps", "rate of every link", true);
+    t.add_real("delay_us", &c.delay_us, 0, 1e6, "us", "propagation delay of every link, each direction");
+    t.add_choice("transport", &c.transport, {"newreno", "dctcp"}, "TCP congestion control");
+    t.add_flag("ecn", &c.ecn, "newreno: ECN-capable, halving once per window on ECE (RFC 3168)");
+    t.add_choice("marking", &c.marking, {"none", "step", "red"},
+                 "switch ECN marking on the instantaneous queue: none, step (> K), red (Kmin/Kmax/Pmax)");
+    t.add_real("ecn_k_kb", &c.ecn_k_kb, 0, 1 << 20, "KB (1024 B)", "step marking threshold K (default 20 x 1500 B)");
+    t.add_real("red_kmin_kb", &c.red_kmin_kb, 0, 1 << 20, "KB (1024 B)", "RED marking: Kmin");
+    t.add_real("red_kmax_kb", &c.red_kmax_kb, 0, 1 << 20, "KB (1024 B)", "RED marking: Kmax");
+    t.add_real("red_pmax", &c.red_pmax, 0, 1, "", "RED marking: probability at Kmax", true);
+    t.add_real("dctcp_g", &c.dctcp_g, 0, 1, "", "DCTCP alpha gain g", true);
+    t.add_int("init_cwnd", &c.init_cwnd, 1, 1000, "segments", "TCP initial congestion window");
+    t.add_flag("delayed_ack", &c.delayed_ack, "receivers ACK every 2nd segment (40 ms timeout)");
+    t.add_real("jitter_ns", &c.jitter_ns, 0, 1e6, "ns",
+               "random delay in [0, jitter] before each server segment reaches its NIC (breaks lockstep)");
+    t.add_real("sample_us", &c.sample_us, 0, 1e9, "us", "queue sampling period for the time series (0: off)");
+    t.add_flag("series", &c.series, "include the queue time series in the output");
+}
+
+namespace {
+double percentile(std::vector<double> v, double p) {
+    if (v.empty())
+        return 0.0;
+    std::sort(v.begin(), v.end());
+    const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size())));   // nearest rank
+    return v[std::min(v.size() - 1, rank ? rank - 1 : 0)];
+}
+uint64_t kb_bytes(double kb) { return static_cast<uint64_t>(std::llround(kb * 1024)); }
+} // namespace
+
+result incast_scenario::run() {
+    m_params.validate();
+    const incast_config c = m_cfg;
+    const auto wall0 = std::chrono::steady_clock::now();
+    const uint64_t rate_bps = static_cast<uint64_t>(std::llround(c.link_gbps * 1e9));
+    const uint64_t delay_ps = static_cast<uint64_t>(std::llround(c.delay_us * 1e6));
+    const uint64_t end_ps = static_cast<uint64_t>(std::llround(c.duration_s * 1e12));
+    const int n = static_cast<int>(c.flows);
+    const uint64_t sru = kb_bytes(c.sru_kb);
+
+    buffer_config buf;
+    buf.policy = "static";
+    buf.port_limit_bytes = kb_bytes(c.buffer_kb);
+    marking_config mark;
+    mark.policy = c.marking;
+    mark.k_bytes = kb_bytes(c.ecn_k_kb);
+    mark.kmin_bytes = kb_bytes(c.red_kmin_kb);
+    mark.kmax_bytes = kb_bytes(c.red_kmax_kb);
+    mark.pmax = c.red_pmax;
+    (void)make_ecn_marker(mark);   // validates before any simulation starts
+    if (c.transport == "dctcp" && c.marking == "none")
+        throw config_error("transport = dctcp needs marking = step or red (DCTCP reacts to ECN marks only)");
+
+    tcp_config tcp;
+    tcp.congestion_control = parse_congestion_control(c.transport);
+    tcp.ecn = c.ecn;
+    tcp.min_rto_ps = static_cast<uint64_t>(std::llround(c.min_rto_ms * 1e9));
+    tcp.dctcp_g = c.dctcp_g;
+    tcp.initial_cwnd = static_cast<uint32_t>(c.init_cwnd);
+    tcp.delayed_ack = c.delayed_ack;
+    tcp.jitter_ps = static_cast<uint64_t>(std::llround(c.jitter_ns * 1e3));
+
+    result r;
+    r.set("scenario", std::string("incast"));
+    sim_context ctx;
+    {
+        const int client = 0;
+        network net(star_topology(n + 1, rate_bps, delay_ps, buf));
+        net.sw(0).set_marker(make_ecn_marker(mark), rng(static_cast<uint64_t>(c.seed), 1000000));
+        std::vector<tcp_stats> stats(static_cast<size_t>(n));
+        std::vector<std::unique_ptr<tcp_sender>> senders;
+        std::vector<std::unique_ptr<tcp_receiver>> receivers;
+        std::vector<std::unique_ptr<incast_server>> servers;
+        std::vector<tcp_receiver*> rx;
+        std::vector<int> server_hosts;
+        for (int i = 0; i < n; ++i) {
+            const int host = i + 1;
+            const uint32_t flow = static_cast<uint32_t>(i);
+            tcp_stats& st = stats[static_cast<size_t>(i)];
+            senders.emplace_back(new tcp_sender(net.stack(host), flow, client, tcp, st,
+                                                rng(static_cast<uint64_t>(c.seed), static_cast<uint64_t>(i))));
+            receivers.emplace_back(new tcp_receiver(net.stack(client), flow, host, tcp, st));
+            servers.emplace_back(new incast_server(*senders.back(), net.pool(), sru));
+            rx.push_back(receivers.back().get());
+            server_hosts.push_back(host);
+        }
+        incast_client app(net.stack(client), rx, server_hosts, 0, sru, 64, 0);
+        const egress_port& bottleneck = net.sw(0).egress(client);
+        std::unique_ptr<queue_sampler> sampler;
+        if (c.sample_us > 0 && c.series) {
+            sampler.reset(new queue_sampler("sampler", static_cast<uint64_t>(std::llround(c.sample_us * 1e6))));
+            sampler->watch("queue_bytes", &bottleneck);
+        }
+
+        ctx.run_until(end_ps);
+
+        r.set("flows", static_cast<int64_t>(n));
+        r.set("buffer_kb", c.buffer_kb);
+        r.set("min_rto_ms", c.min_rto_ms);
+        r.set("transport", c.transport);
+        r.set("marking", c.marking);
+        uint64_t delivered = 0, timeouts = 0, max_timeouts = 0, fr = 0, rexmit = 0, reductions = 0;
+        for (const auto& st : stats) {
+            delivered += st.bytes_delivered;
+            timeouts += st.timeouts;
+            max_timeouts = std::max(max_timeouts, st.timeouts);
+            fr += st.fast_retransmits;
+            rexmit += st.retransmitted_bytes;
+            reductions += st.ecn_reductions;
+        }
+        r.set("goodput_mbps", mbps(delivered, end_ps));
+        r.set("rounds_completed", static_cast<int64_t>(app.rounds_completed()));
+        std::vector<double> rt;
+        for (uint64_t t : app.round_times_ps())
+            rt.push_back(static_cast<double>(t) * 1e-9);
+        r.set("round_time_p50_ms", percentile(rt, 0.50));
+        r.set("round_time_p99_ms", percentile(rt, 0.99));
+        r.set("round_time_max_ms", rt.empty() ? 0.0 : *std::max_element(rt.begin(), rt.end()));
+        r.set("rounds_over_300ms", static_cast<int64_t>(std::count_if(rt.begin(), rt.end(),
+                                                                        [](double x) { return x > 300.0; })));
+        r.set("timeouts_per_flow_mean", static_cast<double>(timeouts) / n);
+        r.set("timeouts_max_flow", static_cast<int64_t>(max_timeouts));
+        r.set("timeouts", static_cast<int64_t>(timeouts));
+        r.set("fast_retransmits", static_cast<int64_t>(fr));
+        r.set("retransmitted_bytes", static_cast<int64_t>(rexmit));
+        r.set("ecn_reductions", static_cast<int64_t>(reductions));
+        report_drops(r, net);
+        r.set("marks", static_cast<int64_t>(net.sw(0).counters(client).marks));
+        const auto& occ = bottleneck.occupancy();
+        r.set("mean_queue_bytes", occ.mean(end_ps));
+        r.set("mean_queue_kb", occ.mean(end_ps) / 1024);
+        r.set("max_queue_bytes", static_cast<int64_t>(occ.max()));
+        r.set("bottleneck_utilization", mbps(bottleneck.stats().tx_bytes, end_ps) * 1e6 / static_cast<double>(rate_bps));
+        report_conservation(r, net);
+        r.set("simulated_s", static_cast<double>(end_ps) * 1e-12);
+        r.set("events", static_cast<int64_t>(net.events()));
+        r.set("events_kind", std::string("model queue entries dispatched (frame arrivals, transmitter wakeups, "
+                                         "TCP and application timers)"));
+        r.set("data_frames_to_client", static_cast<int64_t>(bottleneck.stats().tx_frames));
+        table& ft = r.add_table("flows");
+        auto& id = ft.column("flow");
+        auto& to = ft.column("timeouts");
+        auto& fx = ft.column("fast_retransmits");
+        auto& rb = ft.column("retransmitted_bytes");
+        auto& db = ft.column("delivered_bytes");
+        for (int i = 0; i < n; ++i) {
+            const tcp_stats& st = stats[static_cast<size_t>(i)];
+            id.push_back(i);
+            to.push_back(static_cast<double>(st.timeouts));
+            fx.push_back(static_cast<double>(st.fast_retransmits));
+            rb.push_back(static_cast<double>(st.retransmitted_bytes));
+            db.push_back(static_cast<double>(st.bytes_delivered));
+        }
+        table& rtt = r.add_table("rounds");
+        rtt.column("round_time_ms") = rt;
+        if (sampler)
+            sampler->export_to(r.add_table("queue_series"));
+    }
+    r.set("wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count());
+    return r;
+}
+
+} // namespace cmswitch

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+// TCP incast (seed 000 section IV): one client, `flows` servers on one switch, all links at link_gbps; the
+// switch port toward the client is the bottleneck whose static buffer is buffer_kb.
+#ifndef CMSWITCH_PLATFORM_SCENARIO_INCAST_H
+#define CMSWITCH_PLATFORM_SCENARIO_INCAST_H
+
+#include "platform/scenario.h"
+
+#include <cstdint>
+#include <string>
+
+namespace cmswitch {
+
+struct incast_config {
+    int64_t flows = 8;
+    double buffer_kb = 128;
+    double min_rto_ms = 200;
+    double duration_s = 20;
+    int64_t seed = 1;
+    double sru_kb = 256;
+    double link_gbps = 1;
+    double delay_us = 10;
+    std::string transport = "newreno";
+    bool ecn = false;
+    std::string marking = "none";
+    double ecn_k_kb = 29.296875;   // 20 packets of 1500 B
+    double red_kmin_kb = 29.296875;
+    double red_kmax_kb = 87.890625;
+    double red_pmax = 0.1;
+    double dctcp_g = 0.0625;
+    int64_t init_cwnd = 2;
+    bool delayed_ack = false;
+    double jitter_ns = 0;
+    double sample_us = 1000;
+    bool series = false;
+};
+
+class incast_scenario final : public scenario {
+public:
+    incast_scenario();
+    const char* name() const override { return "incast"; }
+    const char* description() const override {
+        return "barrier-synchronized TCP incast: a client fetches one SRU from each of N servers per round";
+    }
+    incast_config& config() { return m_cfg; }
+    result run() override;
+
+private:
+    incast_config m_cfg;
+};
+
+} // namespace cmswitch
+#endif

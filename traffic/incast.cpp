@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "traffic/incast.h"
+
+namespace cmswitch {
+
+incast_client::incast_client(host_stack& host, std::vector<tcp_receiver*> receivers, std::vector<int> servers,
+                             uint32_t first_flow, uint64_t sru_bytes, uint32_t request_bytes, uint64_t start_ps)
+    : m_host(host), m_receivers(std::move(receivers)), m_servers(std::move(servers)), m_first_flow(first_flow),
+      m_sru(sru_bytes), m_request_bytes(request_bytes), m_done_round(m_receivers.size(), 0) {
+    for (tcp_receiver* r : m_receivers)
+        r->set_listener(this);
+    host.nic().schedule_timer(start_ps, this, 0);
+}
+
+void incast_client::send_requests(uint64_t now) {
+    ++m_round;
+    m_round_start = now;
+    m_remaining = m_servers.size();
+    for (size_t i = 0; i < m_servers.size(); ++i) {
+        frame* f = m_host.nic().pool().acquire();
+        f->kind = frame_kind::request;
+        f->bytes = m_request_bytes;
+        f->src = static_cast<uint16_t>(m_host.host_id());
+        f->dst = static_cast<uint16_t>(m_servers[i]);
+        f->flow = m_first_flow + static_cast<uint32_t>(i);
+        f->seq = m_round;
+        f->created_ps = now;
+        m_host.nic().send(f);
+    }
+}
+
+void incast_client::on_delivered(uint32_t flow, uint64_t in_order_bytes, uint64_t now) {
+    const size_t i = flow - m_first_flow;
+    if (m_done_round[i] >= m_round || in_order_bytes < m_round * m_sru)
+        return;
+    m_done_round[i] = m_round;
+    if (--m_remaining == 0) {
+        m_round_times.push_back(now - m_round_start);
+        send_requests(now);
+    }
+}
+
+} // namespace cmswitch
