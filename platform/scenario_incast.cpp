@@ -35,6 +35,8 @@ incast_scenario::incast_scenario() {
     t.add_real("red_pmax", &c.red_pmax, 0, 1, "", "RED marking: probability at Kmax", true);
     t.add_real("dctcp_g", &c.dctcp_g, 0, 1, "", "DCTCP alpha gain g", true);
     t.add_int("init_cwnd", &c.init_cwnd, 1, 1000, "segments", "TCP initial congestion window");
+    t.add_int("rwnd_segments", &c.rwnd_segments, 0, 1 << 20, "segments",
+              "receiver's advertised window (0: unlimited, the switch buffer is the limit; ns-2's default is 20)");
     t.add_flag("delayed_ack", &c.delayed_ack, "receivers ACK every 2nd segment (40 ms timeout)");
     t.add_real("jitter_ns", &c.jitter_ns, 0, 1e6, "ns",
                "random delay in [0, jitter] before each server segment reaches its NIC (breaks lockstep)");
@@ -82,6 +84,7 @@ result incast_scenario::run() {
     tcp.min_rto_ps = static_cast<uint64_t>(std::llround(c.min_rto_ms * 1e9));
     tcp.dctcp_g = c.dctcp_g;
     tcp.initial_cwnd = static_cast<uint32_t>(c.init_cwnd);
+    tcp.rwnd_bytes = static_cast<uint64_t>(c.rwnd_segments) * tcp.mss;
     tcp.delayed_ack = c.delayed_ack;
     tcp.jitter_ps = static_cast<uint64_t>(std::llround(c.jitter_ns * 1e3));
 

@@ -29,6 +29,7 @@ struct incast_config {
     double red_pmax = 0.1;
     double dctcp_g = 0.0625;
     int64_t init_cwnd = 2;
+    int64_t rwnd_segments = 0;
     bool delayed_ack = false;
     double jitter_ns = 0;
     double sample_us = 1000;

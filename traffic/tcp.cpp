@@ -153,9 +153,10 @@ void tcp_sender::on_ack(uint64_t ack, bool ece, uint64_t now) {
 }
 
 void tcp_sender::try_send(uint64_t now) {
+    const uint64_t wnd = m_cfg.rwnd_bytes ? std::min(m_cwnd, m_cfg.rwnd_bytes) : m_cwnd;
     while (m_snd_nxt < m_app_end) {
         const uint64_t len = std::min<uint64_t>(m_cfg.mss, m_app_end - m_snd_nxt);
-        if (flight() > 0 && flight() + len > m_cwnd)
+        if (flight() > 0 && flight() + len > wnd)
             break;
         send_segment(m_snd_nxt, static_cast<uint32_t>(len), now);
         m_snd_nxt += len;

@@ -7,7 +7,7 @@
 //    DCTCP (RFC 8257: alpha with gain g, cwnd x (1 - alpha/2) once per window).
 //  - Receiver: cumulative ACKs, out-of-order buffering, immediate ACK for out-of-order data, optional delayed
 //    ACK (every 2nd segment or a timeout), ECE echo (RFC 3168 latch until CWR, or the DCTCP CE state machine).
-// The advertised window is unlimited: the switch buffer is the limit.
+// The advertised window is a fixed setting (rwnd_bytes), unlimited by default: the switch buffer is the limit.
 #ifndef CMSWITCH_TRAFFIC_TCP_H
 #define CMSWITCH_TRAFFIC_TCP_H
 
@@ -25,6 +25,7 @@ struct tcp_config {
     uint32_t mss = 1460;             // payload bytes per segment
     uint32_t header_bytes = 40;      // IPv4 + TCP: a full segment is a 1500-byte frame, a pure ACK 40 bytes
     uint32_t initial_cwnd = 2;       // segments
+    uint64_t rwnd_bytes = 0;         // receiver's advertised window; 0: unlimited (the switch buffer is the limit)
     uint64_t min_rto_ps = 200000000000ull;   // 200 ms
     uint64_t max_rto_ps = 60000000000000ull; // 60 s
     uint64_t initial_rto_ps = 0;     // before the first RTT sample; 0: min_rto (a handshake's datacentre RTT sample)

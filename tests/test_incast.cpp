@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+// Whole incast runs: conservation, determinism, the DCTCP claim, and the uncongested ceiling.
+#include "model/errors.h"
+#include "platform/scenario.h"
+#include "testing.h"
+
+#include <gtest/gtest.h>
+
+using namespace cmswitch;
+
+namespace {
+result run_incast(const std::vector<std::string>& args) {
+    auto sc = make_scenario("incast");
+    sc->params().parse_args(args);
+    return sc->run();
+}
+} // namespace
+
+TEST(Incast, OneFlowRunsAtThePayloadShareOfLineRate) {
+    // one server cannot congest its 1 Gbps path: goodput approaches 1460/1500 of 1 Gbps = 973 Mbps, less the
+    // request turnaround between rounds (one RTT per 256 KB SRU, about 2 %)
+    const result r = run_incast({"--flows", "1", "--duration-s", "1"});
+    EXPECT_GT(r.number("goodput_mbps"), 940);
+    EXPECT_LT(r.number("goodput_mbps"), 973.4);
+    EXPECT_EQ(r.number("drops"), 0);
+    EXPECT_EQ(r.number("timeouts"), 0);
+}
+
+TEST(Incast, ConservationAndDeterminism) {
+    for (const char* transport : {"newreno", "dctcp"}) {
+        const std::vector<std::string> args{"--flows", "16", "--buffer-kb", "64", "--min-rto-ms", "10",
+                                            "--duration-s", "0.5", "--transport", transport, "--marking", "step",
+                                            "--jitter-ns", "300", "--seed", "4", "--series"};
+        result a = run_incast(args);
+        result b = run_incast(args);
+        EXPECT_TRUE(std::get<bool>(*a.get("conservation_ok")));
+        a.set("wall_s", 0.0);
+        b.set("wall_s", 0.0);
+        EXPECT_EQ(a.to_json(), b.to_json()) << transport;
+    }
+}
+
+TEST(Incast, DctcpKeepsTheQueueFarBelowDropTail) {
+    // DCTCP with K = 20 packets at 1 Gbps vs drop-tail NewReno, 256 KB buffer, 8 and 16 flows, minRTO 10 ms:
+    // the DCTCP claim is a much shorter queue with at least the same goodput.
+    for (const char* flows : {"8", "16"}) {
+        const result tail = run_incast({"--flows", flows, "--buffer-kb", "256", "--min-rto-ms", "10",
+                                        "--duration-s", "2", "--jitter-ns", "500"});
+        const result dctcp = run_incast({"--flows", flows, "--buffer-kb", "256", "--min-rto-ms", "10",
+                                         "--duration-s", "2", "--jitter-ns", "500", "--transport", "dctcp",
+                                         "--marking", "step"});
+        EXPECT_LT(dctcp.number("mean_queue_bytes"), 0.5 * tail.number("mean_queue_bytes")) << flows;
+        EXPECT_GE(dctcp.number("goodput_mbps"), 0.98 * tail.number("goodput_mbps")) << flows;
+        EXPECT_GT(dctcp.number("marks"), 0) << flows;
+    }
+}
+
+TEST(Incast, BadValuesNameTheField) {
+    auto expect_error = [](std::vector<std::string> args, const std::string& field) {
+        try {
+            run_incast(args);
+            ADD_FAILURE() << "no error for " << field;
+        } catch (const config_error& e) {
+            EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+        }
+    };
+    expect_error({"--flows", "0"}, "flows");
+    expect_error({"--min-rto-ms", "0"}, "min_rto_ms");
+    expect_error({"--transport", "cubic"}, "transport");
+    expect_error({"--marking", "red", "--red-kmin-kb", "50", "--red-kmax-kb", "40"}, "red_kmax");
+    expect_error({"--transport", "dctcp"}, "marking");
+}
