@@ -6,6 +6,7 @@
 #include "platform/queue_sampler.h"
 #include "platform/sim_context.h"
 #include "platform/statistics.h"
+#include "traffic/bulk_app.h"
 #include "traffic/incast.h"
 
 #include <algorithm>
@@ -40,6 +41,12 @@ incast_scenario::incast_scenario() {
     t.add_flag("delayed_ack", &c.delayed_ack, "receivers ACK every 2nd segment (40 ms timeout)");
     t.add_real("jitter_ns", &c.jitter_ns, 0, 1e6, "ns",
                "random delay in [0, jitter] before each server segment reaches its NIC (breaks lockstep)");
+    t.add_int("bulk_flows", &c.bulk_flows, 0, 1000, "flows",
+              "long-lived TCP flows to the client, each from a host of its own");
+    t.add_int("elephant_flows", &c.elephant_flows, 0, 1000, "flows",
+              "TCP flows to the client sending elephants of random size back to back, each from a host of its own");
+    t.add_real("elephant_min_mb", &c.elephant_min_mb, 0.001, 1e6, "MB (2^20 B)", "smallest elephant");
+    t.add_real("elephant_max_mb", &c.elephant_max_mb, 0.001, 1e6, "MB (2^20 B)", "largest elephant");
     t.add_real("sample_us", &c.sample_us, 0, 1e9, "us", "queue sampling period for the time series (0: off)");
     t.add_flag("series", &c.series, "include the queue time series in the output");
 }
@@ -75,6 +82,9 @@ result incast_scenario::run() {
     mark.kmax_bytes = kb_bytes(c.red_kmax_kb);
     mark.pmax = c.red_pmax;
     (void)make_ecn_marker(mark);   // validates before any simulation starts
+    if (c.elephant_max_mb < c.elephant_min_mb)
+        throw config_error("elephant_max_mb = " + format_number(c.elephant_max_mb) +
+                           ": must be >= elephant_min_mb = " + format_number(c.elephant_min_mb));
     if (c.transport == "dctcp" && c.marking == "none")
         throw config_error("transport = dctcp needs marking = step or red (DCTCP reacts to ECN marks only)");
 
@@ -93,7 +103,8 @@ result incast_scenario::run() {
     sim_context ctx;
     {
         const int client = 0;
-        network net(star_topology(n + 1, rate_bps, delay_ps, buf));
+        const int nb = static_cast<int>(c.bulk_flows), ne = static_cast<int>(c.elephant_flows);
+        network net(star_topology(n + nb + ne + 1, rate_bps, delay_ps, buf));
         net.sw(0).set_marker(make_ecn_marker(mark), rng(static_cast<uint64_t>(c.seed), 1000000));
         std::vector<tcp_stats> stats(static_cast<size_t>(n));
         std::vector<std::unique_ptr<tcp_sender>> senders;
@@ -113,6 +124,24 @@ result incast_scenario::run() {
             server_hosts.push_back(host);
         }
         incast_client app(net.stack(client), rx, server_hosts, 0, sru, 64, 0);
+        // background flows: hosts n+1 ..., flows n ...
+        std::vector<tcp_stats> bg_stats(static_cast<size_t>(nb + ne));
+        std::vector<std::unique_ptr<tcp_sender>> bg_senders;
+        std::vector<std::unique_ptr<tcp_receiver>> bg_receivers;
+        std::vector<std::unique_ptr<bulk_app>> bg_apps;
+        for (int j = 0; j < nb + ne; ++j) {
+            const int host = n + 1 + j;
+            const uint32_t flow = static_cast<uint32_t>(n + j);
+            tcp_stats& st = bg_stats[static_cast<size_t>(j)];
+            const rng r_j(static_cast<uint64_t>(c.seed), static_cast<uint64_t>(n + j));
+            bg_senders.emplace_back(new tcp_sender(net.stack(host), flow, client, tcp, st, r_j));
+            bg_receivers.emplace_back(new tcp_receiver(net.stack(client), flow, host, tcp, st));
+            const bool elephant = j >= nb;
+            const uint64_t lo = elephant ? static_cast<uint64_t>(std::llround(c.elephant_min_mb * 1048576)) : 0;
+            const uint64_t hi = elephant ? static_cast<uint64_t>(std::llround(c.elephant_max_mb * 1048576)) : 0;
+            bg_apps.emplace_back(new bulk_app(*bg_senders.back(), net.nic(host), lo, hi,
+                                              rng(static_cast<uint64_t>(c.seed), 2000000 + static_cast<uint64_t>(j)), 0));
+        }
         const egress_port& bottleneck = net.sw(0).egress(client);
         std::unique_ptr<queue_sampler> sampler;
         if (c.sample_us > 0 && c.series) {
@@ -136,7 +165,19 @@ result incast_scenario::run() {
             rexmit += st.retransmitted_bytes;
             reductions += st.ecn_reductions;
         }
-        r.set("goodput_mbps", mbps(delivered, end_ps));
+        r.set("goodput_mbps", mbps(delivered, end_ps));   // incast application bytes only
+        uint64_t bulk_bytes = 0, elephant_bytes = 0, elephants_done = 0, bg_timeouts = 0;
+        for (int j = 0; j < nb + ne; ++j) {
+            const tcp_stats& st = bg_stats[static_cast<size_t>(j)];
+            (j < nb ? bulk_bytes : elephant_bytes) += st.bytes_delivered;
+            bg_timeouts += st.timeouts;
+            if (j >= nb)
+                elephants_done += bg_apps[static_cast<size_t>(j)]->completed();
+        }
+        r.set("bulk_goodput_mbps", mbps(bulk_bytes, end_ps));
+        r.set("elephant_goodput_mbps", mbps(elephant_bytes, end_ps));
+        r.set("elephants_completed", static_cast<int64_t>(elephants_done));
+        r.set("background_timeouts", static_cast<int64_t>(bg_timeouts));
         r.set("rounds_completed", static_cast<int64_t>(app.rounds_completed()));
         std::vector<double> rt;
         for (uint64_t t : app.round_times_ps())

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // TCP incast (seed 000 section IV): one client, `flows` servers on one switch, all links at link_gbps; the
-// switch port toward the client is the bottleneck whose static buffer is buffer_kb.
+// switch port toward the client is the bottleneck whose static buffer is buffer_kb. Optional background traffic to
+// the same client from hosts of their own: long-lived bulk TCP flows and elephant flows of random size.
 #ifndef CMSWITCH_PLATFORM_SCENARIO_INCAST_H
 #define CMSWITCH_PLATFORM_SCENARIO_INCAST_H
 
@@ -32,6 +33,10 @@ struct incast_config {
     int64_t rwnd_segments = 0;
     bool delayed_ack = false;
     double jitter_ns = 0;
+    int64_t bulk_flows = 0;
+    int64_t elephant_flows = 0;
+    double elephant_min_mb = 100;
+    double elephant_max_mb = 512;
     double sample_us = 1000;
     bool series = false;
 };

@@ -104,8 +104,11 @@ void tcp_sender::on_ack(uint64_t ack, bool ece, uint64_t now) {
                 m_cwnd += std::max<uint64_t>(1, mss * mss / m_cwnd);   // congestion avoidance: ~1 SMSS per RTT
             m_snd_una = ack;
         }
-        if (m_snd_una == m_snd_nxt && m_snd_nxt == m_high_tx)
+        if (m_snd_una == m_snd_nxt && m_snd_nxt == m_high_tx) {
             m_rto_armed = false;      // everything acknowledged
+            if (m_listener && m_snd_una == m_app_end)
+                m_listener->on_send_complete(m_flow, now);
+        }
         else if (restart_timer)
             arm_rto(now);
         if (dctcp && ack > m_window_end) {   // one observation window (about one RTT) has ended
@@ -164,22 +167,8 @@ void tcp_sender::try_send(uint64_t now) {
 }
 
 void tcp_sender::send_segment(uint64_t seq, uint32_t len, uint64_t now) {
-    frame* f = m_host.nic().pool().acquire();
-    f->kind = frame_kind::tcp;
-    f->bytes = len + m_cfg.header_bytes;
-    f->payload = len;
-    f->seq = seq;
-    f->src = static_cast<uint16_t>(m_host.host_id());
-    f->dst = static_cast<uint16_t>(m_dst);
-    f->flow = m_flow;
-    f->prio = m_cfg.prio;
-    f->ecn = (m_cfg.ecn || m_cfg.congestion_control == tcp_config::cc::dctcp) ? ecn_ect0 : ecn_not_ect;
-    f->ts_ps = now;
-    f->created_ps = now;
-    if (m_send_cwr) {
-        f->flags |= tcp_cwr;
-        m_send_cwr = false;
-    }
+    const segment seg{seq, len, m_send_cwr, now};
+    m_send_cwr = false;
     m_stats.segments_sent++;
     m_stats.bytes_sent += len;
     if (seq < m_high_tx) {
@@ -195,18 +184,31 @@ void tcp_sender::send_segment(uint64_t seq, uint32_t len, uint64_t now) {
         m_high_tx = seq + len;
     if (!m_rto_armed)
         arm_rto(now);
-    hand_to_nic(f, now);
-}
-
-void tcp_sender::hand_to_nic(frame* f, uint64_t now) {
     if (m_cfg.jitter_ps == 0) {
-        m_host.nic().send(f);
+        to_nic(seg);
         return;
     }
     const uint64_t release = std::max(m_jitter_last, now + m_rng.below(m_cfg.jitter_ps + 1));
     m_jitter_last = release;
-    m_jitter_fifo.push_back(f);
+    m_jitter_fifo.push_back(seg);
     m_host.nic().schedule_timer(release, this, timer_jitter);
+}
+
+void tcp_sender::to_nic(const segment& seg) {
+    frame* f = m_host.nic().pool().acquire();
+    f->kind = frame_kind::tcp;
+    f->bytes = seg.len + m_cfg.header_bytes;
+    f->payload = seg.len;
+    f->seq = seg.seq;
+    f->src = static_cast<uint16_t>(m_host.host_id());
+    f->dst = static_cast<uint16_t>(m_dst);
+    f->flow = m_flow;
+    f->prio = m_cfg.prio;
+    f->ecn = (m_cfg.ecn || m_cfg.congestion_control == tcp_config::cc::dctcp) ? ecn_ect0 : ecn_not_ect;
+    f->flags = seg.cwr ? tcp_cwr : 0;
+    f->ts_ps = seg.t_ps;
+    f->created_ps = seg.t_ps;
+    m_host.nic().send(f);
 }
 
 void tcp_sender::arm_rto(uint64_t now) {
@@ -221,7 +223,7 @@ void tcp_sender::arm_rto(uint64_t now) {
 void tcp_sender::on_timer(uint32_t tag) {
     const uint64_t now = now_ps();
     if (tag == timer_jitter) {
-        m_host.nic().send(m_jitter_fifo[m_jitter_head++]);
+        to_nic(m_jitter_fifo[m_jitter_head++]);
         if (m_jitter_head == m_jitter_fifo.size()) {
             m_jitter_fifo.clear();
             m_jitter_head = 0;

@@ -49,6 +49,14 @@ struct tcp_stats {
 
 class tcp_sender final : public flow_endpoint, public timer_client {
 public:
+    // Told when every byte written so far has been acknowledged.
+    class listener {
+    public:
+        virtual void on_send_complete(uint32_t flow, uint64_t now_ps) = 0;
+    protected:
+        ~listener() = default;
+    };
+
     // Sends flow `flow` from host.host_id() to dst. stats outlives the sender. r: for the send jitter.
     tcp_sender(host_stack& host, uint32_t flow, int dst, const tcp_config& cfg, tcp_stats& stats, rng r);
 
@@ -58,6 +66,7 @@ public:
     void on_frame(frame* f, uint64_t now_ps) override;
     void on_timer(uint32_t tag) override;
     void set_other_frames(flow_endpoint* other) { m_other = other; }
+    void set_listener(listener* l) { m_listener = l; }
 
     uint64_t cwnd() const { return m_cwnd; }
     uint64_t ssthresh() const { return m_ssthresh; }
@@ -78,7 +87,13 @@ private:
     void on_ack(uint64_t ack, bool ece, uint64_t now);
     void try_send(uint64_t now);
     void send_segment(uint64_t seq, uint32_t len, uint64_t now);
-    void hand_to_nic(frame* f, uint64_t now);
+    struct segment {
+        uint64_t seq;
+        uint32_t len;
+        bool cwr;
+        uint64_t t_ps;   // when TCP sent it (the frame's timestamp)
+    };
+    void to_nic(const segment& s);
     void arm_rto(uint64_t now);
     void on_rto(uint64_t now);
     uint64_t flight() const { return m_snd_nxt - m_snd_una; }
@@ -90,6 +105,7 @@ private:
     tcp_stats& m_stats;
     rng m_rng;
     flow_endpoint* m_other = nullptr;
+    listener* m_listener = nullptr;
 
     uint64_t m_app_end = 0;      // bytes the application has written
     uint64_t m_snd_una = 0, m_snd_nxt = 0, m_high_tx = 0;
@@ -114,8 +130,9 @@ private:
     // DCTCP
     double m_alpha = 1.0;
     uint64_t m_window_end = 0, m_acked = 0, m_marked = 0;
-    // send jitter
-    std::vector<frame*> m_jitter_fifo;
+    // send jitter: segments sent by TCP, not yet handed to the NIC (no frame exists for them yet, so that
+    // every frame in the pool is in a queue or on a link)
+    std::vector<segment> m_jitter_fifo;
     size_t m_jitter_head = 0;
     uint64_t m_jitter_last = 0;
 };

@@ -8,12 +8,16 @@ import csv
 import itertools
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SIM = os.path.join(ROOT, "build", "cmswitch-sim")
+# a private copy, so that rebuilding the project while the sweep runs cannot disturb it
+SIM = os.path.join(tempfile.mkdtemp(), "cmswitch-sim")
+shutil.copy2(os.path.join(ROOT, "build", "cmswitch-sim"), SIM)
 FLOWS = [1, 2, 4, 8, 16, 32, 64]
 BUFFERS = [32, 64, 128, 256]
 MIN_RTO = [200, 10]
