@@ -16,12 +16,19 @@ void ethernet_link::reset() {
 }
 
 void ethernet_link::transport(int dir, frame& f, sc_core::sc_time& delay) {
-    const uint64_t ser = m_ps_per_byte ? f.bytes * m_ps_per_byte : serialization_ps(f.bytes, m_rate_bps);
+    timing_cache& c = m_cache[dir];
+    if (c.bytes != f.bytes) {
+        const uint64_t ser = m_ps_per_byte ? f.bytes * m_ps_per_byte : serialization_ps(f.bytes, m_rate_bps);
+        c.bytes = f.bytes;
+        c.ser = ps_time(ser);
+        c.arrive = ps_time(ser + m_delay_ps);
+    }
     ++m_frames[dir];
     m_bytes[dir] += f.bytes;
-    sc_core::sc_time arrive = delay + ps_time(ser + m_delay_ps);
+    const sc_core::sc_time ser = c.ser;
+    sc_core::sc_time arrive = delay + c.arrive;
     (dir == 0 ? a_out : b_out)->b_transport(f, arrive);   // f belongs to the receiver from here on
-    delay += ps_time(ser);
+    delay += ser;
 }
 
 } // namespace cmswitch

@@ -41,6 +41,12 @@ private:
     uint64_t m_rate_bps;
     uint64_t m_delay_ps;
     uint64_t m_ps_per_byte;   // exact picoseconds per byte when the rate divides 8e12, else 0
+    // per direction, the times of the last frame size seen (sc_time construction is a library call; a
+    // direction mostly carries one size: data one way, ACKs the other)
+    struct timing_cache {
+        uint32_t bytes = 0;
+        sc_core::sc_time ser, arrive;
+    } m_cache[2];
     uint64_t m_frames[2] = {0, 0};
     uint64_t m_bytes[2] = {0, 0};
 };

@@ -15,12 +15,15 @@ class occupancy_stats {
 public:
     static constexpr int num_bins = 32;
 
-    // bin_bytes: width of one histogram band; the last band also holds everything above.
-    void reset(uint64_t now_ps, uint64_t bin_bytes) {
+    // min_bin_bytes: the histogram bands are the smallest power of two at least this wide (a shift, not a
+    // division, per update); the last band also holds everything above.
+    void reset(uint64_t now_ps, uint64_t min_bin_bytes) {
         m_start_ps = m_last_ps = now_ps;
         m_value = m_max = 0;
         m_area = 0;
-        m_bin_bytes = bin_bytes ? bin_bytes : 1;
+        m_bin_shift = 0;
+        while ((uint64_t{1} << m_bin_shift) < min_bin_bytes)
+            ++m_bin_shift;
         m_bins.assign(num_bins, 0);
     }
     void set(uint64_t now_ps, uint64_t value) {
@@ -53,11 +56,11 @@ public:
         }
         return h;
     }
-    uint64_t bin_bytes() const { return m_bin_bytes; }
+    uint64_t bin_bytes() const { return uint64_t{1} << m_bin_shift; }
 
 private:
     int bin_of(uint64_t v) const {
-        const uint64_t b = v / m_bin_bytes;
+        const uint64_t b = v >> m_bin_shift;
         return b >= num_bins ? num_bins - 1 : static_cast<int>(b);
     }
     void accumulate(uint64_t now_ps) {
@@ -70,7 +73,7 @@ private:
     uint64_t m_start_ps = 0, m_last_ps = 0;
     uint64_t m_value = 0, m_max = 0;
     uint128 m_area = 0;
-    uint64_t m_bin_bytes = 1;
+    int m_bin_shift = 0;
     std::vector<uint64_t> m_bins = std::vector<uint64_t>(num_bins, 0);
 };
 

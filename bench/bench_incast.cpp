@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// Incast speed: 20 simulated seconds of TCP NewReno incast, 16 flows, 256 KB buffer, minRTO 10 ms, 1 Gbps
+// (the point the issue compares with htsim: 0.73 s there). Prints a markdown table row: wall time (best of reps),
+// data frames through the bottleneck, model events, events per data frame.
+#include "platform/scenario.h"
+
+#include <cstdio>
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+int main(int argc, char** argv) {
+    const int reps = argc > 1 ? std::atoi(argv[1]) : 3;
+    std::printf("| case | goodput Mbps | data frames to client | events | events per data frame | wall s (best of %d) |"
+                "\n|---|---|---|---|---|---|\n", reps);
+    struct bench_case {
+        const char* name;
+        std::vector<std::string> args;
+    };
+    const std::vector<bench_case> cases{
+        {"newreno, no jitter", {}},
+        {"newreno, 500 ns send jitter", {"--jitter-ns", "500"}},
+        {"dctcp K = 20 pkts", {"--transport", "dctcp", "--marking", "step"}},
+    };
+    for (const auto& bc : cases) {
+        double best = 1e30, goodput = 0, frames = 0, events = 0;
+        for (int r = 0; r < reps; ++r) {
+            auto sc = cmswitch::make_scenario("incast");
+            std::vector<std::string> args{"--flows", "16", "--buffer-kb", "256", "--min-rto-ms", "10",
+                                          "--duration-s", "20", "--sample-us", "0"};
+            args.insert(args.end(), bc.args.begin(), bc.args.end());
+            sc->params().parse_args(args);
+            const cmswitch::result res = sc->run();
+            best = std::min(best, res.number("wall_s"));
+            goodput = res.number("goodput_mbps");
+            frames = res.number("data_frames_to_client");
+            events = res.number("events");
+        }
+        std::printf("| %s | %.1f | %.0f | %.0f | %.2f | %.3f |\n", bc.name, goodput, frames, events, events / frames,
+                    best);
+        std::fflush(stdout);
+    }
+    return 0;
+}
