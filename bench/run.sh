@@ -29,6 +29,14 @@ out="$here/RESULTS.md"
   echo "about 40 s). Data frames are those the switch sent to the client; as many ACKs cross the switch the other way."
   echo
   "$build/bench/bench_incast" "$reps"
+  if [ -x "$root/.venv/bin/python" ]; then
+    echo
+    echo "## Python layer: sweep scaling and per-run overhead"
+    echo
+    echo "Sweep: 40 incast points (16 flows, 3 s simulated each) on 1 worker (in process) and 2 worker processes."
+    echo
+    "$root/.venv/bin/python" "$here/bench_python.py" "$reps"
+  fi
 } > "$out.tmp"
 mv "$out.tmp" "$out"
 cat "$out"

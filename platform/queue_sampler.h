@@ -18,13 +18,17 @@ public:
     // period_ps > 0. Samples at period, 2*period, ...
     queue_sampler(sc_core::sc_module_name name, uint64_t period_ps);
     void watch(const std::string& column, const egress_port* port);
-    // Moves the samples into t (columns t_ms, then one per watched port, in bytes).
+    // A cumulative counter (bytes delivered to a flow, say); its column holds the counter at each sample.
+    void watch_counter(const std::string& column, const uint64_t* counter);
+    // Copies the samples into t (columns t_ms, then one per watched port or counter, in bytes).
     void export_to(table& t) const;
 
 private:
     void sample();
     uint64_t m_period_ps;
     std::vector<std::pair<std::string, const egress_port*>> m_ports;
+    std::vector<std::pair<std::string, const uint64_t*>> m_counters;
+    std::vector<std::vector<double>> m_counter_values;
     std::vector<double> m_t_ms;
     std::vector<std::vector<double>> m_values;
     sc_core::sc_event m_tick;

@@ -107,10 +107,14 @@ std::string result::to_json(bool with_tables) const {
         else
             put_string(out, std::get<std::string>(v));
     }
-    if (with_tables)
-        for (const auto& t : tables) {
-            key(t.first);
-            out += "{";
+    if (with_tables && !tables.empty()) {
+        key("tables");
+        out += "{";
+        for (size_t i = 0; i < tables.size(); ++i) {
+            const auto& t = tables[i];
+            out += i ? ",\n    " : "\n    ";
+            put_string(out, t.first);
+            out += ": {";
             for (size_t c = 0; c < t.second.columns.size(); ++c) {
                 out += c ? ", " : "";
                 put_string(out, t.second.columns[c].first);
@@ -125,6 +129,8 @@ std::string result::to_json(bool with_tables) const {
             }
             out += "}";
         }
+        out += "\n  }";
+    }
     out += "\n}\n";
     return out;
 }

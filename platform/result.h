@@ -34,7 +34,7 @@ struct result {
     table& add_table(const std::string& name);
     const table* find_table(const std::string& name) const;
 
-    // One JSON object: the summary keys, then one key per table (an object of column arrays) when with_tables.
+    // One JSON object: the summary keys, then "tables": {name: {column: [values]}} when with_tables.
     std::string to_json(bool with_tables = true) const;
 };
 

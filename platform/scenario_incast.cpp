@@ -147,6 +147,9 @@ result incast_scenario::run() {
         if (c.sample_us > 0 && c.series) {
             sampler.reset(new queue_sampler("sampler", static_cast<uint64_t>(std::llround(c.sample_us * 1e6))));
             sampler->watch("queue_bytes", &bottleneck);
+            for (int i = 0; i < n; ++i)
+                sampler->watch_counter("delivered_bytes_flow" + std::to_string(i),
+                                       &stats[static_cast<size_t>(i)].bytes_delivered);
         }
 
         ctx.run_until(end_ps);

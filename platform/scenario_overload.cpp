@@ -108,6 +108,9 @@ result overload_scenario::run() {
         if (c.sample_us > 0) {
             sampler.reset(new queue_sampler("sampler", static_cast<uint64_t>(std::llround(c.sample_us * 1e6))));
             sampler->watch("bottleneck_bytes", &bottleneck);
+            for (int i = 0; i < senders; ++i)
+                sampler->watch_counter("received_bytes_flow" + std::to_string(i),
+                                       &flows[static_cast<size_t>(i)].received_bytes);
         }
 
         ctx.run_until(end_ps);

@@ -4,6 +4,7 @@
 #include "model/errors.h"
 #include "model/frame_protocol.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -45,7 +46,37 @@ sim_context::~sim_context() {
     delete m_ctx;
 }
 
+namespace {
+thread_local std::function<bool()> t_interrupt_check;
+}
+
+void sim_context::set_interrupt_check(std::function<bool()> check) { t_interrupt_check = std::move(check); }
+
 void sim_context::run_until(uint64_t t_ps) {
+    if (!t_interrupt_check) {
+        run_chunk(t_ps);
+        return;
+    }
+    // adaptive chunks: double while a chunk takes under 25 ms of wall time, halve above 100 ms
+    uint64_t chunk = 1000000000ull;   // 1 ms simulated to start
+    for (;;) {
+        const uint64_t now = sc_core::sc_time_stamp().value();
+        if (now >= t_ps)
+            break;
+        const uint64_t until = t_ps - now > chunk ? now + chunk : t_ps;
+        const auto w0 = std::chrono::steady_clock::now();
+        run_chunk(until);
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+        if (t_interrupt_check())
+            throw run_interrupted();
+        if (wall < 0.025 && chunk < (uint64_t{1} << 62))
+            chunk *= 2;
+        else if (wall > 0.1 && chunk > 1000000ull)
+            chunk /= 2;
+    }
+}
+
+void sim_context::run_chunk(uint64_t t_ps) {
     const uint64_t now = sc_core::sc_time_stamp().value();
     if (t_ps <= now)
         return;

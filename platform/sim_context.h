@@ -5,9 +5,18 @@
 #ifndef CMSWITCH_PLATFORM_SIM_CONTEXT_H
 #define CMSWITCH_PLATFORM_SIM_CONTEXT_H
 
+#include <functional>
+#include <stdexcept>
 #include <systemc>
 
 namespace cmswitch {
+
+// Raised by run_until when the interrupt check asks to stop (Python: Ctrl-C). The model is then torn down as
+// usual, and the next run starts in a fresh context.
+class run_interrupted : public std::runtime_error {
+public:
+    run_interrupted() : std::runtime_error("simulation interrupted") {}
+};
 
 class sim_context {
 public:
@@ -17,9 +26,15 @@ public:
     sim_context& operator=(const sim_context&) = delete;
 
     // Runs the simulation until t_ps (absolute). Rethrows errors raised inside processes as C++ exceptions.
+    // With an interrupt check installed, runs in chunks (about 50 ms of wall time each) and calls it between
+    // them; results do not depend on the chunking.
     void run_until(uint64_t t_ps);
 
+    // Installed by a front end (the Python binding) for the runs of this thread; returns true to stop.
+    static void set_interrupt_check(std::function<bool()> check);
+
 private:
+    void run_chunk(uint64_t t_ps);
     sc_core::sc_simcontext* m_ctx;
 };
 

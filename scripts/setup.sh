@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# All set-up for a fresh machine: system packages (Debian), then a Release build in build/.
-# Sourced or run by scripts/main.sh and scripts/test.sh; safe to run again (installs only what is missing).
+# All set-up for a fresh machine, safe to run again (installs only what is missing):
+#  1. Debian packages: compiler, CMake, SystemC, Boost, GoogleTest, Python venv support;
+#  2. the C++ build in build/ (library layers, cmswitch-sim, GoogleTest suite, benchmarks);
+#  3. a Python virtual environment in .venv with the cmswitch package (pip install ., which builds the
+#     pybind11 extension with scikit-build-core) and its test dependencies from PyPI.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-packages=(g++ cmake ninja-build pkg-config libsystemc-dev libboost-dev libgtest-dev python3 python3-venv)
+packages=(g++ cmake ninja-build pkg-config libsystemc-dev libboost-dev libgtest-dev python3 python3-venv python3-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -19,3 +22,10 @@ fi
 
 cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$root/build" -j "$(nproc)"
+
+py=${PYTHON:-python3}
+if [ ! -x "$root/.venv/bin/python" ]; then
+  "$py" -m venv "$root/.venv"
+  "$root/.venv/bin/python" -m pip install -q --upgrade pip
+fi
+"$root/.venv/bin/python" -m pip install -q "$root[test]"

@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: Apache-2.0
+"""cmswitch: a SystemC/TLM-2.0 model of a congestion-managed Ethernet switch, for design-space exploration.
+
+    import cmswitch
+    res = cmswitch.run(cmswitch.IncastConfig(flows=16, buffer_kb=64, min_rto_ms=10, duration_s=2))
+    res.summary["goodput_mbps"], res.flows
+    df = cmswitch.sweep(cmswitch.IncastConfig(duration_s=2), {"flows": [4, 16, 64], "buffer_kb": [32, 128]},
+                        store="incast.sqlite")
+"""
+from . import _core
+from .config import CONFIG_CLASSES, IncastConfig, OverloadConfig, ScenarioConfig, config_class
+from .result import Result
+from .runner import run
+from .store import ResultStore
+from .study import MinBuffer, buffer_sizing, find_min_buffer
+from .sweep import expand_grid, sweep
+
+__version__ = _core.__version__
+
+__all__ = ["run", "sweep", "expand_grid", "find_min_buffer", "buffer_sizing", "Result", "ResultStore", "MinBuffer",
+           "ScenarioConfig", "IncastConfig", "OverloadConfig", "CONFIG_CLASSES", "config_class", "__version__"]

@@ -1,0 +1,187 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Command line for people who do not write Python:
+
+  cmswitch run <scenario> [--field value ...]      one run; prints its summary as JSON
+  cmswitch sweep <spec.toml|spec.yaml>             a sweep described in a file; writes a CSV
+  cmswitch study buffer-sizing --out DIR           the buffer-sizing study (the main job)
+  cmswitch scenarios [<scenario>]                  the scenarios and their fields (unit, default, range)
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, Dict, List, Optional
+
+from .config import CONFIG_CLASSES, _spec, config_class
+
+
+def _parse_fields(scenario: str, args: List[str]) -> Dict[str, Any]:
+    spec = _spec(scenario)
+    values: Dict[str, Any] = {}
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if not a.startswith("--"):
+            raise ValueError(f"unexpected argument {a!r}: fields are given as --name value")
+        name, _, inline = a[2:].partition("=")
+        name = name.replace("-", "_")
+        if name not in spec:
+            raise ValueError(f"unknown field {name!r} of {scenario}; fields are {', '.join(spec)}")
+        p = spec[name]
+        if p["type"] == "bool" and not inline:
+            values[name] = True
+            i += 1
+            continue
+        if not inline:
+            if i + 1 >= len(args):
+                raise ValueError(f"--{name} needs a value")
+            inline = args[i + 1]
+            i += 1
+        i += 1
+        values[name] = _convert(name, inline, p)
+    return values
+
+
+def _convert(name: str, text: str, p: dict) -> Any:
+    try:
+        if p["type"] == "int":
+            v = float(text)
+            return int(v) if v.is_integer() else v
+        if p["type"] == "float":
+            return float(text)
+        if p["type"] == "bool":
+            return {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}[text.lower()]
+        return text
+    except (ValueError, KeyError):
+        raise ValueError(f"{name} = {text!r}: not a valid {p['type']}") from None
+
+
+def _load_spec(path: str) -> Dict[str, Any]:
+    with open(path, "rb") as fh:
+        data = fh.read()
+    if path.endswith((".yaml", ".yml")):
+        import yaml
+        return yaml.safe_load(data)
+    try:
+        import tomllib
+    except ImportError:   # Python < 3.11
+        import tomli as tomllib
+    return tomllib.loads(data.decode())
+
+
+def cmd_run(ns, rest: List[str]) -> int:
+    from .runner import run
+    cfg = config_class(ns.scenario).from_dict(_parse_fields(ns.scenario, rest))
+    res = run(cfg)
+    print(json.dumps(res.summary, indent=2))
+    return 0
+
+
+def cmd_sweep(ns, rest: List[str]) -> int:
+    from .sweep import sweep
+    if rest:
+        raise ValueError(f"unexpected arguments {rest}")
+    spec = _load_spec(ns.spec)
+    for key in spec:
+        if key not in ("scenario", "base", "grid", "points", "output"):
+            raise ValueError(f"{ns.spec}: unknown section {key!r}; allowed: scenario, base, grid, points, output")
+    if "scenario" not in spec:
+        raise ValueError(f"{ns.spec}: 'scenario' is missing (one of {', '.join(CONFIG_CLASSES)})")
+    cls = config_class(spec["scenario"])
+    base = cls.from_dict(spec.get("base", {}))
+    output = spec.get("output", {})
+    csv = ns.csv or output.get("csv") or os.path.splitext(ns.spec)[0] + ".csv"
+    df = sweep(base, spec.get("grid"), workers=ns.workers or output.get("workers"),
+               store=ns.store or output.get("store"), points=spec.get("points"))
+    df.to_csv(csv, index=False)
+    print(f"{len(df)} points ({df.attrs['computed']} computed, {df.attrs['reused']} from the store) -> {csv}",
+          file=sys.stderr)
+    return 0
+
+
+def cmd_study(ns, rest: List[str]) -> int:
+    from .study import SCHEMES, buffer_sizing
+    if rest:
+        raise ValueError(f"unexpected arguments {rest}")
+    if ns.study != "buffer-sizing":
+        raise ValueError(f"study = {ns.study!r}: known studies are buffer-sizing")
+    kw: Dict[str, Any] = dict(out=ns.out, workers=ns.workers, store=ns.store)
+    if ns.quick:
+        kw.update(flows=(4, 16, 64), buffers_kb=(32, 128, 512), seeds=(1,), duration_s=1.0)
+    if ns.flows:
+        kw["flows"] = tuple(int(x) for x in ns.flows.split(","))
+    if ns.buffers_kb:
+        kw["buffers_kb"] = tuple(float(x) for x in ns.buffers_kb.split(","))
+    if ns.schemes:
+        kw["schemes"] = tuple(ns.schemes.split(","))
+    if ns.seeds:
+        kw["seeds"] = tuple(int(x) for x in ns.seeds.split(","))
+    if ns.duration_s is not None:
+        kw["duration_s"] = ns.duration_s
+    if ns.min_rtos_ms:
+        kw["min_rtos_ms"] = tuple(float(x) for x in ns.min_rtos_ms.split(","))
+    buffer_sizing(**kw)
+    print(f"report: {os.path.join(ns.out, 'index.html')} and {os.path.join(ns.out, 'report.md')}", file=sys.stderr)
+    return 0
+
+
+def cmd_scenarios(ns, rest: List[str]) -> int:
+    from . import _core
+    names = [ns.scenario] if ns.scenario else list(CONFIG_CLASSES)
+    for name in names:
+        config_class(name)
+        d = _core.describe(name)
+        print(f"{name}: {d['description']}")
+        for p in d["params"]:
+            allowed = (", ".join(p["choices"]) if p["type"] == "choice" else
+                       "true/false" if p["type"] == "bool" else f"[{p['min']:g}, {p['max']:g}]")
+            unit = f" {p['unit']}" if p["unit"] else ""
+            print(f"  {p['name']:<18} {p['type']:<6} default {p['default']!s:<12} allowed {allowed}{unit}")
+            print(f"  {'':<18} {p['help']}")
+    return 0
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="cmswitch", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("run", help="one run; fields as --name value (see 'cmswitch scenarios')")
+    p.add_argument("scenario", choices=sorted(CONFIG_CLASSES))
+    p.set_defaults(fn=cmd_run)
+    p = sub.add_parser("sweep", help="a sweep from a TOML or YAML file (scenario, base, grid, points, output)")
+    p.add_argument("spec")
+    p.add_argument("--csv", help="output CSV (default: the spec's name with .csv)")
+    p.add_argument("--store", help="SQLite result store: finished points are reused")
+    p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    p.set_defaults(fn=cmd_sweep)
+    p = sub.add_parser("study", help="a packaged study: buffer-sizing")
+    p.add_argument("study")
+    p.add_argument("--out", default="report", help="report folder (default: report)")
+    p.add_argument("--quick", action="store_true", help="a small grid, 1 s runs (a smoke test)")
+    p.add_argument("--flows", help="comma-separated flow counts (default 2,4,8,16,32,64)")
+    p.add_argument("--buffers-kb", help="comma-separated buffer sizes in KB (default 16,32,64,128,256,512,1024)")
+    p.add_argument("--schemes", help="comma-separated schemes (default droptail,red-ecn,dctcp)")
+    p.add_argument("--seeds", help="comma-separated seeds (default 1,2,3)")
+    p.add_argument("--duration-s", type=float, help="simulated seconds per run (default 10)")
+    p.add_argument("--min-rtos-ms", help="comma-separated TCP minimum RTOs in ms (default 200,10)")
+    p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    p.add_argument("--store", help="SQLite result store: finished points are reused")
+    p.set_defaults(fn=cmd_study)
+    p = sub.add_parser("scenarios", help="list scenarios and their fields")
+    p.add_argument("scenario", nargs="?")
+    p.set_defaults(fn=cmd_scenarios)
+    ns, rest = parser.parse_known_args(argv)
+    try:
+        return ns.fn(ns, rest)
+    except ValueError as e:
+        print(f"cmswitch: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("cmswitch: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":   # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Running one configuration."""
+from __future__ import annotations
+
+from typing import Any, Dict
+
+from . import _core
+from .config import ScenarioConfig, config_class
+from .result import Result, Tables
+
+
+def run(config: ScenarioConfig) -> Result:
+    """Run one scenario in a fresh simulation context and return its metrics.
+
+    The GIL is released while the simulation runs; Ctrl-C stops it with KeyboardInterrupt (the model is torn
+    down cleanly and the next run works). Raises ValueError for a bad config, RuntimeError if the model breaks
+    an invariant (e.g. conservation of bytes).
+    """
+    if not isinstance(config, ScenarioConfig):
+        raise TypeError(f"run() takes a scenario config (e.g. cmswitch.IncastConfig), not {type(config).__name__}")
+    out = _core.run(config.scenario, config.to_params())
+    return Result(config=config, summary=out["summary"], tables=Tables(out["tables"]))
+
+
+def run_summary(scenario: str, params: Dict[str, Any]) -> Dict[str, Any]:
+    """Worker entry point of sweeps: a run's summary only (small to ship between processes)."""
+    cfg = config_class(scenario).from_dict(params)
+    return dict(_core.run(cfg.scenario, cfg.to_params())["summary"])

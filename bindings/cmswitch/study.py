@@ -1,0 +1,207 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The questions an architect asks: how much buffer does each congestion-management scheme need?"""
+from __future__ import annotations
+
+import html
+import os
+import time
+from dataclasses import dataclass
+from typing import Any, Dict, Iterable, List, Optional, Sequence
+
+import pandas as pd
+
+from .config import IncastConfig, ScenarioConfig
+from .sweep import sweep
+
+PACKET_KB = 1500 / 1024
+
+
+def scheme_overrides(scheme: str, buffer_kb: float) -> Dict[str, Any]:
+    """Config fields of a congestion-management scheme at a buffer size (marking thresholds scale with it)."""
+    if scheme == "droptail":
+        return dict(transport="newreno", ecn=False, marking="none")
+    if scheme == "red-ecn":
+        return dict(transport="newreno", ecn=True, marking="red", red_kmin_kb=buffer_kb / 4,
+                    red_kmax_kb=buffer_kb * 3 / 4, red_pmax=0.1)
+    if scheme == "dctcp":
+        # K = 20 packets at 1 Gbps (DCTCP paper), at most half the buffer
+        return dict(transport="dctcp", ecn=False, marking="step", ecn_k_kb=min(20 * PACKET_KB, buffer_kb / 2))
+    raise ValueError(f"scheme = {scheme!r}: known schemes are {', '.join(SCHEMES)}")
+
+
+SCHEMES = ("droptail", "red-ecn", "dctcp")
+SCHEME_TEXT = {
+    "droptail": "TCP NewReno, drop-tail",
+    "red-ecn": "TCP NewReno with ECN, RED marking (Kmin = B/4, Kmax = 3B/4, Pmax 0.1)",
+    "dctcp": "DCTCP, step marking at K = min(20 packets, B/2)",
+}
+
+
+@dataclass
+class MinBuffer:
+    buffer_kb: float                 # smallest buffer found that meets the target
+    evaluations: pd.DataFrame        # every run made (buffer, seed, metrics)
+
+
+def find_min_buffer(config: IncastConfig, target_goodput_mbps: Optional[float] = None, zero_drops: bool = False,
+                    seeds: Sequence[int] = (1, 2, 3), lo_kb: float = 8.0, hi_kb: float = 4096.0,
+                    tolerance_kb: float = 4.0, workers: Optional[int] = None, store=None,
+                    progress: bool = False) -> MinBuffer:
+    """Smallest buffer_kb for which `config` meets the target: mean goodput over `seeds` at least
+    target_goodput_mbps, and/or no drop in any seed. Bisection over [lo_kb, hi_kb] down to tolerance_kb,
+    assuming the target, once met, stays met for larger buffers. Raises ValueError if hi_kb misses it."""
+    if target_goodput_mbps is None and not zero_drops:
+        raise ValueError("give target_goodput_mbps, zero_drops=True, or both")
+    if not (0 < lo_kb < hi_kb):
+        raise ValueError(f"lo_kb = {lo_kb}, hi_kb = {hi_kb}: need 0 < lo_kb < hi_kb")
+    if tolerance_kb <= 0:
+        raise ValueError(f"tolerance_kb = {tolerance_kb}: must be > 0")
+    frames: List[pd.DataFrame] = []
+
+    def meets(buffer_kb: float) -> bool:
+        df = sweep(config.replace(buffer_kb=float(buffer_kb)), {"seed": list(seeds)}, workers=workers, store=store,
+                   progress=progress)
+        frames.append(df)
+        ok = True
+        if target_goodput_mbps is not None:
+            ok = ok and df["goodput_mbps"].mean() >= target_goodput_mbps
+        if zero_drops:
+            ok = ok and int(df["drops"].sum()) == 0
+        return ok
+
+    if not meets(hi_kb):
+        raise ValueError(f"hi_kb = {hi_kb} KB does not meet the target; raise hi_kb")
+    lo, hi = lo_kb, hi_kb
+    if meets(lo):
+        hi = lo
+    else:
+        while hi - lo > tolerance_kb:
+            mid = (lo + hi) / 2
+            if meets(mid):
+                hi = mid
+            else:
+                lo = mid
+    return MinBuffer(buffer_kb=hi, evaluations=pd.concat(frames, ignore_index=True))
+
+
+def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
+                  buffers_kb: Sequence[float] = (16, 32, 64, 128, 256, 512, 1024), schemes: Iterable[str] = SCHEMES,
+                  seeds: Sequence[int] = (1, 2, 3), duration_s: float = 10.0,
+                  min_rtos_ms: Sequence[float] = (200.0, 10.0), target_fraction: float = 0.9,
+                  workers: Optional[int] = None, store=None, progress: bool = True,
+                  base: Optional[IncastConfig] = None) -> pd.DataFrame:
+    """Incast over buffer sizes x flow counts for each scheme and TCP minimum RTO (seed 000's set-up, 10 s per
+    run by default: 756 runs in about 1.5 minutes on 2 cores); writes a report folder `out`: points.csv (every run), min_buffer.csv, goodput_vs_flows_<scheme>_
+    rto<ms>.png, goodput_vs_buffer_<n>flows.png, queue_vs_flows.png, report.md and index.html (the plots with a
+    short reading). Returns the points."""
+    schemes = list(schemes)
+    for s in schemes:
+        scheme_overrides(s, 64)   # unknown names fail before any run
+    base = base or IncastConfig(duration_s=duration_s, jitter_ns=500.0, sample_us=0.0)
+    cases = [(s, float(r)) for s in schemes for r in min_rtos_ms]
+    points = [dict(scheme_overrides(s, b), min_rto_ms=r, buffer_kb=float(b), flows=int(f), seed=int(seed))
+              for s, r in cases for b in buffers_kb for f in flows for seed in seeds]
+    scheme_of = [s for s, _ in cases for _ in buffers_kb for _ in flows for _ in seeds]
+    os.makedirs(out, exist_ok=True)
+    t0 = time.time()
+    df = sweep(base, points=points, workers=workers, store=store, progress=progress)
+    elapsed = time.time() - t0
+    df.insert(0, "scheme", scheme_of)
+    df.to_csv(os.path.join(out, "points.csv"), index=False)
+
+    line_rate = base.link_gbps * 1000 * 1460 / 1500   # payload share of the link
+    target = target_fraction * line_rate
+    mean = df.groupby(["scheme", "min_rto_ms", "flows", "buffer_kb"])["goodput_mbps"].mean().reset_index()
+    rows = []
+    for (scheme, rto, f), g in mean.groupby(["scheme", "min_rto_ms", "flows"]):
+        ok = g[g["goodput_mbps"] >= target].sort_values("buffer_kb")
+        rows.append(dict(scheme=scheme, min_rto_ms=rto, flows=f,
+                         min_buffer_kb=float(ok["buffer_kb"].iloc[0]) if len(ok) else float("nan"),
+                         best_goodput_mbps=float(g["goodput_mbps"].max())))
+    minbuf = pd.DataFrame(rows)
+    minbuf.to_csv(os.path.join(out, "min_buffer.csv"), index=False)
+
+    from . import plots
+    figures = []
+    for s, r in cases:
+        fig = plots.goodput_vs_flows(df[(df["scheme"] == s) & (df["min_rto_ms"] == r)],
+                                     title=f"{s}, minRTO {r:g} ms")
+        name = f"goodput_vs_flows_{s}_rto{r:g}ms.png"
+        fig.savefig(os.path.join(out, name), dpi=110)
+        figures.append((name, f"Goodput vs flows, {SCHEME_TEXT[s]}, minRTO {r:g} ms"))
+    labelled = df.assign(case=df["scheme"] + ", minRTO " + df["min_rto_ms"].map(lambda v: f"{v:g} ms"))
+    for f in sorted({min(flows, key=lambda x: abs(x - 16)), max(flows)}):
+        fig = plots.goodput_vs_buffer(labelled, f, by="case", title=f"{f} flows")
+        name = f"goodput_vs_buffer_{f}flows.png"
+        fig.savefig(os.path.join(out, name), dpi=110)
+        figures.append((name, f"Goodput vs buffer at {f} flows, every scheme and minRTO"))
+    biggest = max(buffers_kb)
+    fig = plots.goodput_vs_flows(labelled[labelled["buffer_kb"] == biggest].assign(
+                                     mean_queue_kb=lambda d: d["mean_queue_bytes"] / 1024),
+                                 title=f"average queue, {biggest:g} KB buffer", by="case", y="mean_queue_kb")
+    fig.axes[0].set_ylabel("average queue (KB)")
+    fig.savefig(os.path.join(out, "queue_vs_flows.png"), dpi=110)
+    figures.append(("queue_vs_flows.png", f"Average bottleneck queue vs flows at {biggest:g} KB"))
+    import matplotlib.pyplot as plt
+    plt.close("all")
+
+    reading = _reading(minbuf, cases, flows, buffers_kb, target, df, biggest)
+    runs = (f"{len(df)} runs ({df.attrs['computed']} computed in {elapsed:.0f} s on this machine"
+            + (f", {df.attrs['reused']} from the result store" if df.attrs["reused"] else "") + ")")
+    _write_report(out, base, schemes, min_rtos_ms, flows, buffers_kb, seeds, target, minbuf, figures, reading, runs)
+    return df
+
+
+def _reading(minbuf: pd.DataFrame, cases, flows, buffers_kb, target, df, biggest) -> List[str]:
+    lines = []
+    for s, r in cases:
+        m = minbuf[(minbuf["scheme"] == s) & (minbuf["min_rto_ms"] == r)].set_index("flows")["min_buffer_kb"]
+        covered = [f for f in flows if pd.notna(m.get(f))]
+        head = f"{s}, minRTO {r:g} ms"
+        if not covered:
+            lines.append(f"{head}: no buffer up to {max(buffers_kb):g} KB keeps goodput above {target:.0f} Mbps at "
+                         f"any flow count tested.")
+            continue
+        missing = [f for f in flows if f not in covered]
+        text = f"{head}: " + ", ".join(f"{f} flows need {m[f]:g} KB" for f in covered) + "."
+        if missing:
+            text += f" Not reached with {max(buffers_kb):g} KB at {', '.join(str(f) for f in missing)} flows."
+        lines.append(text)
+    q = df[df["buffer_kb"] == biggest].groupby(["scheme", "min_rto_ms"])["mean_queue_bytes"].mean() / 1024
+    lines.append(f"Average queue at {biggest:g} KB over all flow counts: " +
+                 ", ".join(f"{s} (minRTO {r:g} ms) {q[(s, r)]:.0f} KB" for s, r in cases if (s, r) in q) + ".")
+    return lines
+
+
+def _write_report(out, base, schemes, min_rtos_ms, flows, buffers_kb, seeds, target, minbuf, figures, reading, runs):
+    table = minbuf.assign(case=minbuf["scheme"] + ", " + minbuf["min_rto_ms"].map(lambda v: f"{v:g} ms")).pivot(
+        index="flows", columns="case", values="min_buffer_kb")
+    md = [f"# Buffer sizing for TCP incast", "",
+          f"Incast (seed 000 set-up): 1 client, N servers, {base.link_gbps:g} Gbps links, SRU {base.sru_kb:g} KB, "
+          f"TCP minRTO {', '.join(f'{r:g}' for r in min_rtos_ms)} ms, {base.duration_s:g} s simulated per run, "
+          f"seeds {list(seeds)}, {runs}. Goodput is the mean over seeds; the servers add up "
+          f"to {base.jitter_ns:g} ns of random delay per segment.", "",
+          f"Schemes: " + "; ".join(f"**{s}**: {SCHEME_TEXT[s]}" for s in schemes) + ".", "",
+          "## Reading", ""] + [f"- {l}" for l in reading] + [
+          "", f"## Smallest buffer (KB) with mean goodput >= {target:.0f} Mbps (90 % of the payload line rate)", "",
+          "Columns: scheme, minRTO.", "",
+          "| flows | " + " | ".join(table.columns) + " |", "|---" * (len(table.columns) + 1) + "|"]
+    for f, row in table.iterrows():
+        md.append(f"| {f} | " + " | ".join("-" if pd.isna(v) else f"{v:g}" for v in row) + " |")
+    md += ["", "`-`: not reached with the largest buffer tested. Every run: `points.csv`; this table: `min_buffer.csv`.",
+           "", "## Figures", ""]
+    for name, caption in figures:
+        md += [f"### {caption}", "", f"![{caption}]({name})", ""]
+    with open(os.path.join(out, "report.md"), "w") as fh:
+        fh.write("\n".join(md))
+    body = ["<h1>Buffer sizing for TCP incast</h1>",
+            f"<p>{html.escape(md[2])}</p>", "<h2>Reading</h2><ul>"] + \
+           [f"<li>{html.escape(l)}</li>" for l in reading] + ["</ul>", "<h2>Smallest buffer (KB)</h2>",
+            table.to_html(na_rep="-", float_format=lambda v: f"{v:g}"), "<h2>Figures</h2>"] + \
+           [f"<figure><img src='{n_}' alt='{html.escape(c)}'><figcaption>{html.escape(c)}</figcaption></figure>"
+            for n_, c in figures]
+    with open(os.path.join(out, "index.html"), "w") as fh:
+        fh.write("<!doctype html><meta charset='utf-8'><title>cmswitch buffer sizing</title>"
+                 "<style>body{font-family:sans-serif;max-width:980px;margin:2em auto}img{max-width:100%}"
+                 "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px}</style>"
+                 + "\n".join(body))

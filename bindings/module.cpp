@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+// cmswitch._core: the one entry point Python uses. A run builds its model in a fresh SystemC context (so any
+// number of runs work in one interpreter), releases the GIL while SystemC runs, and checks for Ctrl-C between
+// chunks of simulated time. Python never holds a SystemC object: it passes a scenario name and parameter
+// strings, and gets plain dicts and NumPy arrays back.
+#include "model/errors.h"
+#include "platform/scenario.h"
+#include "platform/sim_context.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <map>
+#include <string>
+
+namespace py = pybind11;
+using namespace cmswitch;
+
+namespace {
+
+py::dict describe(const std::string& name) {
+    auto sc = make_scenario(name);
+    py::dict out;
+    out["description"] = sc->description();
+    py::list params;
+    for (const auto& p : sc->params().params()) {
+        py::dict d;
+        d["name"] = p.name;
+        d["unit"] = p.unit;
+        d["help"] = p.help;
+        switch (p.type) {
+        case param_table::kind::integer:
+            d["type"] = "int";
+            d["default"] = *p.i;
+            d["min"] = p.lo;
+            d["max"] = p.hi;
+            break;
+        case param_table::kind::real:
+            d["type"] = "float";
+            d["default"] = *p.d;
+            d["min"] = p.lo;
+            d["max"] = p.hi;
+            d["min_open"] = p.lo_open;
+            break;
+        case param_table::kind::choice:
+            d["type"] = "choice";
+            d["default"] = *p.s;
+            d["choices"] = p.choices;
+            break;
+        case param_table::kind::flag:
+            d["type"] = "bool";
+            d["default"] = *p.b;
+            break;
+        }
+        params.append(d);
+    }
+    out["params"] = params;
+    return out;
+}
+
+py::dict to_python(const result& r) {
+    py::dict summary;
+    for (const auto& kv : r.summary) {
+        const scalar& v = kv.second;
+        if (auto b = std::get_if<bool>(&v))
+            summary[kv.first.c_str()] = *b;
+        else if (auto i = std::get_if<int64_t>(&v))
+            summary[kv.first.c_str()] = *i;
+        else if (auto d = std::get_if<double>(&v))
+            summary[kv.first.c_str()] = *d;
+        else
+            summary[kv.first.c_str()] = std::get<std::string>(v);
+    }
+    py::dict tables;
+    for (const auto& t : r.tables) {
+        py::dict cols;
+        for (const auto& c : t.second.columns)
+            cols[c.first.c_str()] = py::array_t<double>(static_cast<py::ssize_t>(c.second.size()), c.second.data());
+        tables[t.first.c_str()] = cols;
+    }
+    py::dict out;
+    out["summary"] = summary;
+    out["tables"] = tables;
+    return out;
+}
+
+py::dict run(const std::string& name, const std::map<std::string, std::string>& params) {
+    auto sc = make_scenario(name);   // config_error (a std::invalid_argument) reaches Python as ValueError
+    for (const auto& kv : params)
+        sc->params().set(kv.first, kv.second);
+    sc->params().validate();
+    result r;
+    bool interrupted = false;
+    {
+        py::gil_scoped_release release;
+        sim_context::set_interrupt_check([] {
+            py::gil_scoped_acquire acquire;
+            return PyErr_CheckSignals() != 0;   // sets KeyboardInterrupt (or what a handler raised)
+        });
+        try {
+            r = sc->run();
+        } catch (const run_interrupted&) {
+            interrupted = true;
+        } catch (...) {
+            sim_context::set_interrupt_check(nullptr);
+            throw;
+        }
+        sim_context::set_interrupt_check(nullptr);
+    }
+    if (interrupted)
+        throw py::error_already_set();
+    return to_python(r);
+}
+
+} // namespace
+
+PYBIND11_MODULE(_core, m) {
+    m.doc() = "cmswitch simulation core (private; use the cmswitch package)";
+    m.attr("__version__") = CMSWITCH_VERSION;
+    m.def("scenario_names", &scenario_names, "Names of the scenarios the core can run.");
+    m.def("describe", &describe, py::arg("scenario"),
+          "Parameters of a scenario: name, type, unit, default, allowed range or choices, help.");
+    m.def("run", &run, py::arg("scenario"), py::arg("params"),
+          R"doc(Runs one scenario with parameters given as strings; returns {"summary": dict, "tables": dict}.
+Raises ValueError for a bad parameter (naming it and its allowed range), RuntimeError if the model breaks an
+invariant, KeyboardInterrupt on Ctrl-C.)doc");
+    py::register_exception<model_error>(m, "ModelError", PyExc_RuntimeError);
+}

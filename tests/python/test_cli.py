@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The cmswitch command line: run, sweep from TOML/YAML, scenarios, errors."""
+import json
+import subprocess
+import sys
+
+import pandas as pd
+
+
+def cli(*args, check=True):
+    return subprocess.run([sys.executable, "-m", "cmswitch", *args], capture_output=True, text=True, check=check)
+
+
+def test_run_prints_the_summary():
+    out = json.loads(cli("run", "incast", "--flows", "4", "--duration-s", "0.2", "--buffer-kb", "64").stdout)
+    assert out["flows"] == 4 and out["conservation_ok"] is True and out["goodput_mbps"] > 0
+
+
+def test_bad_field_gives_exit_code_2_and_names_it():
+    r = cli("run", "incast", "--buffer-kb", "-3", check=False)
+    assert r.returncode == 2
+    assert "IncastConfig.buffer_kb = -3.0 is out of range" in r.stderr
+    r = cli("run", "incast", "--bufer-kb", "3", check=False)
+    assert r.returncode == 2 and "unknown field 'bufer_kb'" in r.stderr
+
+
+def test_sweep_from_toml_and_yaml(tmp_path):
+    toml = tmp_path / "spec.toml"
+    toml.write_text('scenario = "incast"\n[base]\nduration_s = 0.2\nmin_rto_ms = 10\n'
+                    '[grid]\nflows = [2, 4]\nbuffer_kb = [32, 64]\n')
+    r = cli("sweep", str(toml), "--workers", "2", "--store", str(tmp_path / "s.sqlite"))
+    df = pd.read_csv(tmp_path / "spec.csv")
+    assert len(df) == 4 and set(df["flows"]) == {2, 4}
+    assert "4 computed" in r.stderr
+    yaml = tmp_path / "spec.yaml"
+    yaml.write_text("scenario: incast\nbase: {duration_s: 0.2, min_rto_ms: 10}\n"
+                    "grid: {flows: [2, 4], buffer_kb: [32, 64]}\n")
+    r = cli("sweep", str(yaml), "--store", str(tmp_path / "s.sqlite"), "--csv", str(tmp_path / "y.csv"))
+    assert "0 computed, 4 from the store" in r.stderr
+    assert pd.read_csv(tmp_path / "y.csv").drop(columns="wall_s").equals(df.drop(columns="wall_s"))
+
+
+def test_sweep_spec_errors_name_the_problem(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('scenario = "incast"\n[grid]\nflows = [0]\n')
+    r = cli("sweep", str(bad), check=False)
+    assert r.returncode == 2 and "IncastConfig.flows = 0" in r.stderr
+    bad.write_text('scenario = "nosuch"\n')
+    r = cli("sweep", str(bad), check=False)
+    assert r.returncode == 2 and "known scenarios are" in r.stderr
+
+
+def test_scenarios_lists_fields_with_units():
+    out = cli("scenarios", "incast").stdout
+    assert "buffer_kb" in out and "KB (1024 B)" in out and "min_rto_ms" in out

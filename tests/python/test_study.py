@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The buffer-sizing study's report folder, and find_min_buffer's contract."""
+import os
+
+import pandas as pd
+import pytest
+
+import cmswitch
+
+
+def test_buffer_sizing_report_has_every_promised_file(tmp_path):
+    out = tmp_path / "report"
+    df = cmswitch.buffer_sizing(str(out), flows=(2, 8), buffers_kb=(32, 128), seeds=(1,), duration_s=0.3,
+                                min_rtos_ms=(200, 10), workers=2, progress=False)
+    expected = {"points.csv", "min_buffer.csv", "report.md", "index.html", "queue_vs_flows.png",
+                "goodput_vs_buffer_8flows.png"} | {f"goodput_vs_flows_{s}_rto{r}ms.png"
+                                                   for s in ("droptail", "red-ecn", "dctcp") for r in (200, 10)}
+    assert expected <= set(os.listdir(out))
+    for name in expected:
+        assert (out / name).stat().st_size > 0, name
+    points = pd.read_csv(out / "points.csv")
+    assert len(points) == len(df) == 3 * 2 * 2 * 2
+    assert set(points["scheme"]) == {"droptail", "red-ecn", "dctcp"}
+    text = (out / "report.md").read_text()
+    assert "## Reading" in text and "goodput_vs_flows_dctcp_rto10ms.png" in text
+    html = (out / "index.html").read_text()
+    for name in expected:
+        if name.endswith(".png"):
+            assert name in html
+
+
+def test_find_min_buffer_returns_a_buffer_that_meets_the_target_and_a_smaller_one_does_not():
+    cfg = cmswitch.IncastConfig(flows=8, min_rto_ms=10, duration_s=0.4, jitter_ns=500)
+    target = 850.0
+    found = cmswitch.find_min_buffer(cfg, target_goodput_mbps=target, seeds=(1, 2), lo_kb=16, hi_kb=512,
+                                     tolerance_kb=16, workers=2)
+    assert 16 < found.buffer_kb <= 512
+
+    def mean_goodput(b):
+        return cmswitch.sweep(cfg.replace(buffer_kb=b), {"seed": [1, 2]}, workers=2, progress=False)["goodput_mbps"].mean()
+
+    assert mean_goodput(found.buffer_kb) >= target
+    assert mean_goodput(found.buffer_kb - 16) < target
+    assert len(found.evaluations) >= 4
+
+
+def test_find_min_buffer_with_one_flow_needs_no_buffer_to_avoid_drops():
+    # one server cannot congest its path: no drops with the smallest buffer allowed
+    found = cmswitch.find_min_buffer(cmswitch.IncastConfig(flows=1, duration_s=0.2), zero_drops=True, seeds=(1,),
+                                     lo_kb=2, hi_kb=64, workers=1)
+    assert found.buffer_kb == 2
+
+
+def test_find_min_buffer_explains_bad_requests():
+    with pytest.raises(ValueError, match="target_goodput_mbps"):
+        cmswitch.find_min_buffer(cmswitch.IncastConfig())
+    with pytest.raises(ValueError, match="does not meet the target"):
+        cmswitch.find_min_buffer(cmswitch.IncastConfig(flows=2, duration_s=0.1), target_goodput_mbps=2000,
+                                 seeds=(1,), hi_kb=64, workers=1)

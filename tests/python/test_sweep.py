@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: Apache-2.0
+"""sweep(): grid order, process pool vs in-process vs Dask, resuming from the store after a kill."""
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+import cmswitch
+from conftest import ROOT
+
+BASE = cmswitch.IncastConfig(duration_s=0.3, min_rto_ms=10, jitter_ns=400)
+GRID = {"flows": [4, 16], "buffer_kb": [32, 128], "seed": [1, 2]}
+
+
+def same_rows(a, b):
+    a = a.drop(columns="wall_s").reset_index(drop=True)
+    b = b.drop(columns="wall_s").reset_index(drop=True)
+    return a.equals(b)
+
+
+def test_expand_grid_crosses_points_with_the_grid():
+    pts = cmswitch.expand_grid({"a": [1, 2], "b": [3]}, points=[{"c": 0}, {"c": 1}])
+    assert pts == [{"c": 0, "a": 1, "b": 3}, {"c": 0, "a": 2, "b": 3}, {"c": 1, "a": 1, "b": 3},
+                   {"c": 1, "a": 2, "b": 3}]
+    with pytest.raises(ValueError, match="must be a list"):
+        cmswitch.expand_grid({"flows": 4})
+
+
+def test_results_do_not_depend_on_sweep_order_or_on_how_it_runs():
+    forward = cmswitch.sweep(BASE, GRID, workers=2, progress=False)
+    backward = cmswitch.sweep(BASE, {k: list(reversed(v)) for k, v in GRID.items()}, workers=1, progress=False)
+    key = ["flows", "buffer_kb", "seed"]
+    assert same_rows(forward.sort_values(key), backward.sort_values(key))
+    assert forward.attrs == {"computed": 8, "reused": 0}
+    # each row equals a plain run of its config
+    row = forward.iloc[5]
+    r = cmswitch.run(BASE.replace(flows=int(row.flows), buffer_kb=row.buffer_kb, seed=int(row.seed)))
+    assert r["goodput_mbps"] == row.goodput_mbps and r["drops"] == row.drops
+
+
+def test_a_bad_point_fails_before_anything_runs(tmp_path):
+    store = tmp_path / "s.sqlite"
+    with pytest.raises(ValueError, match="buffer_kb"):
+        cmswitch.sweep(BASE, {"buffer_kb": [64, -1]}, store=str(store), progress=False)
+    assert len(cmswitch.ResultStore(str(store))) == 0
+
+
+def test_local_dask_cluster_gives_the_same_dataframe_as_the_process_pool():
+    distributed = pytest.importorskip("distributed")
+    pool = cmswitch.sweep(BASE, GRID, workers=2, progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
+            distributed.Client(cl) as client:
+        dask = cmswitch.sweep(BASE, GRID, executor=client, progress=False)
+    assert same_rows(pool, dask)
+
+
+def test_concurrent_futures_executor_is_accepted():
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(1) as ex:
+        df = cmswitch.sweep(BASE, {"flows": [2, 4]}, executor=ex, progress=False)
+    assert list(df["flows"]) == [2, 4]
+
+
+def test_a_killed_sweep_resumes_and_computes_only_the_missing_points(tmp_path):
+    store = tmp_path / "resume.sqlite"
+    script = tmp_path / "sweep.py"
+    script.write_text(
+        "import cmswitch\n"
+        "base = cmswitch.IncastConfig(duration_s=0.6, min_rto_ms=10, jitter_ns=400)\n"
+        f"cmswitch.sweep(base, {{'flows': [2, 4, 8, 16], 'buffer_kb': [32, 64, 128], 'seed': [1]}},"
+        f" workers=1, store={str(store)!r}, progress=False)\n")
+    p = subprocess.Popen([sys.executable, str(script)])
+    deadline = time.time() + 120
+    done = 0
+    while time.time() < deadline:
+        if store.exists():
+            try:
+                with sqlite3.connect(str(store)) as db:
+                    done = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+            except sqlite3.OperationalError:
+                done = 0
+        if done >= 4:
+            break
+        time.sleep(0.02)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    with sqlite3.connect(str(store)) as db:
+        done = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+    assert 4 <= done < 12, "the sweep finished before it could be killed; make its points longer"
+    base = cmswitch.IncastConfig(duration_s=0.6, min_rto_ms=10, jitter_ns=400)
+    grid = {"flows": [2, 4, 8, 16], "buffer_kb": [32, 64, 128], "seed": [1]}
+    df = cmswitch.sweep(base, grid, workers=2, store=str(store), progress=False)
+    assert df.attrs == {"computed": 12 - done, "reused": done}
+    again = cmswitch.sweep(base, grid, workers=2, store=str(store), progress=False)
+    assert again.attrs == {"computed": 0, "reused": 12}
+    fresh = cmswitch.sweep(base, grid, workers=2, progress=False)
+    assert same_rows(df, fresh)
