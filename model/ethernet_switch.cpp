@@ -35,6 +35,35 @@ void ethernet_switch::reset() {
     m_buffer->reset();
 }
 
+void ethernet_switch::enable_qcn(const qcn_cp_config& cfg, int id, rng r) {
+    cfg.validate();
+    m_id = id;
+    m_cps.clear();
+    for (int p = 0; p < num_ports(); ++p)
+        for (int prio = 0; prio < num_priorities; ++prio)
+            m_cps.emplace_back(cfg, m_buffer->port_capacity_bytes(),
+                               rng(r.next(), static_cast<uint64_t>(p * num_priorities + prio)));
+}
+
+frame* ethernet_switch::make_cnm(const frame& about, int port, const qcn_feedback& fb, uint64_t now) {
+    frame* c = m_pool.acquire();
+    c->kind = frame_kind::cnm;
+    c->bytes = min_frame_bytes;
+    c->prio = num_priorities - 1;
+    c->src = 0xffff;   // a switch, not a host
+    c->dst = about.src;
+    c->flow = about.flow;
+    c->aux = fb.qntz_fb;
+    c->seq = static_cast<uint64_t>(fb.qoff);
+    c->ack = static_cast<uint64_t>(fb.qdelta);
+    c->ts_ps = (static_cast<uint64_t>(m_id) << 16) | (static_cast<uint64_t>(port) << 3) | about.prio;   // CPID
+    c->created_ps = now;
+    ++m_originated_frames;
+    m_originated_bytes += c->bytes;
+    m_counters[static_cast<size_t>(port)].cnms++;
+    return c;
+}
+
 void ethernet_switch::set_route(int dst_host, int port) {
     if (dst_host < 0 || dst_host >= static_cast<int>(m_routes.size()))
         throw config_error(std::string(name()) + ": route destination host " + std::to_string(dst_host) +
@@ -60,22 +89,38 @@ void ethernet_switch::forward(int in_port, frame* f, uint64_t now) {
     port_counters& in = m_counters[static_cast<size_t>(in_port)];
     in.rx_frames++;
     in.rx_bytes += f->bytes;
+    switch_frame(in_port, f, now);
+}
+
+void ethernet_switch::switch_frame(int in_port, frame* f, uint64_t now) {
     const int out = f->dst < m_routes.size() ? m_routes[f->dst] : -1;
     if (out < 0) {
         drop(in_port, f, drop_reason::no_route);
         return;
     }
     const drop_reason why = m_buffer->admit(out, f->prio, f->bytes);
+    egress_port& ep = m_ports[static_cast<size_t>(out)];
+    frame* cnm = nullptr;
+    if (!m_cps.empty() && f->prio < num_priorities - 1 &&
+        (f->kind == frame_kind::tcp || f->kind == frame_kind::udp)) {
+        // 802.1Qau CP: every arrival, with the queue including the frame if it is admitted
+        const uint64_t qlen = ep.bytes(f->prio) + (why == drop_reason::none ? f->bytes : 0);
+        const qcn_feedback fb =
+            m_cps[static_cast<size_t>(out * num_priorities + f->prio)].on_arrival(f->bytes, qlen, now);
+        if (fb.send)
+            cnm = make_cnm(*f, out, fb, now);
+    }
     if (why != drop_reason::none) {
         drop(out, f, why);
-        return;
+    } else {
+        if (m_marker && f->ecn != ecn_not_ect && f->ecn != ecn_ce && m_marker->should_mark(ep.bytes(), m_rng)) {
+            f->ecn = ecn_ce;
+            m_counters[static_cast<size_t>(out)].marks++;
+        }
+        ep.enqueue(f, now);
     }
-    egress_port& ep = m_ports[static_cast<size_t>(out)];
-    if (m_marker && f->ecn != ecn_not_ect && f->ecn != ecn_ce && m_marker->should_mark(ep.bytes(), m_rng)) {
-        f->ecn = ecn_ce;
-        m_counters[static_cast<size_t>(out)].marks++;
-    }
-    ep.enqueue(f, now);
+    if (cnm)
+        switch_frame(out, cnm, now);   // to the sampled frame's source, through the buffer like any frame
 }
 
 void ethernet_switch::drop(int port, frame* f, drop_reason why) {

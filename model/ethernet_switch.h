@@ -12,6 +12,7 @@
 #include "model/event_domain.h"
 #include "model/frame_pool.h"
 #include "model/frame_protocol.h"
+#include "model/qcn_cp.h"
 
 #include <array>
 #include <memory>
@@ -25,6 +26,7 @@ public:
     struct port_counters {
         uint64_t rx_frames = 0, rx_bytes = 0;
         uint64_t marks = 0;   // frames set to CE at this egress port
+        uint64_t cnms = 0;    // QCN congestion notifications sent by this egress port's congestion points
         std::array<uint64_t, num_drop_reasons> drop_frames{};
         std::array<uint64_t, num_drop_reasons> drop_bytes{};
     };
@@ -37,6 +39,14 @@ public:
     frame_initiator_socket& tx(int port) { return *m_tx[static_cast<size_t>(port)]; }
 
     void set_route(int dst_host, int port);
+    // QCN congestion points on every egress port for the data priorities 0..6 (CNMs go in priority 7).
+    // id: this switch's number, carried in CNMs as the congestion point id (id << 16 | port << 3 | prio).
+    void enable_qcn(const qcn_cp_config& cfg, int id, rng r);
+    const qcn_congestion_point* congestion_point(int port, int prio) const {
+        return m_cps.empty() ? nullptr : &m_cps[static_cast<size_t>(port * num_priorities + prio)];
+    }
+    uint64_t originated_frames() const { return m_originated_frames; }
+    uint64_t originated_bytes() const { return m_originated_bytes; }
     // ECN marking at every egress port (null: none); r: the switch's own random stream.
     void set_marker(std::unique_ptr<ecn_marker> marker, rng r) {
         m_marker = std::move(marker);
@@ -59,7 +69,9 @@ private:
     void receive(int port, frame& f, sc_core::sc_time& delay);
     void on_event(uint32_t kind, uint32_t index, void* ptr) override;
     void forward(int in_port, frame* f, uint64_t now);
+    void switch_frame(int in_port, frame* f, uint64_t now);
     void drop(int port, frame* f, drop_reason why);
+    frame* make_cnm(const frame& about, int port, const qcn_feedback& fb, uint64_t now);
 
     std::vector<std::unique_ptr<frame_target_socket<ethernet_switch>>> m_rx;
     std::vector<std::unique_ptr<frame_initiator_socket>> m_tx;
@@ -68,6 +80,9 @@ private:
     std::vector<int> m_routes;
     std::unique_ptr<buffer_manager> m_buffer;
     std::unique_ptr<ecn_marker> m_marker;
+    std::vector<qcn_congestion_point> m_cps;
+    int m_id = 0;
+    uint64_t m_originated_frames = 0, m_originated_bytes = 0;
     rng m_rng;
     frame_pool& m_pool;
     event_domain& m_events;

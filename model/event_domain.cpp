@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/event_domain.h"
 
+#include "model/errors.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -69,6 +71,11 @@ std::vector<timed_entry> event_domain::pending() const {
     for (const uint128 k : m_heap)
         out.push_back(m_slots[static_cast<uint64_t>(k) & slot_mask]);
     return out;
+}
+
+void event_domain::past(uint64_t t_ps, uint64_t now) const {
+    throw model_error(std::string(name()) + ": an event was scheduled at " + std::to_string(t_ps) +
+                      " ps, before the current time " + std::to_string(now) + " ps");
 }
 
 void event_domain::overflow() const {

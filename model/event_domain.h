@@ -66,8 +66,11 @@ public:
         }
         push((static_cast<uint128>(t_ps) << 64) | ((m_seq++ & seq_mask) << slot_bits) | slot);
         if (!m_dispatching && t_ps < m_armed_ps) {
+            const uint64_t kernel_now = sc_core::sc_time_stamp().value();
+            if (t_ps < kernel_now)
+                past(t_ps, kernel_now);
             m_armed_ps = t_ps;
-            m_wake.notify(ps_time(t_ps - sc_core::sc_time_stamp().value()));
+            m_wake.notify(ps_time(t_ps - kernel_now));
         }
     }
     bool decoupled() const { return m_decoupled; }
@@ -81,6 +84,7 @@ public:
 private:
     void dispatch();
     [[noreturn]] void overflow() const;
+    [[noreturn]] void past(uint64_t t_ps, uint64_t now) const;
     // Keys are time(64) | sequence(40) | slot(24): one 128-bit comparison orders by time and, at equal times,
     // by scheduling order; the entry itself waits in m_slots.
     static constexpr int slot_bits = 24;

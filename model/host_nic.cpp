@@ -18,15 +18,24 @@ void host_nic::reset() {
     m_dropped_frames = m_dropped_bytes = 0;
 }
 
+void host_nic::enable_qcn(const qcn_rp_config& cfg, double line_rate_bps, rng r) {
+    rp_port& port = *this;
+    event_handler* owner = this;
+    m_rp = std::make_unique<qcn_reaction_point>(cfg, line_rate_bps, port, m_events, owner, r);
+}
+
 bool host_nic::send(frame* f) {
     m_offered_frames++;
     m_offered_bytes += f->bytes;
-    if (m_port.bytes() + f->bytes > m_limit) {
+    const uint64_t held = m_port.bytes() + (m_rp ? m_rp->queued_bytes() : 0);
+    if (held + f->bytes > m_limit) {
         m_dropped_frames++;
         m_dropped_bytes += f->bytes;
         m_pool.release(f);
         return false;
     }
+    if (m_rp && m_rp->take(f, now_ps()))
+        return true;
     m_port.enqueue(f, now_ps());
     return true;
 }
@@ -41,7 +50,10 @@ void host_nic::on_event(uint32_t kind, uint32_t index, void* ptr) {
         frame* f = static_cast<frame*>(ptr);
         m_delivered_frames++;
         m_delivered_bytes += f->bytes;
-        if (m_upper)
+        if (f->kind == frame_kind::cnm && m_rp) {   // 802.1Qau: the NIC's reaction point consumes it
+            m_rp->on_cnm(f->flow, static_cast<uint8_t>(f->aux & 0x3f), now_ps());
+            m_pool.release(f);
+        } else if (m_upper)
             m_upper->receive(f, now_ps());
         else
             m_pool.release(f);
@@ -59,6 +71,10 @@ void host_nic::on_event(uint32_t kind, uint32_t index, void* ptr) {
 void host_nic::queued(uint64_t& frames, uint64_t& bytes) const {
     frames += m_port.frames();
     bytes += m_port.bytes();
+    if (m_rp) {
+        frames += m_rp->queued_frames();
+        bytes += m_rp->queued_bytes();
+    }
 }
 
 void host_nic::in_flight(uint64_t& frames, uint64_t& bytes) const {

@@ -10,8 +10,10 @@
 #include "model/event_domain.h"
 #include "model/frame_pool.h"
 #include "model/frame_protocol.h"
+#include "model/qcn_rp.h"
 
 #include <cstdint>
+#include <memory>
 
 namespace cmswitch {
 
@@ -23,7 +25,7 @@ protected:
     ~frame_receiver() = default;
 };
 
-class host_nic : public sc_core::sc_module, private event_handler {
+class host_nic : public sc_core::sc_module, private event_handler, private rp_port {
 public:
 
     frame_initiator_socket tx{"tx"};
@@ -46,6 +48,11 @@ public:
         m_events.schedule(t_ps, this, ev_timer, tag, client);
     }
 
+    // QCN reaction point: per-flow rate limiters in front of the egress queue; CNMs arriving at this NIC go to
+    // it (and no further). line_rate_bps: the rate of this NIC's link.
+    void enable_qcn(const qcn_rp_config& cfg, double line_rate_bps, rng r);
+    const qcn_reaction_point* reaction_point() const { return m_rp.get(); }
+
     void reset();
     const egress_port& egress() const { return m_port; }
     uint64_t offered_frames() const { return m_offered_frames; }
@@ -63,12 +70,14 @@ private:
     enum : uint32_t { ev_arrival = 0, ev_tx_done = 1, ev_timer = 2 };
     void receive(int, frame& f, sc_core::sc_time& delay);
     void on_event(uint32_t kind, uint32_t index, void* ptr) override;
+    void transmit_limited(frame* f, uint64_t now_ps) override { m_port.enqueue(f, now_ps); }
 
     int m_host;
     uint64_t m_limit;
     frame_pool& m_pool;
     frame_receiver* m_upper = nullptr;
     egress_port m_port;
+    std::unique_ptr<qcn_reaction_point> m_rp;
     uint64_t m_offered_frames = 0, m_offered_bytes = 0;
     uint64_t m_delivered_frames = 0, m_delivered_bytes = 0;
     uint64_t m_dropped_frames = 0, m_dropped_bytes = 0;

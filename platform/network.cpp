@@ -186,6 +186,8 @@ conservation network::account() const {
         n->in_flight(c.in_flight_frames, c.in_flight_bytes);
     }
     for (const auto& s : m_switches) {
+        c.offered_frames += s->originated_frames();   // CNMs (and later PAUSE frames) start at switches
+        c.offered_bytes += s->originated_bytes();
         for (int p = 0; p < s->num_ports(); ++p)
             for (int r = 1; r < num_drop_reasons; ++r) {
                 c.dropped_frames += s->counters(p).drop_frames[static_cast<size_t>(r)];

@@ -21,7 +21,7 @@ namespace cmswitch {
 
 // Where every frame that entered the network is at the end of a run.
 struct conservation {
-    uint64_t offered_frames = 0, offered_bytes = 0;       // handed to NICs
+    uint64_t offered_frames = 0, offered_bytes = 0;       // handed to NICs or made by switches (CNMs)
     uint64_t delivered_frames = 0, delivered_bytes = 0;   // arrived at NICs
     uint64_t dropped_frames = 0, dropped_bytes = 0;       // NIC and switch drops
     uint64_t queued_frames = 0, queued_bytes = 0;         // in NIC and switch queues

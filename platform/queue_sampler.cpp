@@ -21,12 +21,19 @@ void queue_sampler::watch_counter(const std::string& column, const uint64_t* cou
     m_counter_values.emplace_back();
 }
 
+void queue_sampler::watch_gauge(const std::string& column, std::function<double()> gauge) {
+    m_gauges.emplace_back(column, std::move(gauge));
+    m_gauge_values.emplace_back();
+}
+
 void queue_sampler::sample() {
     m_t_ms.push_back(static_cast<double>(sc_core::sc_time_stamp().value()) * 1e-9);   // not a model block
     for (size_t i = 0; i < m_ports.size(); ++i)
         m_values[i].push_back(static_cast<double>(m_ports[i].second->bytes()));
     for (size_t i = 0; i < m_counters.size(); ++i)
         m_counter_values[i].push_back(static_cast<double>(*m_counters[i].second));
+    for (size_t i = 0; i < m_gauges.size(); ++i)
+        m_gauge_values[i].push_back(m_gauges[i].second());
     m_tick.notify(ps_time(m_period_ps));
 }
 
@@ -36,6 +43,8 @@ void queue_sampler::export_to(table& t) const {
         t.column(m_ports[i].first) = m_values[i];
     for (size_t i = 0; i < m_counters.size(); ++i)
         t.column(m_counters[i].first) = m_counter_values[i];
+    for (size_t i = 0; i < m_gauges.size(); ++i)
+        t.column(m_gauges[i].first) = m_gauge_values[i];
 }
 
 } // namespace cmswitch

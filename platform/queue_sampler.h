@@ -7,6 +7,7 @@
 #include "model/egress_port.h"
 #include "platform/result.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ public:
     void watch(const std::string& column, const egress_port* port);
     // A cumulative counter (bytes delivered to a flow, say); its column holds the counter at each sample.
     void watch_counter(const std::string& column, const uint64_t* counter);
+    // Any value read at each sample (a reaction point's current rate, say).
+    void watch_gauge(const std::string& column, std::function<double()> gauge);
+    // The samples of a gauge so far.
+    const std::vector<double>& gauge_values(size_t i) const { return m_gauge_values[i]; }
     // Copies the samples into t (columns t_ms, then one per watched port or counter, in bytes).
     void export_to(table& t) const;
 
@@ -29,6 +34,8 @@ private:
     std::vector<std::pair<std::string, const egress_port*>> m_ports;
     std::vector<std::pair<std::string, const uint64_t*>> m_counters;
     std::vector<std::vector<double>> m_counter_values;
+    std::vector<std::pair<std::string, std::function<double()>>> m_gauges;
+    std::vector<std::vector<double>> m_gauge_values;
     std::vector<double> m_t_ms;
     std::vector<std::vector<double>> m_values;
     sc_core::sc_event m_tick;

@@ -8,6 +8,8 @@
 #include "platform/statistics.h"
 #include "traffic/bulk_app.h"
 #include "traffic/incast.h"
+#include "traffic/udp_sink.h"
+#include "traffic/udp_source.h"
 
 #include <algorithm>
 #include <chrono>
@@ -47,6 +49,9 @@ incast_scenario::incast_scenario() {
               "TCP flows to the client sending elephants of random size back to back, each from a host of its own");
     t.add_real("elephant_min_mb", &c.elephant_min_mb, 0.001, 1e6, "MB (2^20 B)", "smallest elephant");
     t.add_real("elephant_max_mb", &c.elephant_max_mb, 0.001, 1e6, "MB (2^20 B)", "largest elephant");
+    t.add_real("udp_cbr_mbps", &c.udp_cbr_mbps, 0, 1e6, "Mbps",
+               "one extra UDP constant-bit-rate flow to the client from a host of its own (seed 000: 400; 0: none)");
+    c.qcn.add_params(t);
     t.add_real("sample_us", &c.sample_us, 0, 1e9, "us", "queue sampling period for the time series (0: off)");
     t.add_flag("series", &c.series, "include the queue time series in the output");
 }
@@ -104,7 +109,9 @@ result incast_scenario::run() {
     {
         const int client = 0;
         const int nb = static_cast<int>(c.bulk_flows), ne = static_cast<int>(c.elephant_flows);
-        network net(star_topology(n + nb + ne + 1, rate_bps, delay_ps, buf));
+        const int nu = c.udp_cbr_mbps > 0 ? 1 : 0;
+        network net(star_topology(n + nb + ne + nu + 1, rate_bps, delay_ps, buf));
+        c.qcn.apply(net, static_cast<uint64_t>(c.seed));
         net.sw(0).set_marker(make_ecn_marker(mark), rng(static_cast<uint64_t>(c.seed), 1000000));
         std::vector<tcp_stats> stats(static_cast<size_t>(n));
         std::vector<std::unique_ptr<tcp_sender>> senders;
@@ -142,7 +149,34 @@ result incast_scenario::run() {
             bg_apps.emplace_back(new bulk_app(*bg_senders.back(), net.nic(host), lo, hi,
                                               rng(static_cast<uint64_t>(c.seed), 2000000 + static_cast<uint64_t>(j)), 0));
         }
+        // the UDP CBR flow: last host, flow n + nb + ne
+        flow_stats udp;
+        std::unique_ptr<udp_sink> udp_rx;
+        std::unique_ptr<cbr_source> udp_tx;
+        if (nu) {
+            const int host = n + nb + ne + 1;
+            udp.flow = static_cast<uint32_t>(n + nb + ne);
+            udp.src = host;
+            udp.dst = client;
+            udp_rx.reset(new udp_sink(net.stack(client), udp));
+            cbr_params p;
+            p.rate_bps = static_cast<uint64_t>(std::llround(c.udp_cbr_mbps * 1e6));
+            p.frame_bytes = 1500;
+            p.start_ps = rng(static_cast<uint64_t>(c.seed), 5000000).below(serialization_ps(1500, p.rate_bps));
+            p.stop_ps = end_ps;
+            udp_tx.reset(new cbr_source(net.stack(host), udp, p));
+        }
         const egress_port& bottleneck = net.sw(0).egress(client);
+        // QCN: the current rate of every incast flow's limiter (line rate when it has none), sampled
+        std::unique_ptr<queue_sampler> rates;
+        if (c.qcn.enabled()) {
+            rates.reset(new queue_sampler("rates", static_cast<uint64_t>(std::llround(c.qcn.rate_sample_us * 1e6))));
+            for (int i = 0; i < n; ++i) {
+                const qcn_reaction_point* rp = net.nic(i + 1).reaction_point();
+                const uint32_t flow = static_cast<uint32_t>(i);
+                rates->watch_gauge("rate_mbps_flow" + std::to_string(i), [rp, flow] { return rp->rate_bps(flow) / 1e6; });
+            }
+        }
         std::unique_ptr<queue_sampler> sampler;
         if (c.sample_us > 0 && c.series) {
             sampler.reset(new queue_sampler("sampler", static_cast<uint64_t>(std::llround(c.sample_us * 1e6))));
@@ -181,6 +215,28 @@ result incast_scenario::run() {
         r.set("elephant_goodput_mbps", mbps(elephant_bytes, end_ps));
         r.set("elephants_completed", static_cast<int64_t>(elephants_done));
         r.set("background_timeouts", static_cast<int64_t>(bg_timeouts));
+        r.set("udp_goodput_mbps", mbps(udp.received_bytes, end_ps));
+        r.set("cm", c.qcn.cm);
+        if (c.qcn.enabled()) {
+            r.set("qcn_cp", c.qcn.cp);
+            r.set("qcn_rp", c.qcn.rp);
+            uint64_t cnms = 0;
+            for (int p = 0; p < net.sw(0).num_ports(); ++p)
+                cnms += net.sw(0).counters(p).cnms;
+            r.set("cnms", static_cast<int64_t>(cnms));
+            // seed 000's "avg minrate": the minimum current rate over the incast flows at each sample, averaged
+            double sum = 0;
+            size_t samples = n ? rates->gauge_values(0).size() : 0;
+            for (size_t k = 0; k < samples; ++k) {
+                double m = 1e300;
+                for (int i = 0; i < n; ++i)
+                    m = std::min(m, rates->gauge_values(static_cast<size_t>(i))[k]);
+                sum += m;
+            }
+            const double avg_min = samples ? sum / static_cast<double>(samples) : c.link_gbps * 1e3;
+            r.set("avg_minrate_mbps", avg_min);
+            r.set("avg_minrate_x_flows_mbps", avg_min * n);
+        }
         r.set("rounds_completed", static_cast<int64_t>(app.rounds_completed()));
         std::vector<double> rt;
         for (uint64_t t : app.round_times_ps())
@@ -215,6 +271,7 @@ result incast_scenario::run() {
         auto& fx = ft.column("fast_retransmits");
         auto& rb = ft.column("retransmitted_bytes");
         auto& db = ft.column("delivered_bytes");
+        auto& cn = ft.column("cnms_received");
         for (int i = 0; i < n; ++i) {
             const tcp_stats& st = stats[static_cast<size_t>(i)];
             id.push_back(i);
@@ -222,11 +279,16 @@ result incast_scenario::run() {
             fx.push_back(static_cast<double>(st.fast_retransmits));
             rb.push_back(static_cast<double>(st.retransmitted_bytes));
             db.push_back(static_cast<double>(st.bytes_delivered));
+            const qcn_reaction_point* rp = net.nic(i + 1).reaction_point();
+            const auto* rl = rp ? rp->find(static_cast<uint32_t>(i)) : nullptr;
+            cn.push_back(rl ? static_cast<double>(rl->cnms) : 0.0);
         }
         table& rtt = r.add_table("rounds");
         rtt.column("round_time_ms") = rt;
         if (sampler)
             sampler->export_to(r.add_table("queue_series"));
+        if (rates && c.series)
+            rates->export_to(r.add_table("rate_series"));
     }
     r.set("wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count());
     return r;

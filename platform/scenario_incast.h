@@ -5,6 +5,7 @@
 #ifndef CMSWITCH_PLATFORM_SCENARIO_INCAST_H
 #define CMSWITCH_PLATFORM_SCENARIO_INCAST_H
 
+#include "platform/qcn_setup.h"
 #include "platform/scenario.h"
 
 #include <cstdint>
@@ -37,8 +38,10 @@ struct incast_config {
     int64_t elephant_flows = 0;
     double elephant_min_mb = 100;
     double elephant_max_mb = 512;
+    double udp_cbr_mbps = 0;
     double sample_us = 1000;
     bool series = false;
+    qcn_options qcn;
 };
 
 class incast_scenario final : public scenario {

@@ -40,6 +40,9 @@ overload_scenario::overload_scenario() {
     t.add_flag("series", &c.series, "include the queue time series in the output");
     t.add_choice("event_domains", &c.event_domains, {"shared", "grouped", "per_block"},
                  "how blocks share SystemC-driven event queues (speed only; see bench/)");
+    t.add_real("warmup_s", &c.warmup_s, 0, 1e5, "s",
+               "after this time: bottleneck drops, mean queue and per-flow rates are also reported as *_after_warmup");
+    c.qcn.add_params(t);
     t.add_flag("no_decoupling", &c.no_decoupling,
                "return to the SystemC kernel at every model timestamp (same results, slower)");
 }
@@ -72,6 +75,7 @@ result overload_scenario::run() {
         topo.event_domains = c.event_domains;
         topo.temporal_decoupling = !c.no_decoupling;
         network net(topo);
+        c.qcn.apply(net, static_cast<uint64_t>(c.seed));
         std::vector<flow_stats> flows(static_cast<size_t>(senders));
         std::vector<std::unique_ptr<udp_sink>> sinks;
         std::vector<std::unique_ptr<cbr_source>> cbr;
@@ -104,13 +108,30 @@ result overload_scenario::run() {
             }
         }
         const egress_port& bottleneck = net.sw(0).egress(receiver);
+        if (c.warmup_s >= c.duration_s)
+            throw config_error("warmup_s = " + format_number(c.warmup_s) + ": must be below duration_s = " +
+                               format_number(c.duration_s));
         std::unique_ptr<queue_sampler> sampler;
-        if (c.sample_us > 0) {
-            sampler.reset(new queue_sampler("sampler", static_cast<uint64_t>(std::llround(c.sample_us * 1e6))));
+        if (c.sample_us > 0 || c.warmup_s > 0) {
+            sampler.reset(new queue_sampler("sampler", static_cast<uint64_t>(std::llround((c.sample_us > 0 ? c.sample_us : 100) * 1e6))));
             sampler->watch("bottleneck_bytes", &bottleneck);
             for (int i = 0; i < senders; ++i)
                 sampler->watch_counter("received_bytes_flow" + std::to_string(i),
                                        &flows[static_cast<size_t>(i)].received_bytes);
+            const auto& bc = net.sw(0).counters(receiver);
+            sampler->watch_gauge("bottleneck_drops", [&bc] {
+                uint64_t d = 0;
+                for (uint64_t x : bc.drop_frames)
+                    d += x;
+                return static_cast<double>(d);
+            });
+            if (c.qcn.enabled())
+                for (int i = 0; i < senders; ++i) {
+                    const qcn_reaction_point* rp = net.nic(i).reaction_point();
+                    const uint32_t flow = static_cast<uint32_t>(i);
+                    sampler->watch_gauge("rate_mbps_flow" + std::to_string(i),
+                                         [rp, flow] { return rp->rate_bps(flow) / 1e6; });
+                }
         }
 
         ctx.run_until(end_ps);
@@ -127,6 +148,43 @@ result overload_scenario::run() {
         r.set("offered_mbps", mbps(sent, end_ps));
         r.set("delivered_mbps", mbps(received, end_ps));
         report_port(r, "bottleneck_", bottleneck, rate_bps, end_ps);
+        r.set("cm", c.qcn.cm);
+        if (c.qcn.enabled()) {
+            uint64_t cnms = 0;
+            for (int p = 0; p < net.sw(0).num_ports(); ++p)
+                cnms += net.sw(0).counters(p).cnms;
+            r.set("cnms", static_cast<int64_t>(cnms));
+        }
+        if (c.warmup_s > 0 && sampler) {
+            // from the samples after the warm-up (the sampler's columns: queue, counters, gauges)
+            table t;
+            sampler->export_to(t);
+            const auto& ts = t.column("t_ms");
+            const double w_ms = c.warmup_s * 1e3;
+            size_t k0 = 0;
+            while (k0 < ts.size() && ts[k0] < w_ms)
+                ++k0;
+            const auto& q = t.column("bottleneck_bytes");
+            const auto& drops = t.column("bottleneck_drops");
+            double qsum = 0;
+            for (size_t k = k0; k < q.size(); ++k)
+                qsum += q[k];
+            const size_t nk = q.size() > k0 ? q.size() - k0 : 0;
+            r.set("mean_queue_bytes_after_warmup", nk ? qsum / static_cast<double>(nk) : 0.0);
+            r.set("drops_after_warmup",
+                  static_cast<int64_t>(nk ? drops.back() - (k0 ? drops[k0 - 1] : 0.0) : 0.0));
+            const double span_s = static_cast<double>(end_ps) * 1e-12 - (k0 ? ts[k0 - 1] * 1e-3 : 0.0);
+            table& fr = r.add_table("flow_rates_after_warmup");
+            auto& id = fr.column("flow");
+            auto& mb = fr.column("received_mbps");
+            for (int i = 0; i < senders; ++i) {
+                const auto& cum = t.column("received_bytes_flow" + std::to_string(i));
+                const double before = k0 ? cum[k0 - 1] : 0.0;
+                id.push_back(i);
+                mb.push_back((static_cast<double>(flows[static_cast<size_t>(i)].received_bytes) - before) * 8 /
+                             span_s / 1e6);
+            }
+        }
         report_drops(r, net);
         uint64_t forwarded = 0;
         for (int p = 0; p < net.sw(0).num_ports(); ++p)

@@ -4,6 +4,7 @@
 #ifndef CMSWITCH_PLATFORM_SCENARIO_OVERLOAD_H
 #define CMSWITCH_PLATFORM_SCENARIO_OVERLOAD_H
 
+#include "platform/qcn_setup.h"
 #include "platform/scenario.h"
 
 #include <cstdint>
@@ -30,6 +31,8 @@ struct overload_config {
     bool series = false;
     std::string event_domains = "shared";
     bool no_decoupling = false;
+    double warmup_s = 0;
+    qcn_options qcn;
 };
 
 class overload_scenario final : public scenario {

@@ -136,6 +136,24 @@ class OverloadConfig(ScenarioConfig):
     series: bool = False
     event_domains: str = "shared"
     no_decoupling: bool = False
+    warmup_s: float = 0.0
+    cm: str = "none"
+    qcn_cp: str = "standard"
+    qcn_rp: str = "standard"
+    qcn_rp_variant: str = "sef1"
+    qcn_quantizer: str = "linear"
+    qcn_qeq_kb: float = 25.390625
+    qcn_w: float = 2.0
+    qcn_sample_base_kb: float = 146.484375
+    qcn_memory_decay_ms: float = 15.0
+    qcn_gd: float = 0.0078125
+    qcn_min_rate_mbps: float = 10.0
+    qcn_byte_counter_kb: float = 146.484375
+    qcn_timer_ms: float = 15.0
+    qcn_fast_recovery: int = 5
+    qcn_rai_mbps: float = 5.0
+    qcn_rhai_mbps: float = 50.0
+    rate_sample_us: float = 1000.0
 
 
 @dataclass(frozen=True)
@@ -167,6 +185,24 @@ class IncastConfig(ScenarioConfig):
     elephant_flows: int = 0
     elephant_min_mb: float = 100.0
     elephant_max_mb: float = 512.0
+    udp_cbr_mbps: float = 0.0
+    cm: str = "none"
+    qcn_cp: str = "standard"
+    qcn_rp: str = "standard"
+    qcn_rp_variant: str = "sef1"
+    qcn_quantizer: str = "linear"
+    qcn_qeq_kb: float = 25.390625
+    qcn_w: float = 2.0
+    qcn_sample_base_kb: float = 146.484375
+    qcn_memory_decay_ms: float = 15.0
+    qcn_gd: float = 0.0078125
+    qcn_min_rate_mbps: float = 10.0
+    qcn_byte_counter_kb: float = 146.484375
+    qcn_timer_ms: float = 15.0
+    qcn_fast_recovery: int = 5
+    qcn_rai_mbps: float = 5.0
+    qcn_rhai_mbps: float = 50.0
+    rate_sample_us: float = 1000.0
     sample_us: float = 1000.0
     series: bool = False
 
