@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/egress_port.h"
 
+#include <algorithm>
+
 namespace cmswitch {
 
 void egress_port::reset(uint64_t now_ps, uint64_t histogram_bin_bytes) {
@@ -12,6 +14,9 @@ void egress_port::reset(uint64_t now_ps, uint64_t histogram_bin_bytes) {
     m_bytes = 0;
     m_frames = 0;
     m_busy_until = now_ps;
+    for (auto& t : m_paused_until)
+        t = 0;
+    m_paused_since = m_paused_total_ps = m_pause_rx = 0;
     m_cnt = counters{};
     m_occ.reset(now_ps, histogram_bin_bytes);
 }
@@ -27,8 +32,10 @@ void egress_port::try_transmit(uint64_t now) {
         m_nonempty &= static_cast<uint8_t>(~(1u << prio));
     m_bytes -= f->bytes;
     --m_frames;
-    if (m_buffer)
+    if (m_buffer && f->kind != frame_kind::pause)   // PAUSE frames are sent without buffer admission
         m_buffer->release(static_cast<int>(m_index), prio, f->bytes);
+    if (m_dequeue)
+        m_dequeue->on_dequeue(*f, now);
     m_occ.set(now, m_bytes);
     const uint64_t wait = now - f->enq_ps;
     m_cnt.wait_sum_ps += wait;
@@ -41,6 +48,46 @@ void egress_port::try_transmit(uint64_t now) {
     (*m_socket)->b_transport(*f, delay);   // f now belongs to the receiver
     m_busy_until = now + delay.value();
     request_wakeup();
+}
+
+} // namespace cmswitch
+
+namespace cmswitch {
+
+void egress_port::set_paused(uint8_t mask, uint64_t now) {
+    if (mask && !m_paused)
+        m_paused_since = now;
+    else if (!mask && m_paused)
+        m_paused_total_ps += now - m_paused_since;
+    m_paused = mask;
+    if (!m_wakeup_pending && m_busy_until <= now)
+        try_transmit(now);
+    else if (!m_wakeup_pending)
+        request_wakeup();
+}
+
+void egress_port::on_pause(uint8_t class_mask, uint32_t quanta, uint64_t now) {
+    ++m_pause_rx;
+    const uint64_t duration =
+        m_rate_bps ? static_cast<uint64_t>((static_cast<uint128>(quanta) * 512u * 1000000000000ull) / m_rate_bps) : 0;
+    class_mask &= static_cast<uint8_t>(~(1u << (num_priorities - 1)));   // control frames are never paused
+    for (int p = 0; p < num_priorities; ++p)
+        if (class_mask & (1u << p))
+            m_paused_until[p] = now + duration;
+    on_pause_expiry(now);
+}
+
+void egress_port::on_pause_expiry(uint64_t now) {
+    uint8_t mask = 0;
+    uint64_t next = UINT64_MAX;
+    for (int p = 0; p < num_priorities; ++p)
+        if (m_paused_until[p] > now) {
+            mask |= static_cast<uint8_t>(1u << p);
+            next = std::min(next, m_paused_until[p]);
+        }
+    if (next != UINT64_MAX)
+        m_events->schedule(next, m_owner, m_kind_pause_expiry, m_index, nullptr);
+    set_paused(mask, now);
 }
 
 } // namespace cmswitch

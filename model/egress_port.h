@@ -46,6 +46,14 @@ struct frame_fifo {
     }
 };
 
+// Told when a frame leaves a queue (its transmission starts): the switch's per-ingress PAUSE accounting.
+class dequeue_listener {
+public:
+    virtual void on_dequeue(const frame& f, uint64_t now_ps) = 0;
+protected:
+    ~dequeue_listener() = default;
+};
+
 class egress_port {
 public:
     // Statistics of one port, kept as plain counters (read by recorders at the end or by samplers).
@@ -91,13 +99,22 @@ public:
         try_transmit(now);
     }
 
-    // PAUSE/PFC: priorities whose bit is set are not served. Changing the mask re-evaluates the transmitter.
-    void set_paused(uint8_t mask, uint64_t now) {
-        m_paused = mask;
-        if (!m_wakeup_pending && m_busy_until <= now)
-            try_transmit(now);
+    // 802.3x PAUSE / 802.1Qbb PFC received for this transmitter: the priorities in class_mask stop for quanta x
+    // 512 bit times at the link rate (replacing any running pause; 0 = resume now). The frame on the wire is
+    // finished; priority 7 (control frames: PAUSE, CNM) is never paused. kind_pause_expiry: the owner's event
+    // kind for the end of a pause (on_pause_expiry must follow).
+    void configure_pause(uint64_t link_rate_bps, uint32_t kind_pause_expiry) {
+        m_rate_bps = link_rate_bps;
+        m_kind_pause_expiry = kind_pause_expiry;
     }
+    void on_pause(uint8_t class_mask, uint32_t quanta, uint64_t now);
+    void on_pause_expiry(uint64_t now);
     uint8_t paused() const { return m_paused; }
+    uint64_t paused_ps(uint64_t now) const {   // time with at least one priority paused
+        return m_paused_total_ps + (m_paused ? now - m_paused_since : 0);
+    }
+    uint64_t pause_frames_received() const { return m_pause_rx; }
+    void set_dequeue_listener(dequeue_listener* l) { m_dequeue = l; }
 
     uint64_t bytes() const { return m_bytes; }
     uint32_t frames() const { return m_frames; }
@@ -134,6 +151,12 @@ private:
     event_domain* m_events = nullptr;
     event_handler* m_owner = nullptr;
     buffer_manager* m_buffer = nullptr;
+    dequeue_listener* m_dequeue = nullptr;
+    uint64_t m_rate_bps = 0;
+    uint32_t m_kind_pause_expiry = 0;
+    uint64_t m_paused_until[num_priorities] = {};
+    uint64_t m_paused_since = 0, m_paused_total_ps = 0, m_pause_rx = 0;
+    void set_paused(uint8_t mask, uint64_t now);
     uint32_t m_kind_tx_done = 0;
     uint32_t m_index = 0;
 };

@@ -22,6 +22,7 @@ ethernet_switch::ethernet_switch(sc_core::sc_module_name name, int num_ports, in
         m_tx.emplace_back(new frame_initiator_socket(("tx_" + idx).c_str()));
         m_rx.back()->register_b_transport(this, &ethernet_switch::receive, static_cast<int>(i));
         m_ports[i].attach(m_tx.back().get(), &m_events, this, ev_tx_done, static_cast<uint32_t>(i), m_buffer.get());
+        m_ports[i].configure_pause(0, ev_pause_expiry);
     }
     reset();
 }
@@ -79,16 +80,126 @@ void ethernet_switch::receive(int port, frame& f, sc_core::sc_time& delay) {
 }
 
 void ethernet_switch::on_event(uint32_t kind, uint32_t index, void* ptr) {
-    if (kind == ev_arrival)
-        forward(static_cast<int>(index), static_cast<frame*>(ptr), now_ps());
-    else
-        m_ports[index].on_tx_done(now_ps());
+    const uint64_t now = now_ps();
+    switch (kind) {
+    case ev_arrival:
+        forward(static_cast<int>(index), static_cast<frame*>(ptr), now);
+        break;
+    case ev_tx_done:
+        m_ports[index].on_tx_done(now);
+        break;
+    case ev_pause_expiry:
+        m_ports[index].on_pause_expiry(now);
+        break;
+    default: {   // refresh of an XOFF still in force
+        ingress_class& ic = m_ingress[index];
+        if (ic.xoff && now >= ic.refresh_at)
+            send_pause(static_cast<int>(index / num_priorities), static_cast<int>(index % num_priorities),
+                       m_pause.pause_quanta, now);
+        break;
+    }
+    }
+}
+
+void ethernet_switch::enable_pause(const pause_config& cfg, const std::vector<uint64_t>& port_rate_bps,
+                                   const std::vector<uint64_t>& port_delay_ps) {
+    if (cfg.mode != "pause" && cfg.mode != "pfc")
+        throw config_error("pause mode = '" + cfg.mode + "': allowed values are pause, pfc");
+    if (cfg.xon_bytes + cfg.mtu_bytes > cfg.xoff_bytes)
+        throw config_error("pause_xon = " + std::to_string(cfg.xon_bytes) + " B, pause_xoff = " +
+                           std::to_string(cfg.xoff_bytes) + " B: XOFF - XON must be at least one MTU (" +
+                           std::to_string(cfg.mtu_bytes) + " B)");
+    if (cfg.pause_quanta == 0 || cfg.pause_quanta > 65535)
+        throw config_error("pause_quanta = " + std::to_string(cfg.pause_quanta) + ": allowed range [1, 65535]");
+    m_pause = cfg;
+    m_ingress.assign(static_cast<size_t>(num_ports()) * num_priorities, ingress_class{});
+    m_ingress_limit.assign(static_cast<size_t>(num_ports()), 0);
+    m_port_rate = port_rate_bps;
+    for (int p = 0; p < num_ports(); ++p) {
+        const uint64_t need = pause_headroom_bytes(port_rate_bps[static_cast<size_t>(p)],
+                                                   port_delay_ps[static_cast<size_t>(p)], cfg.mtu_bytes);
+        if (cfg.ingress_limit_bytes == 0) {
+            m_ingress_limit[static_cast<size_t>(p)] = cfg.xoff_bytes + need;
+        } else if (cfg.ingress_limit_bytes < cfg.xoff_bytes + need) {
+            throw config_error(std::string(name()) + " port " + std::to_string(p) + ": ingress limit " +
+                               std::to_string(cfg.ingress_limit_bytes) + " B leaves " +
+                               std::to_string(cfg.ingress_limit_bytes > cfg.xoff_bytes
+                                                  ? cfg.ingress_limit_bytes - cfg.xoff_bytes : 0) +
+                               " B above XOFF " + std::to_string(cfg.xoff_bytes) + " B, but the port needs " +
+                               std::to_string(need) + " B of headroom (" +
+                               std::to_string(port_rate_bps[static_cast<size_t>(p)] / 1000000) + " Mb/s, " +
+                               std::to_string(port_delay_ps[static_cast<size_t>(p)] / 1000000) +
+                               " us cable each way, 2 x " + std::to_string(cfg.mtu_bytes) + " B frames, " +
+                               std::to_string(pause_response_quanta(port_rate_bps[static_cast<size_t>(p)])) +
+                               " quanta response)");
+        } else {
+            m_ingress_limit[static_cast<size_t>(p)] = cfg.ingress_limit_bytes;
+        }
+        m_ports[static_cast<size_t>(p)].set_dequeue_listener(this);
+    }
+}
+
+void ethernet_switch::send_pause(int port, int cls, uint32_t quanta, uint64_t now) {
+    frame* f = m_pool.acquire();
+    f->kind = frame_kind::pause;
+    f->bytes = min_frame_bytes;
+    f->prio = num_priorities - 1;
+    f->src = 0xffff;
+    f->dst = 0xffff;   // link-local: consumed by the peer
+    const uint8_t classes = m_pause.mode == "pfc" ? static_cast<uint8_t>(1u << cls) : 0xff;
+    f->aux = classes | (static_cast<uint64_t>(quanta) << 8);
+    f->created_ps = now;
+    ++m_originated_frames;
+    m_originated_bytes += f->bytes;
+    port_counters& c = m_counters[static_cast<size_t>(port)];
+    ingress_class& ic = m_ingress[static_cast<size_t>(port * num_priorities + cls)];
+    if (quanta) {
+        c.pause_sent++;
+        // repeat at half the pause time while still above XON
+        const uint64_t rate = m_port_rate[static_cast<size_t>(port)];
+        const uint64_t half = static_cast<uint64_t>((static_cast<uint128>(quanta) * 256u * 1000000000000ull) / rate);
+        ic.refresh_at = now + half;
+        m_events.schedule(ic.refresh_at, this, ev_pause_refresh,
+                          static_cast<uint32_t>(port * num_priorities + cls), nullptr);
+    } else {
+        c.xon_sent++;
+    }
+    m_ports[static_cast<size_t>(port)].enqueue(f, now);   // control priority, outside buffer accounting
+}
+
+void ethernet_switch::on_dequeue(const frame& f, uint64_t now) {
+    if (f.ingress == 0xffff || m_ingress.empty())
+        return;
+    const int cls = pause_class(f.prio);
+    ingress_class& ic = m_ingress[static_cast<size_t>(f.ingress * num_priorities + cls)];
+    ic.bytes -= f.bytes;
+    if (ic.xoff && ic.bytes <= m_pause.xon_bytes) {
+        ic.xoff = false;
+        send_pause(f.ingress, cls, 0, now);
+    }
 }
 
 void ethernet_switch::forward(int in_port, frame* f, uint64_t now) {
     port_counters& in = m_counters[static_cast<size_t>(in_port)];
     in.rx_frames++;
     in.rx_bytes += f->bytes;
+    if (f->kind == frame_kind::pause) {   // for this port's transmitter; goes no further
+        m_ports[static_cast<size_t>(in_port)].on_pause(static_cast<uint8_t>(f->aux & 0xff),
+                                                       static_cast<uint32_t>((f->aux >> 8) & 0xffff), now);
+        ++m_consumed_frames;
+        m_consumed_bytes += f->bytes;
+        m_pool.release(f);
+        return;
+    }
+    if (!m_ingress.empty() && f->prio < num_priorities - 1 &&
+        (m_pause.mode == "pause" || (m_pause.pfc_classes >> f->prio) & 1)) {
+        ingress_class& ic = m_ingress[static_cast<size_t>(in_port * num_priorities + pause_class(f->prio))];
+        if (ic.bytes + f->bytes > m_ingress_limit[static_cast<size_t>(in_port)]) {
+            drop(in_port, f, drop_reason::ingress_limit);
+            return;
+        }
+        f->ingress = static_cast<uint16_t>(in_port);
+    }
     switch_frame(in_port, f, now);
 }
 
@@ -113,6 +224,15 @@ void ethernet_switch::switch_frame(int in_port, frame* f, uint64_t now) {
     if (why != drop_reason::none) {
         drop(out, f, why);
     } else {
+        if (f->ingress != 0xffff) {   // charged to its ingress class until its transmission starts
+            const int cls = pause_class(f->prio);
+            ingress_class& ic = m_ingress[static_cast<size_t>(f->ingress * num_priorities + cls)];
+            ic.bytes += f->bytes;
+            if (!ic.xoff && ic.bytes >= m_pause.xoff_bytes) {
+                ic.xoff = true;
+                send_pause(f->ingress, cls, m_pause.pause_quanta, now);
+            }
+        }
         if (m_marker && f->ecn != ecn_not_ect && f->ecn != ecn_ce && m_marker->should_mark(ep.bytes(), m_rng)) {
             f->ecn = ecn_ce;
             m_counters[static_cast<size_t>(out)].marks++;

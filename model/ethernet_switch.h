@@ -12,6 +12,7 @@
 #include "model/event_domain.h"
 #include "model/frame_pool.h"
 #include "model/frame_protocol.h"
+#include "model/pause_config.h"
 #include "model/qcn_cp.h"
 
 #include <array>
@@ -20,13 +21,14 @@
 
 namespace cmswitch {
 
-class ethernet_switch : public sc_core::sc_module, private event_handler {
+class ethernet_switch : public sc_core::sc_module, private event_handler, private dequeue_listener {
 public:
 
     struct port_counters {
         uint64_t rx_frames = 0, rx_bytes = 0;
         uint64_t marks = 0;   // frames set to CE at this egress port
         uint64_t cnms = 0;    // QCN congestion notifications sent by this egress port's congestion points
+        uint64_t pause_sent = 0, xon_sent = 0;   // PAUSE/PFC frames sent out of this port (XOFF, XON)
         std::array<uint64_t, num_drop_reasons> drop_frames{};
         std::array<uint64_t, num_drop_reasons> drop_bytes{};
     };
@@ -45,6 +47,19 @@ public:
     const qcn_congestion_point* congestion_point(int port, int prio) const {
         return m_cps.empty() ? nullptr : &m_cps[static_cast<size_t>(port * num_priorities + prio)];
     }
+    // 802.3x PAUSE / 802.1Qbb PFC generation. port_rate_bps/port_delay_ps: each port's link; throws config_error
+    // (with the numbers) if an ingress limit leaves less headroom above XOFF than the port needs.
+    void enable_pause(const pause_config& cfg, const std::vector<uint64_t>& port_rate_bps,
+                      const std::vector<uint64_t>& port_delay_ps);
+    // Every port's transmitter learns its link rate (to turn pause quanta into time).
+    void set_port_rate(int port, uint64_t rate_bps) {
+        m_ports[static_cast<size_t>(port)].configure_pause(rate_bps, ev_pause_expiry);
+    }
+    uint64_t ingress_bytes(int port, int cls) const {
+        return m_ingress.empty() ? 0 : m_ingress[static_cast<size_t>(port * num_priorities + cls)].bytes;
+    }
+    uint64_t consumed_frames() const { return m_consumed_frames; }
+    uint64_t consumed_bytes() const { return m_consumed_bytes; }
     uint64_t originated_frames() const { return m_originated_frames; }
     uint64_t originated_bytes() const { return m_originated_bytes; }
     // ECN marking at every egress port (null: none); r: the switch's own random stream.
@@ -65,7 +80,15 @@ public:
     void in_flight(uint64_t& frames, uint64_t& bytes) const;
 
 private:
-    enum : uint32_t { ev_arrival = 0, ev_tx_done = 1 };
+    enum : uint32_t { ev_arrival = 0, ev_tx_done = 1, ev_pause_expiry = 2, ev_pause_refresh = 3 };
+    struct ingress_class {
+        uint64_t bytes = 0;
+        bool xoff = false;            // an XOFF is in force at the peer
+        uint64_t refresh_at = 0;      // when the pause must be repeated
+    };
+    void on_dequeue(const frame& f, uint64_t now) override;
+    void send_pause(int port, int cls, uint32_t quanta, uint64_t now);
+    int pause_class(uint8_t prio) const { return m_pause.mode == "pfc" ? prio : 0; }
     void receive(int port, frame& f, sc_core::sc_time& delay);
     void on_event(uint32_t kind, uint32_t index, void* ptr) override;
     void forward(int in_port, frame* f, uint64_t now);
@@ -83,6 +106,11 @@ private:
     std::vector<qcn_congestion_point> m_cps;
     int m_id = 0;
     uint64_t m_originated_frames = 0, m_originated_bytes = 0;
+    uint64_t m_consumed_frames = 0, m_consumed_bytes = 0;   // PAUSE frames taken by this switch
+    pause_config m_pause;
+    std::vector<ingress_class> m_ingress;   // port x class
+    std::vector<uint64_t> m_ingress_limit;  // per port
+    std::vector<uint64_t> m_port_rate;
     rng m_rng;
     frame_pool& m_pool;
     event_domain& m_events;

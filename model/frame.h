@@ -38,10 +38,12 @@ struct frame {
     uint32_t flow = 0;        // flow id, unique within a scenario
     // transport
     uint32_t payload = 0;     // application bytes carried
+    uint16_t ingress = 0xffff;   // inside a switch: the port it arrived on (PAUSE/PFC accounting); else 0xffff
     uint64_t seq = 0;         // TCP: first byte; UDP: datagram number
     uint64_t ack = 0;         // TCP: cumulative ACK (next byte expected)
     uint64_t ts_ps = 0;       // transport timestamp (echoed in ACKs for RTT samples)
-    uint64_t aux = 0;         // control frames: PAUSE quanta per class, CNM feedback, ...
+    uint64_t aux = 0;         // control frames: CNM: quantized feedback; PAUSE/PFC: class-enable vector (bits 0-7)
+                              // and pause time in quanta of 512 bit times (bits 8-23; 0 = XON)
     // bookkeeping of the block that holds the frame
     uint64_t created_ps = 0;  // when the source made it
     uint64_t enq_ps = 0;      // when it entered the queue it sits in

@@ -8,6 +8,7 @@ host_nic::host_nic(sc_core::sc_module_name name, int host_id, uint64_t queue_lim
     : sc_module(name), m_host(host_id), m_limit(queue_limit_bytes), m_pool(pool), m_events(events) {
     rx.register_b_transport(this, &host_nic::receive);
     m_port.attach(&tx, &m_events, this, ev_tx_done, 0);
+    m_port.configure_pause(0, ev_pause_expiry);
     reset();
 }
 
@@ -50,7 +51,12 @@ void host_nic::on_event(uint32_t kind, uint32_t index, void* ptr) {
         frame* f = static_cast<frame*>(ptr);
         m_delivered_frames++;
         m_delivered_bytes += f->bytes;
-        if (f->kind == frame_kind::cnm && m_rp) {   // 802.1Qau: the NIC's reaction point consumes it
+        if (f->kind == frame_kind::pause) {   // 802.3x / 802.1Qbb: stops this NIC's transmitter
+            m_port.on_pause(static_cast<uint8_t>(f->aux & 0xff), static_cast<uint32_t>((f->aux >> 8) & 0xffff),
+                            now_ps());
+            ++m_consumed_frames;
+            m_pool.release(f);
+        } else if (f->kind == frame_kind::cnm && m_rp) {   // 802.1Qau: the NIC's reaction point consumes it
             m_rp->on_cnm(f->flow, static_cast<uint8_t>(f->aux & 0x3f), now_ps());
             m_pool.release(f);
         } else if (m_upper)
@@ -61,6 +67,9 @@ void host_nic::on_event(uint32_t kind, uint32_t index, void* ptr) {
     }
     case ev_tx_done:
         m_port.on_tx_done(now_ps());
+        break;
+    case ev_pause_expiry:
+        m_port.on_pause_expiry(now_ps());
         break;
     default:
         static_cast<timer_client*>(ptr)->on_timer(index);

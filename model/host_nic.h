@@ -53,6 +53,10 @@ public:
     void enable_qcn(const qcn_rp_config& cfg, double line_rate_bps, rng r);
     const qcn_reaction_point* reaction_point() const { return m_rp.get(); }
 
+    // The rate of this NIC's link (turns received PAUSE quanta into time).
+    void set_link_rate(uint64_t rate_bps) { m_port.configure_pause(rate_bps, ev_pause_expiry); }
+    uint64_t consumed_frames() const { return m_consumed_frames; }
+
     void reset();
     const egress_port& egress() const { return m_port; }
     uint64_t offered_frames() const { return m_offered_frames; }
@@ -67,7 +71,7 @@ public:
     void in_flight(uint64_t& frames, uint64_t& bytes) const;
 
 private:
-    enum : uint32_t { ev_arrival = 0, ev_tx_done = 1, ev_timer = 2 };
+    enum : uint32_t { ev_arrival = 0, ev_tx_done = 1, ev_timer = 2, ev_pause_expiry = 3 };
     void receive(int, frame& f, sc_core::sc_time& delay);
     void on_event(uint32_t kind, uint32_t index, void* ptr) override;
     void transmit_limited(frame* f, uint64_t now_ps) override { m_port.enqueue(f, now_ps); }
@@ -81,6 +85,7 @@ private:
     uint64_t m_offered_frames = 0, m_offered_bytes = 0;
     uint64_t m_delivered_frames = 0, m_delivered_bytes = 0;
     uint64_t m_dropped_frames = 0, m_dropped_bytes = 0;
+    uint64_t m_consumed_frames = 0;
     event_domain& m_events;
 };
 

@@ -120,6 +120,32 @@ network::network(const topology& topo) : m_topo(topo) {
         }
     }
     compute_routes();
+    // every transmitter learns its link's rate (PAUSE quanta are 512 bit times at that rate)
+    for (const link_spec& l : m_topo.links)
+        for (int end = 0; end < 2; ++end) {
+            const node_ref& n = end ? l.b : l.a;
+            if (n.kind == node_ref::host)
+                nic(n.id).set_link_rate(l.rate_bps);
+            else
+                sw(n.id).set_port_rate(end ? l.b_port : l.a_port, l.rate_bps);
+        }
+}
+
+void network::enable_pause(const pause_config& cfg) {
+    if (!cfg.enabled())
+        return;
+    for (int s = 0; s < num_switches(); ++s) {
+        std::vector<uint64_t> rate(static_cast<size_t>(sw(s).num_ports())), delay(rate.size());
+        for (const link_spec& l : m_topo.links)
+            for (int end = 0; end < 2; ++end) {
+                const node_ref& n = end ? l.b : l.a;
+                if (n.kind == node_ref::sw && n.id == s) {
+                    rate[static_cast<size_t>(end ? l.b_port : l.a_port)] = l.rate_bps;
+                    delay[static_cast<size_t>(end ? l.b_port : l.a_port)] = l.delay_ps;
+                }
+            }
+        sw(s).enable_pause(cfg, rate, delay);
+    }
 }
 
 network::~network() = default;
@@ -186,8 +212,10 @@ conservation network::account() const {
         n->in_flight(c.in_flight_frames, c.in_flight_bytes);
     }
     for (const auto& s : m_switches) {
-        c.offered_frames += s->originated_frames();   // CNMs (and later PAUSE frames) start at switches
+        c.offered_frames += s->originated_frames();   // CNMs and PAUSE frames start at switches
         c.offered_bytes += s->originated_bytes();
+        c.delivered_frames += s->consumed_frames();   // PAUSE frames end at the switch that receives them
+        c.delivered_bytes += s->consumed_bytes();
         for (int p = 0; p < s->num_ports(); ++p)
             for (int r = 1; r < num_drop_reasons; ++r) {
                 c.dropped_frames += s->counters(p).drop_frames[static_cast<size_t>(r)];

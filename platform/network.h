@@ -51,6 +51,9 @@ public:
     const ethernet_switch& sw(int i) const { return *m_switches[static_cast<size_t>(i)]; }
     const topology& topo() const { return m_topo; }
 
+    // PAUSE/PFC generation on every switch (headroom checked per port from its link; config_error if short).
+    void enable_pause(const pause_config& cfg);
+
     conservation account() const;
     // Throws model_error with the whole account if conservation does not hold.
     void check_conservation() const;

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// Switch-side 802.3x PAUSE / 802.1Qbb PFC generation (../shared/spec/pause-pfc.md section 3): every buffered byte
+// is charged to the (ingress port, class) it arrived on - class = priority for PFC, one class for PAUSE - until
+// its transmission starts. At XOFF bytes the switch sends a PAUSE (pause_quanta) out of that ingress port and
+// repeats it at half its duration while still above XON; at XON or below it sends XON (pause time 0).
+//
+// Headroom: what still arrives after XOFF is decided must fit above XOFF. Per ingress port:
+//   2 x rate x propagation delay (data still on the wire, and the PAUSE on its way back)
+//   + 2 x MTU (the peer may have just started a maximum frame; ours may wait behind one we are sending)
+//   + response time: the IEEE 802.3 31B.3.7 budget in quanta (1 Gb/s 2, 10 Gb/s 67, 25 Gb/s 80, 40 Gb/s 118,
+//     50 Gb/s 147, 100 Gb/s 394, 200 Gb/s 453, 400 Gb/s 905) x 512 bits.
+// A frame that would take an ingress class above ingress_limit_bytes is dropped (drop reason ingress_limit);
+// with the check passing that never happens.
+#ifndef CMSWITCH_MODEL_PAUSE_CONFIG_H
+#define CMSWITCH_MODEL_PAUSE_CONFIG_H
+
+#include <cstdint>
+#include <string>
+
+namespace cmswitch {
+
+struct pause_config {
+    std::string mode = "none";        // none | pause (802.3x, all priorities) | pfc (802.1Qbb, per priority)
+    uint64_t xoff_bytes = 130 * 1000;  // seed 002: Watermark_hi 130 KB
+    uint64_t xon_bytes = 110 * 1000;   // seed 002: Watermark_lo 110 KB
+    uint32_t pause_quanta = 65535;     // pause time of each XOFF frame
+    uint8_t pfc_classes = 0x7f;        // pfc: the lossless priorities (control priority 7 never pauses)
+    uint32_t mtu_bytes = 1500;
+    uint64_t ingress_limit_bytes = 0;  // per ingress class; 0: XOFF + the required headroom of the port
+
+    bool enabled() const { return mode != "none"; }
+};
+
+// The IEEE 802.3 31B.3.7 response time in quanta for a port rate (the next listed rate at or above it).
+uint32_t pause_response_quanta(uint64_t rate_bps);
+// Headroom a port needs above XOFF (bytes).
+uint64_t pause_headroom_bytes(uint64_t rate_bps, uint64_t delay_ps, uint32_t mtu_bytes);
+
+} // namespace cmswitch
+#endif
