@@ -8,6 +8,8 @@
 #include "model/frame_protocol.h"
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace cmswitch {
 
@@ -29,6 +31,10 @@ public:
     // rate_bps > 0, delay_ps >= 0; validated by the caller (platform) with field names.
     ethernet_link(sc_core::sc_module_name name, uint64_t rate_bps, uint64_t delay_ps);
 
+    // A time-varying rate for one direction (0: from a to b, 1: from b to a): from each t_ps on, frames that
+    // start then serialize at rate_bps. Models a receiver that drains slower than its link (a host's service
+    // rate): the transmitter toward it is held for the longer serialization. Sorted by time; rates > 0.
+    void set_rate_schedule(int dir, std::vector<std::pair<uint64_t, uint64_t>> schedule);
     uint64_t rate_bps() const { return m_rate_bps; }
     uint64_t delay_ps() const { return m_delay_ps; }
     uint64_t frames(int dir) const { return m_frames[dir]; }
@@ -45,8 +51,12 @@ private:
     // direction mostly carries one size: data one way, ACKs the other)
     struct timing_cache {
         uint32_t bytes = 0;
+        uint64_t rate = 0;
         sc_core::sc_time ser, arrive;
     } m_cache[2];
+    std::vector<std::pair<uint64_t, uint64_t>> m_schedule[2];
+    size_t m_next_change[2] = {0, 0};
+    uint64_t m_dir_rate[2];
     uint64_t m_frames[2] = {0, 0};
     uint64_t m_bytes[2] = {0, 0};
 };

@@ -3,6 +3,7 @@
 
 #include "model/errors.h"
 
+#include <algorithm>
 #include <deque>
 #include <sstream>
 
@@ -22,6 +23,8 @@ void network::validate() const {
     const topology& t = m_topo;
     if (t.hosts < 1)
         throw config_error("hosts = " + std::to_string(t.hosts) + ": a network needs at least 1 host");
+    if (t.multipath != "first" && t.multipath != "by_destination")
+        throw config_error("multipath = '" + t.multipath + "': allowed values are first, by_destination");
     if (t.event_domains != "shared" && t.event_domains != "grouped" && t.event_domains != "per_block")
         throw config_error("event_domains = '" + t.event_domains + "': allowed values are shared, grouped, per_block");
     if (t.nic_queue_bytes < max_frame_bytes)
@@ -120,6 +123,26 @@ network::network(const topology& topo) : m_topo(topo) {
         }
     }
     compute_routes();
+    // hosts' service rates: the link direction toward the host
+    for (const auto& sc : m_topo.host_service) {
+        if (sc.host < 0 || sc.host >= m_topo.hosts)
+            throw config_error("service rate change for host " + std::to_string(sc.host) + ": no such host");
+        if (sc.rate_bps == 0)
+            throw config_error("service rate of host " + std::to_string(sc.host) + " = 0: must be > 0");
+    }
+    for (size_t i = 0; i < m_topo.links.size(); ++i)
+        for (int end = 0; end < 2; ++end) {
+            const node_ref& n = end ? m_topo.links[i].b : m_topo.links[i].a;
+            if (n.kind != node_ref::host)
+                continue;
+            std::vector<std::pair<uint64_t, uint64_t>> sched;
+            for (const auto& sc : m_topo.host_service)
+                if (sc.host == n.id)
+                    sched.emplace_back(sc.t_ps, sc.rate_bps);
+            std::sort(sched.begin(), sched.end());
+            if (!sched.empty())
+                m_links[i]->set_rate_schedule(end ? 0 : 1, std::move(sched));   // the direction into the host
+        }
     // every transmitter learns its link's rate (PAUSE quanta are 512 bit times at that rate)
     for (const link_spec& l : m_topo.links)
         for (int end = 0; end < 2; ++end) {
@@ -187,14 +210,15 @@ void network::compute_routes() {
             if (dist[s] < 0)
                 throw config_error("no route from switch " + std::to_string(s) + " to host " + std::to_string(h) +
                                    ": the topology is not connected");
-            int port = -1;
-            for (size_t p = 0; p < peer[s].size() && port < 0; ++p) {
+            std::vector<int> candidates;
+            for (size_t p = 0; p < peer[s].size(); ++p) {
                 const node_ref& n = peer[s][p];
                 if (dist[s] == 0 ? (n.kind == node_ref::host && n.id == h)
                                  : (n.kind == node_ref::sw && dist[static_cast<size_t>(n.id)] == dist[s] - 1))
-                    port = static_cast<int>(p);
+                    candidates.push_back(static_cast<int>(p));
             }
-            sw(static_cast<int>(s)).set_route(h, port);
+            const size_t pick = m_topo.multipath == "by_destination" ? static_cast<size_t>(h) % candidates.size() : 0;
+            sw(static_cast<int>(s)).set_route(h, candidates[pick]);
         }
     }
 }

@@ -5,8 +5,9 @@
 
 namespace cmswitch {
 
-void qcn_options::add_params(param_table& t) {
-    t.add_choice("cm", &cm, {"none", "qcn"}, "layer-2 congestion management: none, or IEEE 802.1Qau QCN");
+void qcn_options::add_params(param_table& t, bool with_cm) {
+    if (with_cm)
+        t.add_choice("cm", &cm, {"none", "qcn"}, "layer-2 congestion management: none, or IEEE 802.1Qau QCN");
     t.add_choice("qcn_cp", &cp, {"standard", "memory", "detailed"},
                  "QCN congestion point sampling: standard (8 levels), memory (congestion-memory), detailed (15 levels)");
     t.add_choice("qcn_rp", &rp, {"standard", "adaptive-rai"}, "QCN reaction point: standard, or adaptive R_AI");

@@ -34,7 +34,8 @@ struct qcn_options {
     double rate_sample_us = 1000;
 
     bool enabled() const { return cm == "qcn"; }
-    void add_params(param_table& t);
+    // with_cm: also the "cm" switch (a scenario that chooses QCN through a scheme name of its own omits it)
+    void add_params(param_table& t, bool with_cm = true);
     qcn_cp_config cp_config() const;
     qcn_rp_config rp_config() const;
     // CPs on every switch, RPs on every NIC (at its link's rate). Validates first.

@@ -2,13 +2,14 @@
 #include "platform/scenario.h"
 
 #include "model/errors.h"
+#include "platform/scenario_baseline.h"
 #include "platform/scenario_incast.h"
 #include "platform/scenario_overload.h"
 
 namespace cmswitch {
 
 const std::vector<std::string>& scenario_names() {
-    static const std::vector<std::string> names{"overload", "incast"};
+    static const std::vector<std::string> names{"overload", "incast", "baseline"};
     return names;
 }
 
@@ -17,6 +18,8 @@ std::unique_ptr<scenario> make_scenario(const std::string& name) {
         return std::make_unique<overload_scenario>();
     if (name == "incast")
         return std::make_unique<incast_scenario>();
+    if (name == "baseline")
+        return std::make_unique<baseline_scenario>();
     std::string known;
     for (const auto& n : scenario_names())
         known += (known.empty() ? "" : ", ") + n;

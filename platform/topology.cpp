@@ -43,3 +43,30 @@ topology chain_topology(int switches, int hosts_per_switch, uint64_t host_rate_b
 }
 
 } // namespace cmswitch
+
+namespace cmswitch {
+
+topology leaf_spine_topology(int leaves, int hosts_per_leaf, int spines, uint64_t host_rate_bps,
+                             uint64_t fabric_rate_bps, uint64_t delay_ps, const buffer_config& buffer) {
+    if (leaves < 1 || hosts_per_leaf < 1 || spines < 1)
+        throw config_error("leaf-spine: leaves = " + std::to_string(leaves) + ", hosts_per_leaf = " +
+                           std::to_string(hosts_per_leaf) + ", spines = " + std::to_string(spines) +
+                           ": each must be >= 1");
+    topology t;
+    t.hosts = leaves * hosts_per_leaf;
+    for (int l = 0; l < leaves; ++l)
+        t.switches.push_back(switch_spec{hosts_per_leaf + spines, buffer});
+    for (int s = 0; s < spines; ++s)
+        t.switches.push_back(switch_spec{leaves, buffer});
+    for (int l = 0; l < leaves; ++l) {
+        for (int j = 0; j < hosts_per_leaf; ++j)
+            t.links.push_back(link_spec{node_ref::of_host(l * hosts_per_leaf + j), 0, node_ref::of_switch(l), j,
+                                        host_rate_bps, delay_ps});
+        for (int s = 0; s < spines; ++s)
+            t.links.push_back(link_spec{node_ref::of_switch(l), hosts_per_leaf + s, node_ref::of_switch(leaves + s),
+                                        l, fabric_rate_bps, delay_ps});
+    }
+    return t;
+}
+
+} // namespace cmswitch

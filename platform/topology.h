@@ -44,7 +44,23 @@ struct topology {
     std::string event_domains = "shared";
     // A "shared" domain runs ahead of kernel time (event_domain.h); results are the same either way.
     bool temporal_decoupling = true;
+    // Hosts that drain slower than their link for a while: from t_ps on, host `host` receives at rate_bps
+    // (the link direction toward it serializes at that rate; link rate again with a later entry).
+    struct service_change {
+        int host;
+        uint64_t t_ps;
+        uint64_t rate_bps;
+    };
+    std::vector<service_change> host_service;
+    // Equal-cost paths: "first" takes the lowest port; "by_destination" spreads destinations over them
+    // (destination host mod number of equal-cost ports), deterministic ECMP.
+    std::string multipath = "by_destination";
 };
+
+// Two-tier leaf-spine: `leaves` leaf switches with hosts_per_leaf hosts each (host l*hosts_per_leaf + j on port
+// j of leaf l) and `spines` spine switches; leaf l's port hosts_per_leaf + s goes to spine s's port l.
+topology leaf_spine_topology(int leaves, int hosts_per_leaf, int spines, uint64_t host_rate_bps,
+                             uint64_t fabric_rate_bps, uint64_t delay_ps, const buffer_config& buffer);
 
 // N hosts on one switch; host i on port i.
 topology star_topology(int hosts, uint64_t rate_bps, uint64_t delay_ps, const buffer_config& buffer);

@@ -57,15 +57,15 @@ arrival_process parse_arrival_process(const std::string& name) {
 
 transaction_source::transaction_source(host_stack& host, std::vector<flow_stats*> flows,
                                        const transaction_params& p, rng r)
-    : m_host(host), m_flows(std::move(flows)), m_p(p), m_rng(r) {
+    : m_host(host), m_flows(std::move(flows)), m_p(p), m_clock(p, r) {
     if (m_flows.empty())
         throw config_error("transaction source on host " + std::to_string(host.host_id()) + ": no destination");
-    m_next_ps = m_p.start_ps + next_gap_ps();
+    m_next_ps = m_p.start_ps + m_clock.next_gap_ps();
     if (m_next_ps < m_p.stop_ps)
         m_host.nic().schedule_timer(m_next_ps, this, 0);
 }
 
-uint64_t transaction_source::next_gap_ps() {
+uint64_t arrival_clock::next_gap_ps() {
     const double txn_ps = static_cast<double>(m_p.txn_bytes) * 8e12 / static_cast<double>(m_p.rate_bps);
     if (m_p.arrivals == arrival_process::poisson)
         return static_cast<uint64_t>(std::llround(m_rng.exponential(txn_ps)));
@@ -81,7 +81,7 @@ uint64_t transaction_source::next_gap_ps() {
 
 void transaction_source::on_timer(uint32_t) {
     const uint64_t now = now_ps();
-    flow_stats& st = *m_flows[m_flows.size() == 1 ? 0 : m_rng.below(m_flows.size())];
+    flow_stats& st = *m_flows[m_flows.size() == 1 ? 0 : m_clock.random().below(m_flows.size())];
     uint32_t left = m_p.txn_bytes;
     while (left > 0) {
         uint32_t b = left < m_p.frame_bytes ? left : m_p.frame_bytes;
@@ -90,7 +90,7 @@ void transaction_source::on_timer(uint32_t) {
             b = min_frame_bytes;
         send_udp(m_host, st, b, m_p.prio, now);
     }
-    m_next_ps = now + next_gap_ps();
+    m_next_ps = now + m_clock.next_gap_ps();
     if (m_next_ps < m_p.stop_ps)
         m_host.nic().schedule_timer(m_next_ps, this, 0);
 }

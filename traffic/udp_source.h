@@ -55,6 +55,18 @@ struct transaction_params {
     uint64_t stop_ps = UINT64_MAX;
 };
 
+// Gaps between transaction arrivals: exponential (Poisson) or a geometric number of slots (Bernoulli), with
+// mean txn_bytes x 8 / rate_bps.
+class arrival_clock {
+public:
+    arrival_clock(const transaction_params& p, rng r) : m_p(p), m_rng(r) {}
+    uint64_t next_gap_ps();
+    rng& random() { return m_rng; }
+private:
+    transaction_params m_p;
+    rng m_rng;
+};
+
 class transaction_source final : public timer_client {
 public:
     // flows[i] is the flow (stats) toward destination flows[i]->dst; a destination is drawn uniformly per
@@ -63,11 +75,10 @@ public:
     void on_timer(uint32_t tag) override;
 
 private:
-    uint64_t next_gap_ps();
     host_stack& m_host;
     std::vector<flow_stats*> m_flows;
     transaction_params m_p;
-    rng m_rng;
+    arrival_clock m_clock;
     uint64_t m_next_ps = 0;
 };
 

@@ -8,7 +8,7 @@
                         store="incast.sqlite")
 """
 from . import _core
-from .config import CONFIG_CLASSES, IncastConfig, OverloadConfig, ScenarioConfig, config_class
+from .config import CONFIG_CLASSES, BaselineConfig, IncastConfig, OverloadConfig, ScenarioConfig, config_class
 from .result import Result
 from .runner import run
 from .store import ResultStore
@@ -18,4 +18,4 @@ from .sweep import expand_grid, sweep
 __version__ = _core.__version__
 
 __all__ = ["run", "sweep", "expand_grid", "find_min_buffer", "buffer_sizing", "Result", "ResultStore", "MinBuffer",
-           "ScenarioConfig", "IncastConfig", "OverloadConfig", "CONFIG_CLASSES", "config_class", "__version__"]
+           "ScenarioConfig", "IncastConfig", "OverloadConfig", "BaselineConfig", "CONFIG_CLASSES", "config_class", "__version__"]

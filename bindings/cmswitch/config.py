@@ -18,7 +18,10 @@ from typing import Any, ClassVar, Dict, Mapping
 
 from . import _core
 
-__all__ = ["ScenarioConfig", "OverloadConfig", "IncastConfig", "config_class", "CONFIG_CLASSES"]
+__all__ = ["ScenarioConfig", "OverloadConfig", "IncastConfig", "BaselineConfig", "config_class", "CONFIG_CLASSES"]
+
+# Python field names that differ from the core's (the config's own "scenario" is its class)
+_RENAMED = {"baseline": {"baseline": "scenario"}}
 
 
 @lru_cache(maxsize=None)
@@ -61,13 +64,15 @@ class ScenarioConfig:
 
     def __post_init__(self) -> None:
         spec = _spec(self.scenario)
+        renamed = _RENAMED.get(self.scenario, {})
         for f in fields(self):
-            if f.name not in spec:
+            core_name = renamed.get(f.name, f.name)
+            if core_name not in spec:
                 raise TypeError(f"{type(self).__name__}.{f.name} is not a parameter of scenario {self.scenario!r}")
             value = getattr(self, f.name)
-            _check(type(self).__name__, f.name, value, spec[f.name])
+            _check(type(self).__name__, f.name, value, spec[core_name])
             # one representation per value, so that equal configs hash equal (64 and 64.0 KB)
-            kind = spec[f.name]["type"]
+            kind = spec[core_name]["type"]
             if kind == "int":
                 object.__setattr__(self, f.name, int(value))
             elif kind == "float":
@@ -207,7 +212,52 @@ class IncastConfig(ScenarioConfig):
     series: bool = False
 
 
-CONFIG_CLASSES = {c.scenario: c for c in (OverloadConfig, IncastConfig)}
+@dataclass(frozen=True)
+class BaselineConfig(ScenarioConfig):
+    """IEEE 802.1Qau baselines of seed 002 at 10 Gb/s: og-hotspot, periodic-hotspot, pause-spreading, with the
+    scheme in `cm` (tcp|udp, +qcn, +pause). Results: innocent vs victim throughput, queues per switch, PAUSE."""
+
+    scenario: ClassVar[str] = "baseline"
+    baseline: str = "og-hotspot"
+    cm: str = "tcp-qcn-pause"
+    link_gbps: float = 10.0
+    duration_s: float = 1.0
+    seed: int = 1
+    hot_rate_gbps: float = 0.0
+    loop_latency_us: float = 0.0
+    txn_bytes: int = 9000
+    buffer_kb: float = 146.484375
+    pause_mode: str = "pause"
+    pause_xoff_kb: float = 126.953125
+    pause_xon_kb: float = 107.421875
+    pause_quanta: int = 65535
+    min_rto_ms: float = 10.0
+    sample_us: float = 1000.0
+    series: bool = True
+    qcn_cp: str = "standard"
+    qcn_rp: str = "standard"
+    qcn_rp_variant: str = "sef1"
+    qcn_quantizer: str = "linear"
+    qcn_qeq_kb: float = 25.390625
+    qcn_w: float = 2.0
+    qcn_sample_base_kb: float = 146.484375
+    qcn_memory_decay_ms: float = 15.0
+    qcn_gd: float = 0.0078125
+    qcn_min_rate_mbps: float = 10.0
+    qcn_byte_counter_kb: float = 146.484375
+    qcn_timer_ms: float = 15.0
+    qcn_fast_recovery: int = 5
+    qcn_rai_mbps: float = 5.0
+    qcn_rhai_mbps: float = 50.0
+    rate_sample_us: float = 1000.0
+
+    def to_params(self):
+        p = super().to_params()
+        p["scenario"] = p.pop("baseline")   # the core calls this field "scenario"
+        return p
+
+
+CONFIG_CLASSES = {c.scenario: c for c in (OverloadConfig, IncastConfig, BaselineConfig)}
 
 
 def config_class(scenario: str):

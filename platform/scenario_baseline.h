@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// The IEEE 802.1Qau baseline scenarios of seed 002 (../shared/spec/qcn-benchmarks.md), 10 Gb/s, 9 KB Bernoulli
+// transactions of 1500-byte frames, over UDP or TCP NewReno, with PAUSE and/or QCN:
+//  - og-hotspot: 10 nodes on a two-tier leaf-spine (2 leaves of 5 nodes, 2 spines: the slides' figure is lost,
+//    so this wiring is ours), loop latency 16 us; nodes 1-6 offer 2.5 Gb/s, nodes 8-10 4 Gb/s, to destinations
+//    drawn uniformly among the other nodes; node 7 drains at 500 Mb/s during [0, 500 ms].
+//  - periodic-hotspot: the same, with node 7 at 500 Mb/s for 100 ms out of every 200 ms.
+//  - pause-spreading: node 1 and node 2 on switch 1, node 3 and node 4 on switch 2, a center switch between,
+//    loop latency 24 us; node 1 -> node 3 and node 2 -> node 4 at 10 Gb/s; node 3 drains at 1 Gb/s during
+//    [250, 750 ms].
+// Victim (hot-spot) traffic goes to the slowed node; the rest is innocent.
+#ifndef CMSWITCH_PLATFORM_SCENARIO_BASELINE_H
+#define CMSWITCH_PLATFORM_SCENARIO_BASELINE_H
+
+#include "platform/qcn_setup.h"
+#include "platform/scenario.h"
+
+#include <cstdint>
+#include <string>
+
+namespace cmswitch {
+
+struct baseline_config {
+    std::string scenario = "og-hotspot";
+    std::string cm = "tcp-qcn-pause";   // transport and congestion management
+    double link_gbps = 10;
+    double duration_s = 1;
+    int64_t seed = 1;
+    double hot_rate_gbps = 0;          // 0: the scenario's (0.5 og/periodic, 1 pause-spreading)
+    double loop_latency_us = 0;        // 0: the scenario's (16 og/periodic, 24 pause-spreading)
+    int64_t txn_bytes = 9000;
+    double buffer_kb = 150000.0 / 1024;   // output queue limit without PAUSE (seed 002: 150 KB)
+    std::string pause_mode = "pause";  // pause (802.3x) or pfc (802.1Qbb) when the scheme uses PAUSE
+    double pause_xoff_kb = 130000.0 / 1024;
+    double pause_xon_kb = 110000.0 / 1024;
+    int64_t pause_quanta = 65535;
+    double min_rto_ms = 10;
+    double sample_us = 1000;
+    bool series = true;
+    qcn_options qcn;
+};
+
+class baseline_scenario final : public scenario {
+public:
+    baseline_scenario();
+    const char* name() const override { return "baseline"; }
+    const char* description() const override {
+        return "IEEE 802.1Qau baselines (seed 002): output-generated hotspot, periodic hotspot, PAUSE spreading";
+    }
+    baseline_config& config() { return m_cfg; }
+    result run() override;
+
+private:
+    baseline_config m_cfg;
+};
+
+} // namespace cmswitch
+#endif

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// The seed-002 baselines: the conclusions the slides draw, on shortened runs.
+#include "model/errors.h"
+#include "platform/scenario.h"
+#include "testing.h"
+
+#include <gtest/gtest.h>
+
+using namespace cmswitch;
+
+namespace {
+result run_baseline(const std::vector<std::string>& args) {
+    auto sc = make_scenario("baseline");
+    std::vector<std::string> a = args;
+    a.push_back("--series=false");
+    sc->params().parse_args(a);
+    return sc->run();
+}
+} // namespace
+
+TEST(Baseline, PauseAloneSpreadsCongestionAndQcnProtectsTheInnocentFlow) {
+    // node 3 drains at 1 Gb/s from 250 ms: with PAUSE alone the center switch pauses switch 1, which pauses both
+    // senders: the innocent 2 -> 4 flow loses most of its share; with QCN the victim is held at its rate limiter
+    // and the innocent flow keeps most of the 10 Gb/s trunk (the victim gets its 1 Gb/s)
+    const result pause = run_baseline({"--scenario", "pause-spreading", "--cm", "tcp-pause", "--duration-s", "0.5"});
+    const result qcn = run_baseline({"--scenario", "pause-spreading", "--cm", "tcp-qcn-pause", "--duration-s", "0.5"});
+    EXPECT_LT(pause.number("innocent_gbps_congested"), 2.0);
+    EXPECT_GT(pause.number("pause_frames"), 0);
+    EXPECT_GT(qcn.number("innocent_gbps_congested"), 7.0);
+    // the first 250 ms of the event include QCN's convergence (the whole 500 ms event gives 0.97 Gb/s)
+    EXPECT_GT(qcn.number("victim_gbps_congested"), 0.75);
+    EXPECT_LT(qcn.number("victim_gbps_congested"), 1.0);   // node 3 drains at 1 Gb/s
+    EXPECT_EQ(pause.number("drops"), 0);
+    EXPECT_EQ(qcn.number("drops"), 0);
+    EXPECT_TRUE(std::get<bool>(*qcn.get("conservation_ok")));
+}
+
+TEST(Baseline, OutputGeneratedHotspotInnocentTrafficKeepsItsIdealWithQcn) {
+    // ideal innocent throughput: 6 x 2.5 + 3 x 4 Gb/s offered, 8/9 of it not to node 7 = 24 Gb/s;
+    // victim traffic is limited to node 7's 0.5 Gb/s while it is slow
+    const result qcn = run_baseline({"--scenario", "og-hotspot", "--cm", "tcp-qcn-pause", "--duration-s", "0.15"});
+    EXPECT_DOUBLE_EQ(qcn.number("ideal_innocent_gbps"), 24.0);
+    EXPECT_GT(qcn.number("innocent_gbps_congested"), 0.95 * 24.0);
+    EXPECT_NEAR(qcn.number("victim_gbps_congested"), 0.5, 0.05);
+    const result pause = run_baseline({"--scenario", "og-hotspot", "--cm", "tcp-pause", "--duration-s", "0.15"});
+    EXPECT_LT(pause.number("innocent_gbps_congested"), 0.6 * 24.0);
+    EXPECT_EQ(pause.number("drops"), 0);
+}
+
+TEST(Baseline, BadValuesNameTheField) {
+    auto sc = make_scenario("baseline");
+    EXPECT_THROW(sc->params().set("cm", "tcp-magic"), config_error);
+    sc->params().parse_args({"--pause-xon-kb", "127", "--cm", "tcp-pause", "--duration-s", "0.01"});
+    try {
+        sc->run();
+        ADD_FAILURE() << "XON within one MTU of XOFF accepted";
+    } catch (const config_error& e) {
+        EXPECT_NE(std::string(e.what()).find("pause_xon"), std::string::npos) << e.what();
+    }
+}
