@@ -35,8 +35,17 @@ bool host_nic::send(frame* f) {
         m_pool.release(f);
         return false;
     }
-    if (m_rp && m_rp->take(f, now_ps()))
-        return true;
+    if (m_rp) {
+        const auto taken = m_rp->take(f, now_ps());
+        if (taken == qcn_reaction_point::take_result::taken)
+            return true;
+        if (taken == qcn_reaction_point::take_result::over_limit) {   // the flow's rate limiter is full
+            m_dropped_frames++;
+            m_dropped_bytes += f->bytes;
+            m_pool.release(f);
+            return false;
+        }
+    }
     m_port.enqueue(f, now_ps());
     return true;
 }

@@ -27,6 +27,8 @@ void qcn_rp_config::validate() const {
         bad("qcn_timer_ms", 0, "> 0");
     if (!(jitter >= 0 && jitter < 1))
         bad("qcn_jitter", jitter, "[0, 1)");
+    if (queue_limit_bytes < 9216)
+        bad("qcn_rl_queue_kb", static_cast<double>(queue_limit_bytes) / 1024, ">= 9 KB");
 }
 
 qcn_reaction_point::qcn_reaction_point(const qcn_rp_config& cfg, double line_rate_bps, rp_port& port,
@@ -36,10 +38,12 @@ qcn_reaction_point::qcn_reaction_point(const qcn_rp_config& cfg, double line_rat
     cfg.validate();
 }
 
-bool qcn_reaction_point::take(frame* f, uint64_t now) {
+qcn_reaction_point::take_result qcn_reaction_point::take(frame* f, uint64_t now) {
     if (f->flow >= m_rl.size() || !m_rl[f->flow].active)
-        return false;
+        return take_result::not_limited;
     limiter& rl = m_rl[f->flow];
+    if (rl.queue.bytes + f->bytes > m_cfg.queue_limit_bytes)
+        return take_result::over_limit;
     rl.queue.push(f);
     m_queued_bytes += f->bytes;
     ++m_queued_frames;
@@ -51,7 +55,7 @@ bool qcn_reaction_point::take(frame* f, uint64_t now) {
             schedule(rl.next_release_ps, f->flow, 0);
         }
     }
-    return true;
+    return take_result::taken;
 }
 
 void qcn_reaction_point::release(uint32_t flow, uint64_t now) {

@@ -42,6 +42,7 @@ struct qcn_rp_config {
     double rai_bps = 5e6;
     double rhai_bps = 50e6;
     double jitter = 0.15;
+    uint64_t queue_limit_bytes = 1 << 20;   // per limiter; a frame that would exceed it is dropped at the NIC
     void validate() const;   // config_error naming the field
 };
 
@@ -61,7 +62,7 @@ public:
         int64_t tx_bcount = 0;
         uint32_t si_count = 0, timer_scount = 0;
         double memory = 0;                 // adaptive R_AI
-        frame_fifo queue;
+        frame_fifo queue;   // frames waiting for their release time
         uint64_t next_release_ps = 0;
         bool release_pending = false;
         uint64_t timer_deadline = 0, timer_entry_at = UINT64_MAX;
@@ -72,8 +73,10 @@ public:
     qcn_reaction_point(const qcn_rp_config& cfg, double line_rate_bps, rp_port& port, event_domain& events,
                        event_handler* timer_owner, rng r);
 
-    // Takes f into its flow's limiter if that limiter is active (true), else leaves it to the caller (false).
-    bool take(frame* f, uint64_t now);
+    // Takes f into its flow's limiter if that limiter is active: taken; else not_limited (the caller sends it);
+    // over_limit: the limiter's queue is full (the caller drops f).
+    enum class take_result { not_limited, taken, over_limit };
+    take_result take(frame* f, uint64_t now);
     void on_cnm(uint32_t flow, uint8_t qntz_fb, uint64_t now);
     void on_timer(uint32_t tag) override;
 

@@ -29,6 +29,8 @@ void qcn_options::add_params(param_table& t, bool with_cm) {
     t.add_int("qcn_fast_recovery", &fast_recovery, 1, 1000, "cycles", "fast-recovery cycles FR_TH");
     t.add_real("qcn_rai_mbps", &rai_mbps, 0, 1e6, "Mbps", "active-increase step R_AI");
     t.add_real("qcn_rhai_mbps", &rhai_mbps, 0, 1e6, "Mbps", "hyper-active-increase step R_HAI");
+    t.add_real("qcn_rl_queue_kb", &rl_queue_kb, 9, 1 << 22, "KB (1024 B)",
+               "queue limit of each QCN rate limiter at a NIC (a full limiter drops: TCP sees a loss)");
     t.add_real("rate_sample_us", &rate_sample_us, 0, 1e9, "us",
                "QCN: sampling period of the per-flow current rates (min rate metric)", true);
 }
@@ -55,6 +57,7 @@ qcn_rp_config qcn_options::rp_config() const {
     r.fast_recovery_cycles = static_cast<uint32_t>(fast_recovery);
     r.rai_bps = rai_mbps * 1e6;
     r.rhai_bps = rhai_mbps * 1e6;
+    r.queue_limit_bytes = static_cast<uint64_t>(std::llround(rl_queue_kb * 1024));
     return r;
 }
 

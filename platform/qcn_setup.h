@@ -32,6 +32,7 @@ struct qcn_options {
     double rai_mbps = 5;
     double rhai_mbps = 50;
     double rate_sample_us = 1000;
+    double rl_queue_kb = 1024;
 
     bool enabled() const { return cm == "qcn"; }
     // with_cm: also the "cm" switch (a scenario that chooses QCN through a scheme name of its own omits it)

@@ -140,7 +140,7 @@ TEST(QcnReactionPoint, DecreaseTargetAndFastRecovery) {
     for (int i = 0; i < 101; ++i) {   // one frame every 100 us (slower than CR: each leaves at once)
         frame* f = b.pool.acquire();
         f->bytes = 1500;
-        EXPECT_TRUE(rp.take(f, now_ps()));
+        EXPECT_EQ(rp.take(f, now_ps()), qcn_reaction_point::take_result::taken);
         b.ctx.run_until(now_ps() + 100000000);
     }
     EXPECT_EQ(rl->si_count, 1u);
@@ -195,7 +195,7 @@ TEST(QcnReactionPoint, TimerCyclesFastRecoveryThenActiveIncreaseThenRemoval) {
     EXPECT_DOUBLE_EQ(rl->cr, 1e9);
     frame* f = b.pool.acquire();
     f->bytes = 1500;
-    EXPECT_TRUE(rp.take(f, 90000000001ull));
+    EXPECT_EQ(rp.take(f, 90000000001ull), qcn_reaction_point::take_result::taken);
     EXPECT_FALSE(rl->active);
     EXPECT_EQ(rp.rate_bps(0), 1e9);
 }

@@ -159,6 +159,7 @@ class OverloadConfig(ScenarioConfig):
     qcn_rai_mbps: float = 5.0
     qcn_rhai_mbps: float = 50.0
     rate_sample_us: float = 1000.0
+    qcn_rl_queue_kb: float = 1024.0
 
 
 @dataclass(frozen=True)
@@ -208,6 +209,7 @@ class IncastConfig(ScenarioConfig):
     qcn_rai_mbps: float = 5.0
     qcn_rhai_mbps: float = 50.0
     rate_sample_us: float = 1000.0
+    qcn_rl_queue_kb: float = 1024.0
     sample_us: float = 1000.0
     series: bool = False
 
@@ -250,6 +252,7 @@ class BaselineConfig(ScenarioConfig):
     qcn_rai_mbps: float = 5.0
     qcn_rhai_mbps: float = 50.0
     rate_sample_us: float = 1000.0
+    qcn_rl_queue_kb: float = 1024.0
 
     def to_params(self):
         p = super().to_params()
