@@ -43,7 +43,7 @@ def main():
             res = cmswitch.run(cmswitch.BaselineConfig(baseline=sc, cm=cm, duration_s=1.0))
             keep = {k: res[k] for k in ("innocent_gbps_congested", "victim_gbps_congested",
                                         "innocent_gbps_uncongested", "victim_gbps_uncongested", "ideal_innocent_gbps",
-                                        "ideal_victim_gbps_congested", "drops", "pause_frames", "paused_ms_max_port",
+                                        "ideal_victim_gbps_congested", "drops", "network_drops", "pause_frames", "paused_ms_max_port",
                                         "cnms", "wall_s")}
             rows.append(dict(scenario=sc, scheme=cm, **keep))
             plot(res, os.path.join(ROOT, "docs", "img", f"baseline_{sc}_{cm}.png"), f"{sc}, {cm}")
