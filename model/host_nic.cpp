@@ -25,7 +25,7 @@ void host_nic::enable_qcn(const qcn_rp_config& cfg, double line_rate_bps, rng r)
     m_rp = std::make_unique<qcn_reaction_point>(cfg, line_rate_bps, port, m_events, owner, r);
 }
 
-bool host_nic::send(frame* f) {
+bool host_nic::send(frame* f, bool backpressured) {
     m_offered_frames++;
     m_offered_bytes += f->bytes;
     const uint64_t held = m_port.bytes() + (m_rp ? m_rp->queued_bytes() : 0);
@@ -36,7 +36,7 @@ bool host_nic::send(frame* f) {
         return false;
     }
     if (m_rp) {
-        const auto taken = m_rp->take(f, now_ps());
+        const auto taken = m_rp->take(f, now_ps(), backpressured);
         if (taken == qcn_reaction_point::take_result::taken)
             return true;
         if (taken == qcn_reaction_point::take_result::over_limit) {   // the flow's rate limiter is full

@@ -21,6 +21,8 @@ namespace cmswitch {
 class frame_receiver {
 public:
     virtual void receive(frame* f, uint64_t now_ps) = 0;
+    // A flow that found its QCN rate limiter full (see host_nic::room) may send again.
+    virtual void writable(uint32_t flow, uint64_t now_ps) = 0;
 protected:
     ~frame_receiver() = default;
 };
@@ -40,8 +42,16 @@ public:
     void set_receiver(frame_receiver* upper) { m_upper = upper; }
 
     // Hands f to the NIC for transmission (ownership passes). Counts it as offered to the network.
-    // Returns false if the queue limit dropped it.
-    bool send(frame* f);
+    // Returns false if the queue limit dropped it. backpressured: the sender checks room() first (TCP).
+    bool send(frame* f, bool backpressured = false);
+
+    // Back-pressure for senders that can wait (TCP): bytes the flow may hand to send() now without its QCN
+    // rate limiter overflowing; when it is too little, want_room() asks for a writable() call later.
+    uint64_t room(uint32_t flow) const { return m_rp ? m_rp->room(flow) : UINT64_MAX; }
+    void want_room(uint32_t flow) {
+        if (m_rp)
+            m_rp->want_room(flow);
+    }
 
     // Host timer service: on_timer(tag) is called on `client` at t_ps (>= now).
     void schedule_timer(uint64_t t_ps, timer_client* client, uint32_t tag) {
@@ -75,6 +85,10 @@ private:
     void receive(int, frame& f, sc_core::sc_time& delay);
     void on_event(uint32_t kind, uint32_t index, void* ptr) override;
     void transmit_limited(frame* f, uint64_t now_ps) override { m_port.enqueue(f, now_ps); }
+    void flow_writable(uint32_t flow, uint64_t now_ps) override {
+        if (m_upper)
+            m_upper->writable(flow, now_ps);
+    }
 
     int m_host;
     uint64_t m_limit;

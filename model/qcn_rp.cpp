@@ -38,11 +38,11 @@ qcn_reaction_point::qcn_reaction_point(const qcn_rp_config& cfg, double line_rat
     cfg.validate();
 }
 
-qcn_reaction_point::take_result qcn_reaction_point::take(frame* f, uint64_t now) {
+qcn_reaction_point::take_result qcn_reaction_point::take(frame* f, uint64_t now, bool backpressured) {
     if (f->flow >= m_rl.size() || !m_rl[f->flow].active)
         return take_result::not_limited;
     limiter& rl = m_rl[f->flow];
-    if (rl.queue.bytes + f->bytes > m_cfg.queue_limit_bytes)
+    if (!backpressured && rl.queue.bytes + f->bytes > m_cfg.queue_limit_bytes)
         return take_result::over_limit;
     rl.queue.push(f);
     m_queued_bytes += f->bytes;
@@ -67,6 +67,10 @@ void qcn_reaction_point::release(uint32_t flow, uint64_t now) {
     rl.next_release_ps = now + static_cast<uint64_t>(std::ceil(bytes * 8e12 / rl.cr));
     m_port.transmit_limited(f, now);
     after_transmit(flow, bytes, now);
+    if (rl.waiting && (!rl.active || rl.queue.bytes <= m_cfg.queue_limit_bytes / 2)) {
+        rl.waiting = false;
+        m_port.flow_writable(flow, now);
+    }
     if (rl.queue.head && !rl.release_pending) {
         rl.release_pending = true;
         schedule(std::max(rl.next_release_ps, now), flow, 0);

@@ -50,6 +50,8 @@ struct qcn_rp_config {
 class rp_port {
 public:
     virtual void transmit_limited(frame* f, uint64_t now_ps) = 0;
+    // The flow's limiter has room again for a sender that was waiting.
+    virtual void flow_writable(uint32_t flow, uint64_t now_ps) = 0;
 protected:
     ~rp_port() = default;
 };
@@ -67,6 +69,7 @@ public:
         bool release_pending = false;
         uint64_t timer_deadline = 0, timer_entry_at = UINT64_MAX;
         uint64_t cnms = 0;
+        bool waiting = false;   // a sender waits for room
     };
 
     // line_rate_bps: the NIC's link rate C. schedule: the host's timer service.
@@ -74,12 +77,25 @@ public:
                        event_handler* timer_owner, rng r);
 
     // Takes f into its flow's limiter if that limiter is active: taken; else not_limited (the caller sends it);
-    // over_limit: the limiter's queue is full (the caller drops f).
+    // over_limit: the limiter's queue is full (the caller drops f) - never for a back-pressured sender, which
+    // only sends with room (retransmissions may go a little over).
     enum class take_result { not_limited, taken, over_limit };
-    take_result take(frame* f, uint64_t now);
+    take_result take(frame* f, uint64_t now, bool backpressured = false);
     void on_cnm(uint32_t flow, uint8_t qntz_fb, uint64_t now);
     void on_timer(uint32_t tag) override;
 
+    // Bytes the flow's limiter can still take (unlimited when the flow has no active limiter).
+    uint64_t room(uint32_t flow) const {
+        if (flow >= m_rl.size() || !m_rl[flow].active)
+            return UINT64_MAX;
+        const uint64_t q = m_rl[flow].queue.bytes;
+        return q >= m_cfg.queue_limit_bytes ? 0 : m_cfg.queue_limit_bytes - q;
+    }
+    // Back-pressure: a sender that found no room asks to be told (once) when its limiter has drained to half.
+    void want_room(uint32_t flow) {
+        if (flow < m_rl.size())
+            m_rl[flow].waiting = true;
+    }
     double rate_bps(uint32_t flow) const {
         return flow < m_rl.size() && m_rl[flow].active ? m_rl[flow].cr : m_c;
     }

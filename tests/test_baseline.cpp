@@ -58,3 +58,13 @@ TEST(Baseline, BadValuesNameTheField) {
         EXPECT_NE(std::string(e.what()).find("pause_xon"), std::string::npos) << e.what();
     }
 }
+
+TEST(Baseline, TcpBehindAQcnRateLimiterIsBackPressuredNotStalled) {
+    // TCP + QCN without PAUSE: the victim's rate limiter slows to node 3's 1 Gb/s. The TCP sender waits for room
+    // in its limiter (as a stack waits on its NIC queues) instead of piling its window into it: no host drops,
+    // and the victim keeps its 1 Gb/s (regression: an unbounded limiter queue once stalled the flow at 0)
+    const result r = run_baseline({"--scenario", "pause-spreading", "--cm", "tcp-qcn", "--duration-s", "0.5"});
+    EXPECT_GT(r.number("victim_gbps_congested"), 0.75);
+    EXPECT_GT(r.number("innocent_gbps_congested"), 7.0);
+    EXPECT_EQ(r.number("drops_nic_queue_full"), 0);
+}

@@ -114,6 +114,7 @@ struct rp_bench : rp_port {
         sent.emplace_back(now, f->bytes);
         pool.release(f);
     }
+    void flow_writable(uint32_t, uint64_t) override {}
 };
 struct timer_forwarder final : event_handler {
     void on_event(uint32_t, uint32_t index, void* ptr) override { static_cast<timer_client*>(ptr)->on_timer(index); }

@@ -15,6 +15,8 @@ namespace cmswitch {
 class flow_endpoint {
 public:
     virtual void on_frame(frame* f, uint64_t now_ps) = 0;
+    // The NIC can take this flow's frames again after back-pressure (host_nic::room).
+    virtual void on_writable(uint64_t) {}
 protected:
     ~flow_endpoint() = default;
 };
@@ -39,6 +41,10 @@ public:
             ++m_unclaimed_frames;
             m_nic.pool().release(f);
         }
+    }
+    void writable(uint32_t flow, uint64_t now_ps) override {
+        if (flow < m_endpoints.size() && m_endpoints[flow])
+            m_endpoints[flow]->on_writable(now_ps);
     }
     uint64_t unclaimed_frames() const { return m_unclaimed_frames; }
 

@@ -161,6 +161,10 @@ void tcp_sender::try_send(uint64_t now) {
         const uint64_t len = std::min<uint64_t>(m_cfg.mss, m_app_end - m_snd_nxt);
         if (flight() > 0 && flight() + len > wnd)
             break;
+        if (m_host.nic().room(m_flow) < len + m_cfg.header_bytes) {   // our QCN rate limiter is full: wait
+            m_host.nic().want_room(m_flow);
+            break;
+        }
         send_segment(m_snd_nxt, static_cast<uint32_t>(len), now);
         m_snd_nxt += len;
     }
@@ -208,7 +212,7 @@ void tcp_sender::to_nic(const segment& seg) {
     f->flags = seg.cwr ? tcp_cwr : 0;
     f->ts_ps = seg.t_ps;
     f->created_ps = seg.t_ps;
-    m_host.nic().send(f);
+    m_host.nic().send(f, true);
 }
 
 void tcp_sender::arm_rto(uint64_t now) {

@@ -65,6 +65,7 @@ public:
     // Frames of this flow arriving at the sender's host (ACKs). Others go to `other` if set.
     void on_frame(frame* f, uint64_t now_ps) override;
     void on_timer(uint32_t tag) override;
+    void on_writable(uint64_t now_ps) override { try_send(now_ps); }
     void set_other_frames(flow_endpoint* other) { m_other = other; }
     void set_listener(listener* l) { m_listener = l; }
 
