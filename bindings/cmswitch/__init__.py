@@ -17,5 +17,19 @@ from .sweep import expand_grid, sweep
 
 __version__ = _core.__version__
 
+
+def _build_id() -> str:
+    """The package version and a hash of the compiled core: result-store keys change with either, so results
+    of an older build (same version number, other code) are never reused."""
+    import hashlib
+    h = hashlib.sha256()
+    with open(_core.__file__, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return f"{__version__}+{h.hexdigest()[:16]}"
+
+
+BUILD_ID = _build_id()
+
 __all__ = ["run", "sweep", "expand_grid", "find_min_buffer", "buffer_sizing", "Result", "ResultStore", "MinBuffer",
            "ScenarioConfig", "IncastConfig", "OverloadConfig", "BaselineConfig", "CONFIG_CLASSES", "config_class", "__version__"]

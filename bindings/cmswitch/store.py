@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
-"""A SQLite file of finished runs, keyed by a stable hash of the full config and the package version.
+"""A SQLite file of finished runs, keyed by a stable hash of the full config, the package version and the
+compiled core (cmswitch.BUILD_ID).
 
 Each finished point is committed at once, so an interrupted sweep loses nothing it had finished, and a rerun
-of the same sweep computes only what is missing. A new package version computes everything anew.
+of the same sweep computes only what is missing. A new package version or a rebuilt core computes anew.
 """
 from __future__ import annotations
 

@@ -53,17 +53,18 @@ def sweep(base: ScenarioConfig, grid: Optional[Mapping[str, Sequence[Any]]] = No
     - executor: a concurrent.futures executor or a Dask distributed.Client (e.g. on an LSF/Slurm cluster via
       dask-jobqueue); overrides workers.
     - store: a SQLite file (or ResultStore); points already in it are not recomputed, finished points are saved
-      as they finish, so an interrupted sweep resumes where it stopped.
+      as they finish, so an interrupted sweep resumes where it stopped. Keys hash the full config, the package
+      version and the compiled core (cmswitch.BUILD_ID): a rebuilt model computes anew.
     Every config is validated before anything runs. Rows come in grid order whatever the completion order; the
     columns are the config's fields followed by the run's summary. df.attrs holds "computed" and "reused".
     """
-    from . import __version__
+    from . import BUILD_ID
 
     configs = [base.replace(**p) for p in expand_grid(grid, points)]   # ValueError before any run
     own_store = isinstance(store, (str, os.PathLike))
     db = ResultStore(store) if own_store else store
     summaries: List[Optional[Dict[str, Any]]] = [None] * len(configs)
-    keys = [c.key(__version__) for c in configs]
+    keys = [c.key(BUILD_ID) for c in configs]
     todo = []
     for i, key in enumerate(keys):
         cached = db.get(key) if db is not None else None
@@ -90,7 +91,7 @@ def sweep(base: ScenarioConfig, grid: Optional[Mapping[str, Sequence[Any]]] = No
                 if bar is not None:
                     bar.update(1)
         if db is not None:
-            db.put(keys[i], configs[i].scenario, __version__, configs[i].to_dict(), summary)
+            db.put(keys[i], configs[i].scenario, BUILD_ID, configs[i].to_dict(), summary)
 
     try:
         if executor is None and (workers == 1 or len(unique) <= 1):
