@@ -4,6 +4,7 @@
 // chunks of simulated time. Python never holds a SystemC object: it passes a scenario name and parameter
 // strings, and gets plain dicts and NumPy arrays back.
 #include "model/errors.h"
+#include "model/pause_config.h"
 #include "platform/scenario.h"
 #include "platform/sim_context.h"
 
@@ -125,5 +126,9 @@ PYBIND11_MODULE(_core, m) {
           R"doc(Runs one scenario with parameters given as strings; returns {"summary": dict, "tables": dict}.
 Raises ValueError for a bad parameter (naming it and its allowed range), RuntimeError if the model breaks an
 invariant, KeyboardInterrupt on Ctrl-C.)doc");
+    m.def("pause_headroom_bytes", &pause_headroom_bytes, py::arg("rate_bps"), py::arg("delay_ps"),
+          py::arg("mtu_bytes") = 1500,
+          "Headroom (bytes) a PAUSE/PFC port needs above XOFF: cable both ways, a maximum frame each side, the "
+          "802.3 31B.3.7 response time.");
     py::register_exception<model_error>(m, "ModelError", PyExc_RuntimeError);
 }

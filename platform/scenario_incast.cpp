@@ -52,6 +52,12 @@ incast_scenario::incast_scenario() {
     t.add_real("udp_cbr_mbps", &c.udp_cbr_mbps, 0, 1e6, "Mbps",
                "one extra UDP constant-bit-rate flow to the client from a host of its own (seed 000: 400; 0: none)");
     c.qcn.add_params(t);
+    t.add_choice("pause", &c.pause, {"none", "pause", "pfc"},
+                 "802.3x PAUSE or 802.1Qbb PFC at the switch inputs (lossless when the buffer holds every input's "
+                 "XOFF plus headroom)");
+    t.add_real("pause_xoff_kb", &c.pause_xoff_kb, 0, 1 << 20, "KB (1024 B)",
+               "per-input XOFF (0: buffer_kb / (flows + background flows) minus the headroom)");
+    t.add_real("pause_xon_kb", &c.pause_xon_kb, 0, 1 << 20, "KB (1024 B)", "per-input XON (0: XOFF - 2 x 1500 B)");
     t.add_real("sample_us", &c.sample_us, 0, 1e9, "us", "queue sampling period for the time series (0: off)");
     t.add_flag("series", &c.series, "include the queue time series in the output");
 }
@@ -112,6 +118,25 @@ result incast_scenario::run() {
         const int nu = c.udp_cbr_mbps > 0 ? 1 : 0;
         network net(star_topology(n + nb + ne + nu + 1, rate_bps, delay_ps, buf));
         c.qcn.apply(net, static_cast<uint64_t>(c.seed));
+        if (c.pause != "none") {
+            // each sending input may hold XOFF + headroom; by default the port's buffer is split among them
+            const int inputs = n + nb + ne + nu;
+            const uint64_t headroom = pause_headroom_bytes(rate_bps, delay_ps, 1500);
+            const uint64_t share = buf.port_limit_bytes / static_cast<uint64_t>(inputs);
+            pause_config pc;
+            pc.mode = c.pause;
+            pc.xoff_bytes = c.pause_xoff_kb > 0 ? kb_bytes(c.pause_xoff_kb)
+                                                : (share > headroom ? share - headroom : 0);
+            pc.xon_bytes = c.pause_xon_kb > 0 ? kb_bytes(c.pause_xon_kb)
+                                              : (pc.xoff_bytes > 3000 ? pc.xoff_bytes - 3000 : 0);
+            if (pc.xoff_bytes < 4500)
+                throw config_error("pause: buffer_kb = " + format_number(c.buffer_kb) + " shared by " +
+                                   std::to_string(inputs) + " inputs leaves " + std::to_string(share) +
+                                   " B each, less than the headroom " + std::to_string(headroom) +
+                                   " B plus 3 frames: not lossless; raise buffer_kb or set pause_xoff_kb");
+            net.enable_pause(pc);
+            r.set("pause_xoff_bytes", static_cast<int64_t>(pc.xoff_bytes));
+        }
         net.sw(0).set_marker(make_ecn_marker(mark), rng(static_cast<uint64_t>(c.seed), 1000000));
         std::vector<tcp_stats> stats(static_cast<size_t>(n));
         std::vector<std::unique_ptr<tcp_sender>> senders;
@@ -217,6 +242,11 @@ result incast_scenario::run() {
         r.set("background_timeouts", static_cast<int64_t>(bg_timeouts));
         r.set("udp_goodput_mbps", mbps(udp.received_bytes, end_ps));
         r.set("cm", c.qcn.cm);
+        r.set("pause", c.pause);
+        uint64_t pauses = 0;
+        for (int p = 0; p < net.sw(0).num_ports(); ++p)
+            pauses += net.sw(0).counters(p).pause_sent;
+        r.set("pause_frames", static_cast<int64_t>(pauses));
         if (c.qcn.enabled()) {
             r.set("qcn_cp", c.qcn.cp);
             r.set("qcn_rp", c.qcn.rp);

@@ -39,6 +39,9 @@ struct incast_config {
     double elephant_min_mb = 100;
     double elephant_max_mb = 512;
     double udp_cbr_mbps = 0;
+    std::string pause = "none";     // none | pause | pfc: lossless switch (per-ingress XOFF/XON)
+    double pause_xoff_kb = 0;       // 0: buffer_kb / flows - headroom (every server's share of the port)
+    double pause_xon_kb = 0;        // 0: XOFF - 2 MTU
     double sample_us = 1000;
     bool series = false;
     qcn_options qcn;

@@ -91,3 +91,21 @@ TEST(Incast, ElephantsOfRandomSizeFollowEachOther) {
     EXPECT_LE(r.number("elephants_completed"), 120);
     EXPECT_GT(r.number("elephant_goodput_mbps"), 800);
 }
+
+TEST(Incast, PfcMakesTheIncastLosslessWhenTheBufferHoldsEveryInputsHeadroom) {
+    // PFC with each server's share of a 256 KB port (32768 B for 8 servers) minus its headroom (1 Gb/s, 10 us:
+    // 2500 + 3000 + 128 = 5628 B) as XOFF: no drop, no timeout, near line rate (973 Mbps of payload at most)
+    const result r = run_incast({"--flows", "8", "--buffer-kb", "256", "--duration-s", "1", "--pause", "pfc"});
+    EXPECT_EQ(r.number("pause_xoff_bytes"), 32768 - 5628);
+    EXPECT_EQ(r.number("drops"), 0);
+    EXPECT_EQ(r.number("timeouts"), 0);
+    EXPECT_GT(r.number("pause_frames"), 0);
+    EXPECT_GT(r.number("goodput_mbps"), 950);
+    // 32 servers cannot each get 5628 B of headroom plus 3 frames out of 256 KB: refused, with the numbers
+    try {
+        run_incast({"--flows", "32", "--buffer-kb", "256", "--duration-s", "0.1", "--pause", "pfc"});
+        ADD_FAILURE() << "accepted";
+    } catch (const config_error& e) {
+        EXPECT_NE(std::string(e.what()).find("8192 B each"), std::string::npos) << e.what();
+    }
+}

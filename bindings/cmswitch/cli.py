@@ -162,7 +162,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--quick", action="store_true", help="a small grid, 1 s runs (a smoke test)")
     p.add_argument("--flows", help="comma-separated flow counts (default 2,4,8,16,32,64)")
     p.add_argument("--buffers-kb", help="comma-separated buffer sizes in KB (default 16,32,64,128,256,512,1024)")
-    p.add_argument("--schemes", help="comma-separated schemes (default droptail,red-ecn,dctcp,qcn,qcn-mod)")
+    p.add_argument("--schemes", help="comma-separated schemes (default droptail,red-ecn,dctcp,qcn,qcn-mod,pfc)")
     p.add_argument("--seeds", help="comma-separated seeds (default 1,2)")
     p.add_argument("--duration-s", type=float, help="simulated seconds per run (default 10)")
     p.add_argument("--min-rtos-ms", help="comma-separated TCP minimum RTOs in ms (default 200,10)")

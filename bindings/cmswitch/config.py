@@ -192,6 +192,9 @@ class IncastConfig(ScenarioConfig):
     elephant_min_mb: float = 100.0
     elephant_max_mb: float = 512.0
     udp_cbr_mbps: float = 0.0
+    pause: str = "none"
+    pause_xoff_kb: float = 0.0
+    pause_xon_kb: float = 0.0
     cm: str = "none"
     qcn_cp: str = "standard"
     qcn_rp: str = "standard"

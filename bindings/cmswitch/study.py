@@ -26,6 +26,8 @@ def scheme_overrides(scheme: str, buffer_kb: float) -> Dict[str, Any]:
     if scheme == "dctcp":
         # K = 20 packets at 1 Gbps (DCTCP paper), at most half the buffer
         return dict(transport="dctcp", ecn=False, marking="step", ecn_k_kb=min(20 * PACKET_KB, buffer_kb / 2))
+    if scheme == "pfc":
+        return dict(transport="newreno", ecn=False, marking="none", pause="pfc")
     if scheme == "qcn":
         return dict(transport="newreno", ecn=False, marking="none", cm="qcn")
     if scheme == "qcn-mod":
@@ -34,14 +36,22 @@ def scheme_overrides(scheme: str, buffer_kb: float) -> Dict[str, Any]:
     raise ValueError(f"scheme = {scheme!r}: known schemes are {', '.join(SCHEMES)}")
 
 
-SCHEMES = ("droptail", "red-ecn", "dctcp", "qcn", "qcn-mod")
+SCHEMES = ("droptail", "red-ecn", "dctcp", "qcn", "qcn-mod", "pfc")
 SCHEME_TEXT = {
     "droptail": "TCP NewReno, drop-tail",
     "red-ecn": "TCP NewReno with ECN, RED marking (Kmin = B/4, Kmax = 3B/4, Pmax 0.1)",
     "dctcp": "DCTCP, step marking at K = min(20 packets, B/2)",
     "qcn": "TCP NewReno over IEEE 802.1Qau QCN (standard)",
     "qcn-mod": "TCP NewReno over QCN with congestion-memory sampling and adaptive R_AI (seed 000's V)",
+    "pfc": "TCP NewReno over 802.1Qbb PFC, the buffer split into one XOFF + headroom per server",
 }
+
+
+def pfc_feasible(base: IncastConfig, buffer_kb: float, flows: int) -> bool:
+    """Whether the port's buffer can hold every server's XOFF (at least 3 frames) plus its headroom."""
+    from . import _core
+    headroom = _core.pause_headroom_bytes(int(round(base.link_gbps * 1e9)), int(round(base.delay_us * 1e6)), 1500)
+    return buffer_kb * 1024 / flows - headroom >= 4500
 
 
 @dataclass
@@ -98,7 +108,7 @@ def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
                   workers: Optional[int] = None, store=None, progress: bool = True,
                   base: Optional[IncastConfig] = None) -> pd.DataFrame:
     """Incast over buffer sizes x flow counts for each scheme and TCP minimum RTO (seed 000's set-up, 10 s per
-    run by default: 840 runs in about 2-3 minutes on 2 cores); writes a report folder `out`: points.csv (every run), min_buffer.csv, goodput_vs_flows_<scheme>_
+    run by default: about 950 runs in 2-3 minutes on 2 cores); writes a report folder `out`: points.csv (every run), min_buffer.csv, goodput_vs_flows_<scheme>_
     rto<ms>.png, goodput_vs_buffer_<n>flows.png, queue_vs_flows.png, report.md and index.html (the plots with a
     short reading). Returns the points."""
     schemes = list(schemes)
@@ -106,9 +116,12 @@ def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
         scheme_overrides(s, 64)   # unknown names fail before any run
     base = base or IncastConfig(duration_s=duration_s, jitter_ns=500.0, sample_us=0.0)
     cases = [(s, float(r)) for s in schemes for r in min_rtos_ms]
+    # PFC points whose buffer cannot be split into lossless shares are left out (reported as not reached)
+    keep = [(s, r, b, f, seed) for s, r in cases for b in buffers_kb for f in flows for seed in seeds
+            if s != "pfc" or pfc_feasible(base, b, f)]
     points = [dict(scheme_overrides(s, b), min_rto_ms=r, buffer_kb=float(b), flows=int(f), seed=int(seed))
-              for s, r in cases for b in buffers_kb for f in flows for seed in seeds]
-    scheme_of = [s for s, _ in cases for _ in buffers_kb for _ in flows for _ in seeds]
+              for s, r, b, f, seed in keep]
+    scheme_of = [s for s, *_ in keep]
     os.makedirs(out, exist_ok=True)
     t0 = time.time()
     df = sweep(base, points=points, workers=workers, store=store, progress=progress)
@@ -120,6 +133,11 @@ def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
     target = target_fraction * line_rate
     mean = df.groupby(["scheme", "min_rto_ms", "flows", "buffer_kb"])["goodput_mbps"].mean().reset_index()
     rows = []
+    for s_, r_ in cases:   # every (scheme, minRTO, flows) gets a row, infeasible PFC ones included
+        for f_ in flows:
+            if not ((mean["scheme"] == s_) & (mean["min_rto_ms"] == r_) & (mean["flows"] == f_)).any():
+                rows.append(dict(scheme=s_, min_rto_ms=r_, flows=f_, min_buffer_kb=float("nan"),
+                                 best_goodput_mbps=float("nan")))
     for (scheme, rto, f), g in mean.groupby(["scheme", "min_rto_ms", "flows"]):
         ok = g[g["goodput_mbps"] >= target].sort_values("buffer_kb")
         rows.append(dict(scheme=scheme, min_rto_ms=rto, flows=f,

@@ -12,7 +12,7 @@ def test_buffer_sizing_report_has_every_promised_file(tmp_path):
     out = tmp_path / "report"
     df = cmswitch.buffer_sizing(str(out), flows=(2, 8), buffers_kb=(32, 128), seeds=(1,), duration_s=0.3,
                                 min_rtos_ms=(200, 10), workers=2, progress=False)
-    schemes = ("droptail", "red-ecn", "dctcp", "qcn", "qcn-mod")
+    schemes = ("droptail", "red-ecn", "dctcp", "qcn", "qcn-mod", "pfc")
     expected = {"points.csv", "min_buffer.csv", "report.md", "index.html", "queue_vs_flows.png",
                 "goodput_vs_buffer_8flows.png"} | {f"goodput_vs_flows_{s}_rto{r}ms.png"
                                                    for s in schemes for r in (200, 10)}
@@ -20,8 +20,11 @@ def test_buffer_sizing_report_has_every_promised_file(tmp_path):
     for name in expected:
         assert (out / name).stat().st_size > 0, name
     points = pd.read_csv(out / "points.csv")
-    assert len(points) == len(df) == 5 * 2 * 2 * 2
+    # 5 schemes x 2 buffers x 2 flow counts x 2 minRTOs; PFC only where 1 Gb/s headroom (5628 B) + 3 frames fits
+    # in each server's share: 32 KB / 8 = 4096 B does not, the 3 other points do
+    assert len(points) == len(df) == 5 * 2 * 2 * 2 + 3 * 2
     assert set(points["scheme"]) == set(schemes)
+    assert (points[points["scheme"] == "pfc"]["drops"] == 0).all()   # lossless
     text = (out / "report.md").read_text()
     assert "## Reading" in text and "goodput_vs_flows_dctcp_rto10ms.png" in text
     html = (out / "index.html").read_text()
