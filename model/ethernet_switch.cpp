@@ -112,6 +112,7 @@ void ethernet_switch::enable_pause(const pause_config& cfg, const std::vector<ui
     if (cfg.pause_quanta == 0 || cfg.pause_quanta > 65535)
         throw config_error("pause_quanta = " + std::to_string(cfg.pause_quanta) + ": allowed range [1, 65535]");
     m_pause = cfg;
+    m_pfc = cfg.mode == "pfc";
     m_ingress.assign(static_cast<size_t>(num_ports()) * num_priorities, ingress_class{});
     m_ingress_limit.assign(static_cast<size_t>(num_ports()), 0);
     m_port_rate = port_rate_bps;
@@ -146,7 +147,7 @@ void ethernet_switch::send_pause(int port, int cls, uint32_t quanta, uint64_t no
     f->prio = num_priorities - 1;
     f->src = 0xffff;
     f->dst = 0xffff;   // link-local: consumed by the peer
-    const uint8_t classes = m_pause.mode == "pfc" ? static_cast<uint8_t>(1u << cls) : 0xff;
+    const uint8_t classes = m_pfc ? static_cast<uint8_t>(1u << cls) : 0xff;
     f->aux = classes | (static_cast<uint64_t>(quanta) << 8);
     f->created_ps = now;
     ++m_originated_frames;
@@ -191,8 +192,7 @@ void ethernet_switch::forward(int in_port, frame* f, uint64_t now) {
         m_pool.release(f);
         return;
     }
-    if (!m_ingress.empty() && f->prio < num_priorities - 1 &&
-        (m_pause.mode == "pause" || (m_pause.pfc_classes >> f->prio) & 1)) {
+    if (!m_ingress.empty() && f->prio < num_priorities - 1 && (!m_pfc || (m_pause.pfc_classes >> f->prio) & 1)) {
         ingress_class& ic = m_ingress[static_cast<size_t>(in_port * num_priorities + pause_class(f->prio))];
         if (ic.bytes + f->bytes > m_ingress_limit[static_cast<size_t>(in_port)]) {
             drop(in_port, f, drop_reason::ingress_limit);

@@ -88,7 +88,7 @@ private:
     };
     void on_dequeue(const frame& f, uint64_t now) override;
     void send_pause(int port, int cls, uint32_t quanta, uint64_t now);
-    int pause_class(uint8_t prio) const { return m_pause.mode == "pfc" ? prio : 0; }
+    int pause_class(uint8_t prio) const { return m_pfc ? prio : 0; }
     void receive(int port, frame& f, sc_core::sc_time& delay);
     void on_event(uint32_t kind, uint32_t index, void* ptr) override;
     void forward(int in_port, frame* f, uint64_t now);
@@ -108,6 +108,7 @@ private:
     uint64_t m_originated_frames = 0, m_originated_bytes = 0;
     uint64_t m_consumed_frames = 0, m_consumed_bytes = 0;   // PAUSE frames taken by this switch
     pause_config m_pause;
+    bool m_pfc = false;   // m_pause.mode == "pfc", kept as a flag for the per-frame path
     std::vector<ingress_class> m_ingress;   // port x class
     std::vector<uint64_t> m_ingress_limit;  // per port
     std::vector<uint64_t> m_port_rate;
