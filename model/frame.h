@@ -12,6 +12,7 @@ namespace cmswitch {
 constexpr int num_priorities = 8;         // 802.1Q priorities per egress port
 constexpr uint32_t max_frame_bytes = 9216; // jumbo frames are the largest a port accepts
 constexpr uint32_t min_frame_bytes = 64;
+constexpr int max_sack_blocks = 4;        // TCP SACK option (RFC 2018): 4 blocks fit in 40 option bytes
 
 enum class frame_kind : uint8_t {
     udp,      // datagram of a UDP source
@@ -39,11 +40,15 @@ struct frame {
     // transport
     uint32_t payload = 0;     // application bytes carried
     uint16_t ingress = 0xffff;   // inside a switch: the port it arrived on (PAUSE/PFC accounting); else 0xffff
+    uint8_t sack_blocks = 0;  // TCP ACK: SACK blocks carried (RFC 2018), each [ack + begin, ack + end)
     uint64_t seq = 0;         // TCP: first byte; UDP: datagram number
     uint64_t ack = 0;         // TCP: cumulative ACK (next byte expected)
-    uint64_t ts_ps = 0;       // transport timestamp (echoed in ACKs for RTT samples)
+    uint64_t ts_ps = 0;       // TCP data: when the sender sent it (TSval); TCP ACK with timestamps: the echo (TSecr)
     uint64_t aux = 0;         // control frames: CNM: quantized feedback; PAUSE/PFC: class-enable vector (bits 0-7)
                               // and pause time in quanta of 512 bit times (bits 8-23; 0 = XON)
+    struct sack_block {
+        uint32_t begin, end;  // offsets from ack (SACK blocks lie above the cumulative ACK)
+    } sack[max_sack_blocks];
     // bookkeeping of the block that holds the frame
     uint64_t created_ps = 0;  // when the source made it
     uint64_t enq_ps = 0;      // when it entered the queue it sits in
