@@ -247,6 +247,8 @@ void ethernet_switch::drop(int port, frame* f, drop_reason why) {
     port_counters& c = m_counters[static_cast<size_t>(port)];
     c.drop_frames[static_cast<size_t>(why)]++;
     c.drop_bytes[static_cast<size_t>(why)] += f->bytes;
+    if (m_drop_observer)
+        m_drop_observer->on_drop(port, *f, why, now_ps());
     m_pool.release(f);
 }
 

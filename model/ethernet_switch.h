@@ -21,6 +21,14 @@
 
 namespace cmswitch {
 
+// Told of every frame the switch drops (recorders: drop traces). Called synchronously; must not call back.
+class drop_observer {
+public:
+    virtual void on_drop(int port, const frame& f, drop_reason why, uint64_t now_ps) = 0;
+protected:
+    ~drop_observer() = default;
+};
+
 class ethernet_switch : public sc_core::sc_module, private event_handler, private dequeue_listener {
 public:
 
@@ -68,6 +76,7 @@ public:
         m_rng = r;
     }
     int route(int dst_host) const { return m_routes[static_cast<size_t>(dst_host)]; }
+    void set_drop_observer(drop_observer* o) { m_drop_observer = o; }
     int num_ports() const { return static_cast<int>(m_ports.size()); }
 
     void reset();
@@ -113,6 +122,7 @@ private:
     std::vector<uint64_t> m_ingress_limit;  // per port
     std::vector<uint64_t> m_port_rate;
     rng m_rng;
+    drop_observer* m_drop_observer = nullptr;
     frame_pool& m_pool;
     event_domain& m_events;
 };

@@ -6,6 +6,7 @@
 #include "platform/queue_sampler.h"
 #include "platform/sim_context.h"
 #include "platform/statistics.h"
+#include "platform/trace_recorder.h"
 #include "traffic/bulk_app.h"
 #include "traffic/incast.h"
 #include "traffic/udp_sink.h"
@@ -28,6 +29,9 @@ incast_scenario::incast_scenario() {
     t.add_real("sru_kb", &c.sru_kb, 1.0 / 1024, 1 << 22, "KB (1024 B)", "server response unit: bytes per server per round");
     t.add_real("link_gbps", &c.link_gbps, 0, 1000, "Gbps", "rate of every link", true);
     t.add_real("delay_us", &c.delay_us, 0, 1e6, "us", "propagation delay of every link, each direction");
+    t.add_real("delay_skew_ns", &c.delay_skew_ns, 0, 1e6, "ns",
+               "adds a random constant in [0, skew] to each server's link delay (drawn from the seed; breaks the "
+               "exact ties of perfectly symmetric servers without random timing; the flows table lists the delays)");
     t.add_choice("transport", &c.transport, {"newreno", "dctcp"}, "TCP congestion control");
     t.add_flag("ecn", &c.ecn, "newreno: ECN-capable, halving once per window on ECE (RFC 3168)");
     t.add_choice("marking", &c.marking, {"none", "step", "red"},
@@ -38,11 +42,31 @@ incast_scenario::incast_scenario() {
     t.add_real("red_pmax", &c.red_pmax, 0, 1, "", "RED marking: probability at Kmax", true);
     t.add_real("dctcp_g", &c.dctcp_g, 0, 1, "", "DCTCP alpha gain g", true);
     t.add_int("init_cwnd", &c.init_cwnd, 1, 1000, "segments", "TCP initial congestion window");
+    t.add_flag("limited_transmit", &c.limited_transmit,
+               "RFC 3042 limited transmit: a segment on each of the 1st and 2nd duplicate ACK (ns-2, Linux, FreeBSD "
+               "do it; --limited-transmit=false turns it off)");
+    t.add_flag("slow_start_after_idle", &c.slow_start_after_idle,
+               "RFC 5681 4.1: a sender idle for more than an RTO restarts from min(initial window, cwnd) "
+               "(Linux, FreeBSD and ns-2 do; --slow-start-after-idle=false keeps the old window)");
+    t.add_choice("ssthresh_rule", &c.ssthresh_rule, {"cwnd", "flight"},
+                 "ssthresh after a loss: half the congestion window (Linux, FreeBSD, ns-2) or half the FlightSize "
+                 "(RFC 5681 eq. 4)");
+    t.add_flag("sack", &c.sack, "TCP SACK (RFC 2018) with RFC 6675 loss recovery");
+    t.add_flag("timestamps", &c.timestamps,
+               "TCP timestamps (RFC 7323): RTT samples from every ACK of new data, retransmissions included; the "
+               "12 option bytes leave 1448 payload bytes in a 1500-byte frame");
+    t.add_choice("request_timing", &c.request_timing, {"simultaneous", "serialized"},
+                 "simultaneous: every server gets the next request at the same instant, one unloaded request "
+                 "latency after the round ends (the paper's and ns-2's idealization); serialized: the client sends "
+                 "one 64-byte request frame per server through its NIC");
     t.add_int("rwnd_segments", &c.rwnd_segments, 0, 1 << 20, "segments",
               "receiver's advertised window (0: unlimited, the switch buffer is the limit; ns-2's default is 20)");
     t.add_flag("delayed_ack", &c.delayed_ack, "receivers ACK every 2nd segment (40 ms timeout)");
     t.add_real("jitter_ns", &c.jitter_ns, 0, 1e6, "ns",
                "random delay in [0, jitter] before each server segment reaches its NIC (breaks lockstep)");
+    t.add_choice("jitter_scope", &c.jitter_scope, {"all", "window_sends"},
+                 "segments the jitter delays: all, or only those sent from the window (not fast retransmits, "
+                 "partial-ACK retransmissions and limited transmit), as ns-2's TCP overhead_ does");
     t.add_int("bulk_flows", &c.bulk_flows, 0, 1000, "flows",
               "long-lived TCP flows to the client, each from a host of its own");
     t.add_int("elephant_flows", &c.elephant_flows, 0, 1000, "flows",
@@ -60,6 +84,10 @@ incast_scenario::incast_scenario() {
     t.add_real("pause_xon_kb", &c.pause_xon_kb, 0, 1 << 20, "KB (1024 B)", "per-input XON (0: XOFF - 2 x 1500 B)");
     t.add_real("sample_us", &c.sample_us, 0, 1e9, "us", "queue sampling period for the time series (0: off)");
     t.add_flag("series", &c.series, "include the queue time series in the output");
+    t.add_flag("trace", &c.trace,
+               "include event traces: every switch drop and every TCP timeout, fast retransmit, end of recovery "
+               "and limited transmit (tables drops and tcp_events)");
+    t.add_flag("trace_acks", &c.trace_acks, "with trace: also every ACK's arrival at a sender (long tables)");
 }
 
 namespace {
@@ -71,6 +99,7 @@ double percentile(std::vector<double> v, double p) {
     return v[std::min(v.size() - 1, rank ? rank - 1 : 0)];
 }
 uint64_t kb_bytes(double kb) { return static_cast<uint64_t>(std::llround(kb * 1024)); }
+constexpr uint64_t stream_delay_skew = 3000000;   // random stream of the per-server link delay skew
 } // namespace
 
 result incast_scenario::run() {
@@ -105,9 +134,19 @@ result incast_scenario::run() {
     tcp.min_rto_ps = static_cast<uint64_t>(std::llround(c.min_rto_ms * 1e9));
     tcp.dctcp_g = c.dctcp_g;
     tcp.initial_cwnd = static_cast<uint32_t>(c.init_cwnd);
+    tcp.limited_transmit = c.limited_transmit;
+    tcp.slow_start_after_idle = c.slow_start_after_idle;
+    tcp.ssthresh_from = c.ssthresh_rule == "flight" ? tcp_config::ssthresh_rule::flight : tcp_config::ssthresh_rule::cwnd;
+    tcp.sack = c.sack;
+    tcp.timestamps = c.timestamps;
+    if (c.timestamps)
+        tcp.mss -= tcp_config::timestamp_option_bytes;   // the frame stays 1500 bytes, as Linux does
+    const request_timing timing = parse_request_timing(c.request_timing);
     tcp.rwnd_bytes = static_cast<uint64_t>(c.rwnd_segments) * tcp.mss;
     tcp.delayed_ack = c.delayed_ack;
     tcp.jitter_ps = static_cast<uint64_t>(std::llround(c.jitter_ns * 1e3));
+    tcp.jitter_scope = c.jitter_scope == "window_sends" ? tcp_config::jitter_scope_t::window_sends
+                                                        : tcp_config::jitter_scope_t::all;
 
     result r;
     r.set("scenario", std::string("incast"));
@@ -116,7 +155,14 @@ result incast_scenario::run() {
         const int client = 0;
         const int nb = static_cast<int>(c.bulk_flows), ne = static_cast<int>(c.elephant_flows);
         const int nu = c.udp_cbr_mbps > 0 ? 1 : 0;
-        network net(star_topology(n + nb + ne + nu + 1, rate_bps, delay_ps, buf));
+        topology topo = star_topology(n + nb + ne + nu + 1, rate_bps, delay_ps, buf);
+        if (c.delay_skew_ns > 0) {
+            rng skew(static_cast<uint64_t>(c.seed), stream_delay_skew);
+            const uint64_t skew_ps = static_cast<uint64_t>(std::llround(c.delay_skew_ns * 1e3));
+            for (int i = 1; i <= n; ++i)
+                topo.links[static_cast<size_t>(i)].delay_ps += skew.below(skew_ps + 1);
+        }
+        network net(topo);
         c.qcn.apply(net, static_cast<uint64_t>(c.seed));
         if (c.pause != "none") {
             // each sending input may hold XOFF + headroom; by default the port's buffer is split among them
@@ -143,7 +189,11 @@ result incast_scenario::run() {
         std::vector<std::unique_ptr<tcp_receiver>> receivers;
         std::vector<std::unique_ptr<incast_server>> servers;
         std::vector<tcp_receiver*> rx;
+        std::vector<incast_server*> srv;
         std::vector<int> server_hosts;
+        std::unique_ptr<trace_recorder> trace(c.trace ? new trace_recorder : nullptr);
+        if (trace)
+            net.sw(0).set_drop_observer(trace.get());
         for (int i = 0; i < n; ++i) {
             const int host = i + 1;
             const uint32_t flow = static_cast<uint32_t>(i);
@@ -151,11 +201,17 @@ result incast_scenario::run() {
             senders.emplace_back(new tcp_sender(net.stack(host), flow, client, tcp, st,
                                                 rng(static_cast<uint64_t>(c.seed), static_cast<uint64_t>(i))));
             receivers.emplace_back(new tcp_receiver(net.stack(client), flow, host, tcp, st));
-            servers.emplace_back(new incast_server(*senders.back(), net.pool(), sru));
+            servers.emplace_back(new incast_server(*senders.back(), net.nic(host), sru));
             rx.push_back(receivers.back().get());
+            srv.push_back(servers.back().get());
             server_hosts.push_back(host);
+            if (trace)
+                senders.back()->set_observer(trace.get(), c.trace_acks);
         }
-        incast_client app(net.stack(client), rx, server_hosts, 0, sru, 64, 0);
+        // an unloaded request's latency client -> switch -> server: two serializations and two propagations
+        const uint32_t request_bytes = 64;
+        const uint64_t request_latency = 2 * (serialization_ps(request_bytes, rate_bps) + delay_ps);
+        incast_client app(net.stack(client), rx, srv, server_hosts, 0, sru, request_bytes, timing, request_latency, 0);
         // background flows: hosts n+1 ..., flows n ...
         std::vector<tcp_stats> bg_stats(static_cast<size_t>(nb + ne));
         std::vector<std::unique_ptr<tcp_sender>> bg_senders;
@@ -218,12 +274,14 @@ result incast_scenario::run() {
         r.set("min_rto_ms", c.min_rto_ms);
         r.set("transport", c.transport);
         r.set("marking", c.marking);
-        uint64_t delivered = 0, timeouts = 0, max_timeouts = 0, fr = 0, rexmit = 0, reductions = 0;
+        uint64_t delivered = 0, timeouts = 0, max_timeouts = 0, fr = 0, lt = 0, idle = 0, rexmit = 0, reductions = 0;
         for (const auto& st : stats) {
             delivered += st.bytes_delivered;
             timeouts += st.timeouts;
             max_timeouts = std::max(max_timeouts, st.timeouts);
             fr += st.fast_retransmits;
+            lt += st.limited_transmits;
+            idle += st.idle_restarts;
             rexmit += st.retransmitted_bytes;
             reductions += st.ecn_reductions;
         }
@@ -280,6 +338,8 @@ result incast_scenario::run() {
         r.set("timeouts_max_flow", static_cast<int64_t>(max_timeouts));
         r.set("timeouts", static_cast<int64_t>(timeouts));
         r.set("fast_retransmits", static_cast<int64_t>(fr));
+        r.set("limited_transmits", static_cast<int64_t>(lt));
+        r.set("idle_restarts", static_cast<int64_t>(idle));
         r.set("retransmitted_bytes", static_cast<int64_t>(rexmit));
         r.set("ecn_reductions", static_cast<int64_t>(reductions));
         report_drops(r, net);
@@ -302,6 +362,7 @@ result incast_scenario::run() {
         auto& rb = ft.column("retransmitted_bytes");
         auto& db = ft.column("delivered_bytes");
         auto& cn = ft.column("cnms_received");
+        auto& ld = ft.column("link_delay_us");
         for (int i = 0; i < n; ++i) {
             const tcp_stats& st = stats[static_cast<size_t>(i)];
             id.push_back(i);
@@ -312,6 +373,7 @@ result incast_scenario::run() {
             const qcn_reaction_point* rp = net.nic(i + 1).reaction_point();
             const auto* rl = rp ? rp->find(static_cast<uint32_t>(i)) : nullptr;
             cn.push_back(rl ? static_cast<double>(rl->cnms) : 0.0);
+            ld.push_back(static_cast<double>(net.topo().links[static_cast<size_t>(i + 1)].delay_ps) * 1e-6);
         }
         table& rtt = r.add_table("rounds");
         rtt.column("round_time_ms") = rt;
@@ -319,6 +381,8 @@ result incast_scenario::run() {
             sampler->export_to(r.add_table("queue_series"));
         if (rates && c.series)
             rates->export_to(r.add_table("rate_series"));
+        if (trace)
+            trace->export_to(r);
     }
     r.set("wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count());
     return r;

@@ -22,6 +22,7 @@ struct incast_config {
     double sru_kb = 256;
     double link_gbps = 1;
     double delay_us = 10;
+    double delay_skew_ns = 0;
     std::string transport = "newreno";
     bool ecn = false;
     std::string marking = "none";
@@ -31,9 +32,16 @@ struct incast_config {
     double red_pmax = 0.1;
     double dctcp_g = 0.0625;
     int64_t init_cwnd = 2;
+    bool limited_transmit = true;
+    bool slow_start_after_idle = true;
+    std::string ssthresh_rule = "cwnd";
+    bool sack = false;
+    bool timestamps = false;
+    std::string request_timing = "simultaneous";
     int64_t rwnd_segments = 0;
     bool delayed_ack = false;
     double jitter_ns = 0;
+    std::string jitter_scope = "all";
     int64_t bulk_flows = 0;
     int64_t elephant_flows = 0;
     double elephant_min_mb = 100;
@@ -44,6 +52,8 @@ struct incast_config {
     double pause_xon_kb = 0;        // 0: XOFF - 2 MTU
     double sample_us = 1000;
     bool series = false;
+    bool trace = false;
+    bool trace_acks = false;
     qcn_options qcn;
 };
 

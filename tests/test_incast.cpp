@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Whole incast runs: conservation, determinism, the DCTCP claim, and the uncongested ceiling.
 #include "model/errors.h"
+#include "platform/network.h"
 #include "platform/scenario.h"
+#include "traffic/incast.h"
+
+#include <memory>
 #include "testing.h"
 
 #include <gtest/gtest.h>
@@ -107,5 +111,55 @@ TEST(Incast, PfcMakesTheIncastLosslessWhenTheBufferHoldsEveryInputsHeadroom) {
         ADD_FAILURE() << "accepted";
     } catch (const config_error& e) {
         EXPECT_NE(std::string(e.what()).find("8192 B each"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Incast, RequestsArriveTogetherOrOneSerializationApart) {
+    // 4 servers, an SRU of 10 segments, a 1 MB buffer (no loss). Round 1 starts at t = 0 for everyone. The
+    // round ends when the client has all 40 segments; round 2's requests then arrive
+    //  - simultaneous: at every server one unloaded request latency later: 2 x (64 B at 1 Gbps + 25 us) = 51.024 us;
+    //  - serialized: server i's 64-byte frame leaves the client NIC i x 0.512 us after server 0's.
+    for (const auto timing : {request_timing::simultaneous, request_timing::serialized}) {
+        sim_context ctx;
+        buffer_config buf;
+        buf.port_limit_bytes = 1 << 20;
+        network net(star_topology(5, 1000000000ull, 25000000ull, buf));
+        tcp_config cfg;
+        std::vector<tcp_stats> st(4);
+        std::vector<std::unique_ptr<tcp_sender>> tx;
+        std::vector<std::unique_ptr<tcp_receiver>> rx;
+        std::vector<std::unique_ptr<incast_server>> srv;
+        std::vector<tcp_receiver*> rxp;
+        std::vector<incast_server*> srvp;
+        std::vector<int> hosts;
+        for (int i = 0; i < 4; ++i) {
+            tx.emplace_back(new tcp_sender(net.stack(i + 1), static_cast<uint32_t>(i), 0, cfg, st[i], rng(1, i)));
+            rx.emplace_back(new tcp_receiver(net.stack(0), static_cast<uint32_t>(i), i + 1, cfg, st[i]));
+            srv.emplace_back(new incast_server(*tx.back(), net.nic(i + 1), 10 * 1460));
+            rxp.push_back(rx.back().get());
+            srvp.push_back(srv.back().get());
+            hosts.push_back(i + 1);
+        }
+        const uint64_t latency = 2 * (serialization_ps(64, 1000000000ull) + 25000000ull);
+        EXPECT_EQ(latency, 51024000u);
+        incast_client app(net.stack(0), rxp, srvp, hosts, 0, 10 * 1460, 64, timing, latency, 0);
+        // run until round 1 has ended and round 2's requests are in (60 us later), long before round 2 ends
+        uint64_t t = 0;
+        while (app.rounds_completed() < 1 && t < 100000000000ull)
+            ctx.run_until(t += 1000000);
+        ctx.run_until(t + 60000000);
+        ASSERT_EQ(app.rounds_completed(), 1u);
+        const uint64_t end1 = app.round_times_ps()[0];   // round 1 began at 0
+        for (int i = 0; i < 4; ++i)
+            EXPECT_EQ(srv[i]->requests(), 2u);
+        if (timing == request_timing::simultaneous) {
+            for (int i = 0; i < 4; ++i)
+                EXPECT_EQ(srv[i]->last_request_ps(), end1 + latency) << i;
+        } else {
+            // frame i leaves the client NIC behind frames 0..i-1 (and behind ACKs still queued there)
+            EXPECT_GE(srv[0]->last_request_ps(), end1 + latency);
+            for (int i = 1; i < 4; ++i)
+                EXPECT_EQ(srv[i]->last_request_ps() - srv[i - 1]->last_request_ps(), 512000u) << i;
+        }
     }
 }

@@ -175,6 +175,7 @@ class IncastConfig(ScenarioConfig):
     sru_kb: float = 256.0
     link_gbps: float = 1.0
     delay_us: float = 10.0
+    delay_skew_ns: float = 0.0
     transport: str = "newreno"
     ecn: bool = False
     marking: str = "none"
@@ -184,9 +185,16 @@ class IncastConfig(ScenarioConfig):
     red_pmax: float = 0.1
     dctcp_g: float = 0.0625
     init_cwnd: int = 2
+    limited_transmit: bool = True
+    slow_start_after_idle: bool = True
+    ssthresh_rule: str = "cwnd"
+    sack: bool = False
+    timestamps: bool = False
+    request_timing: str = "simultaneous"
     rwnd_segments: int = 0
     delayed_ack: bool = False
     jitter_ns: float = 0.0
+    jitter_scope: str = "all"
     bulk_flows: int = 0
     elephant_flows: int = 0
     elephant_min_mb: float = 100.0
@@ -215,6 +223,8 @@ class IncastConfig(ScenarioConfig):
     qcn_rl_queue_kb: float = 1024.0
     sample_us: float = 1000.0
     series: bool = False
+    trace: bool = False
+    trace_acks: bool = False
 
 
 @dataclass(frozen=True)
