@@ -32,7 +32,7 @@ void egress_port::try_transmit(uint64_t now) {
         m_nonempty &= static_cast<uint8_t>(~(1u << prio));
     m_bytes -= f->bytes;
     --m_frames;
-    if (m_buffer && f->kind != frame_kind::pause)   // PAUSE frames are sent without buffer admission
+    if (m_buffer && f->kind != frame_kind::pause && f->kind != frame_kind::cnm)   // control frames: no admission
         m_buffer->release(static_cast<int>(m_index), prio, f->bytes);
     if (m_dequeue)
         m_dequeue->on_dequeue(*f, now);

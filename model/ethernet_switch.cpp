@@ -209,38 +209,44 @@ void ethernet_switch::switch_frame(int in_port, frame* f, uint64_t now) {
         drop(in_port, f, drop_reason::no_route);
         return;
     }
-    const drop_reason why = m_buffer->admit(out, f->prio, f->bytes);
     egress_port& ep = m_ports[static_cast<size_t>(out)];
+    if (f->kind == frame_kind::cnm) {
+        // 802.1Qau: CNMs bypass congestion control, in the control priority and outside the buffer's accounting
+        // (like PAUSE): a congested buffer never drops the message that reports its congestion
+        ep.enqueue(f, now);
+        return;
+    }
+    const drop_reason why = m_buffer->admit(out, f->prio, f->bytes);
+    if (why != drop_reason::none) {
+        drop(out, f, why);
+        return;
+    }
+    if (f->ingress != 0xffff) {   // charged to its ingress class until its transmission starts
+        const int cls = pause_class(f->prio);
+        ingress_class& ic = m_ingress[static_cast<size_t>(f->ingress * num_priorities + cls)];
+        ic.bytes += f->bytes;
+        if (!ic.xoff && ic.bytes >= m_pause.xoff_bytes) {
+            ic.xoff = true;
+            send_pause(f->ingress, cls, m_pause.pause_quanta, now);
+        }
+    }
     frame* cnm = nullptr;
     if (!m_cps.empty() && f->prio < num_priorities - 1 &&
         (f->kind == frame_kind::tcp || f->kind == frame_kind::udp)) {
-        // 802.1Qau CP: every arrival, with the queue including the frame if it is admitted
-        const uint64_t qlen = ep.bytes(f->prio) + (why == drop_reason::none ? f->bytes : 0);
+        // 802.1Qau CP: every frame enqueued, with the queue including it (a dropped frame is never sampled)
+        const uint64_t qlen = ep.bytes(f->prio) + f->bytes;
         const qcn_feedback fb =
             m_cps[static_cast<size_t>(out * num_priorities + f->prio)].on_arrival(f->bytes, qlen, now);
         if (fb.send)
             cnm = make_cnm(*f, out, fb, now);
     }
-    if (why != drop_reason::none) {
-        drop(out, f, why);
-    } else {
-        if (f->ingress != 0xffff) {   // charged to its ingress class until its transmission starts
-            const int cls = pause_class(f->prio);
-            ingress_class& ic = m_ingress[static_cast<size_t>(f->ingress * num_priorities + cls)];
-            ic.bytes += f->bytes;
-            if (!ic.xoff && ic.bytes >= m_pause.xoff_bytes) {
-                ic.xoff = true;
-                send_pause(f->ingress, cls, m_pause.pause_quanta, now);
-            }
-        }
-        if (m_marker && f->ecn != ecn_not_ect && f->ecn != ecn_ce && m_marker->should_mark(ep.bytes(), m_rng)) {
-            f->ecn = ecn_ce;
-            m_counters[static_cast<size_t>(out)].marks++;
-        }
-        ep.enqueue(f, now);
+    if (m_marker && f->ecn != ecn_not_ect && f->ecn != ecn_ce && m_marker->should_mark(ep.bytes(), m_rng)) {
+        f->ecn = ecn_ce;
+        m_counters[static_cast<size_t>(out)].marks++;
     }
+    ep.enqueue(f, now);
     if (cnm)
-        switch_frame(out, cnm, now);   // to the sampled frame's source, through the buffer like any frame
+        switch_frame(out, cnm, now);   // to the sampled frame's source
 }
 
 void ethernet_switch::drop(int port, frame* f, drop_reason why) {

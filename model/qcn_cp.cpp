@@ -57,9 +57,12 @@ int64_t qcn_congestion_point::feedback(uint64_t qlen) const {
 }
 
 uint64_t qcn_congestion_point::interval_bytes(uint8_t q) const {
-    if (kind == 2 && q >= 56) {
-        const uint64_t level = 7 + (q - 56);   // 7..14
-        return m_cfg.sample_base_bytes / (level + 1);
+    const uint64_t top = standard_table[7] * m_cfg.sample_base_bytes / 150000;
+    if (kind == 2 && q > 56) {
+        // geometric from the standard top band (q = 56) down to detailed_min_bytes (q = 63)
+        const double lo = static_cast<double>(std::min(m_cfg.detailed_min_bytes, top));
+        const double t = static_cast<double>(q - 56) / 7.0;
+        return static_cast<uint64_t>(std::llround(static_cast<double>(top) * std::pow(lo / static_cast<double>(top), t)));
     }
     const uint64_t base = standard_table[q >> 3];
     return base * m_cfg.sample_base_bytes / 150000;

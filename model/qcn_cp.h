@@ -11,10 +11,14 @@
 // Variants of Devkota & Reddy (seed 000, section VII-A):
 //   - "memory":   a counter m is raised on each congestion event (the queue crossing above memory_fraction of
 //                 the port's buffer) and lowered by 1 every memory_decay_ps; sampling intervals are divided by
-//                 2^m (m <= 7). The decay is not given in the paper: a parameter.
-//   - "detailed": the heaviest band (q 56..63) is split into 8 levels, q - 56 + 7 = 7..14, with intervals
-//                 base / (level + 1) continuing the table's base/(i+1) pattern (18.75 KB down to 10 KB); the
-//                 paper gives no values: these are ours.
+//                 2^m (m <= 7). The decay is not given in the paper; its intent is that the memory of a heavy
+//                 congestion outlasts the "period of silence" of a TCP timeout, so the default step (250 ms) is
+//                 longer than a 200 ms minimum RTO (a 15 ms step would empty a full counter in 105 ms).
+//   - "detailed": the heaviest band (q 56..63) is split into 8 levels (15 in all): q = 56 keeps the standard
+//                 table's value (18.5 KB at the default base), and the intervals fall geometrically from there
+//                 to detailed_min_bytes at q = 63 (default 1000 B: with the 15 % jitter still under one 1500-byte
+//                 frame, so every frame is sampled, the paper's sample-every-packet experiment that worked best).
+//                 The paper gives no values: these are ours.
 #ifndef CMSWITCH_MODEL_QCN_CP_H
 #define CMSWITCH_MODEL_QCN_CP_H
 
@@ -33,7 +37,8 @@ struct qcn_cp_config {
     uint64_t sample_base_bytes = 150000; // 150 KB
     double jitter = 0.15;                // intervals x U(1 - jitter, 1 + jitter)
     double memory_fraction = 0.9;        // "memory": congestion event threshold, fraction of the port buffer
-    uint64_t memory_decay_ps = 15000000000ull;   // "memory": m -= 1 every 15 ms (our choice)
+    uint64_t memory_decay_ps = 250000000000ull;  // "memory": m -= 1 every 250 ms (our choice, see above)
+    uint64_t detailed_min_bytes = 1000;          // "detailed": interval at q = 63 (see above)
     // Validates (config_error naming the field).
     void validate() const;
 };

@@ -20,7 +20,13 @@ void qcn_options::add_params(param_table& t, bool with_cm) {
     t.add_real("qcn_sample_base_kb", &sample_base_kb, 0, 1 << 20, "KB (1024 B)",
                "bytes between samples at no congestion (default 150000 B)", true);
     t.add_real("qcn_memory_decay_ms", &memory_decay_ms, 0, 1e6, "ms",
-               "congestion-memory sampling: the memory counter drops by 1 this often", true);
+               "congestion-memory sampling: the memory counter drops by 1 this often (default 250 ms: longer than a "
+               "200 ms TCP timeout, so the memory of an incast survives the silence it causes, the paper's intent)",
+               true);
+    t.add_real("qcn_detailed_min_kb", &detailed_min_kb, 0, 1 << 20, "KB (1024 B)",
+               "detailed sampling: interval of the heaviest of its 8 top levels (default 1000 B: every 1500-byte "
+               "frame even with the 15 % jitter, as the paper's sample-every-packet experiment); the levels fall "
+               "geometrically from the standard table's 18.5 KB", true);
     t.add_real("qcn_gd", &gd, 0, 1, "", "QCN decrease gain Gd", true);
     t.add_real("qcn_min_rate_mbps", &min_rate_mbps, 0, 1e6, "Mbps", "QCN minimum rate", true);
     t.add_real("qcn_byte_counter_kb", &byte_counter_kb, 0, 1 << 20, "KB (1024 B)",
@@ -43,6 +49,7 @@ qcn_cp_config qcn_options::cp_config() const {
     c.w = w;
     c.sample_base_bytes = static_cast<uint64_t>(std::llround(sample_base_kb * 1024));
     c.memory_decay_ps = static_cast<uint64_t>(std::llround(memory_decay_ms * 1e9));
+    c.detailed_min_bytes = static_cast<uint64_t>(std::llround(detailed_min_kb * 1024));
     return c;
 }
 

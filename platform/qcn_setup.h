@@ -23,7 +23,8 @@ struct qcn_options {
     double qeq_kb = 26000.0 / 1024;       // 26000 B, the 802.1Qau benchmark list
     double w = 2;
     double sample_base_kb = 150000.0 / 1024;
-    double memory_decay_ms = 15;
+    double memory_decay_ms = 250;
+    double detailed_min_kb = 1000.0 / 1024;
     double gd = 1.0 / 128;
     double min_rate_mbps = 10;
     double byte_counter_kb = 150000.0 / 1024;

@@ -21,7 +21,7 @@ struct incast_config {
     int64_t seed = 1;
     double sru_kb = 256;
     double link_gbps = 1;
-    double delay_us = 10;
+    double delay_us = 25;
     double delay_skew_ns = 0;
     std::string transport = "newreno";
     bool ecn = false;

@@ -150,7 +150,8 @@ class OverloadConfig(ScenarioConfig):
     qcn_qeq_kb: float = 25.390625
     qcn_w: float = 2.0
     qcn_sample_base_kb: float = 146.484375
-    qcn_memory_decay_ms: float = 15.0
+    qcn_memory_decay_ms: float = 250.0
+    qcn_detailed_min_kb: float = 0.9765625
     qcn_gd: float = 0.0078125
     qcn_min_rate_mbps: float = 10.0
     qcn_byte_counter_kb: float = 146.484375
@@ -174,7 +175,7 @@ class IncastConfig(ScenarioConfig):
     seed: int = 1
     sru_kb: float = 256.0
     link_gbps: float = 1.0
-    delay_us: float = 10.0
+    delay_us: float = 25.0
     delay_skew_ns: float = 0.0
     transport: str = "newreno"
     ecn: bool = False
@@ -211,7 +212,8 @@ class IncastConfig(ScenarioConfig):
     qcn_qeq_kb: float = 25.390625
     qcn_w: float = 2.0
     qcn_sample_base_kb: float = 146.484375
-    qcn_memory_decay_ms: float = 15.0
+    qcn_memory_decay_ms: float = 250.0
+    qcn_detailed_min_kb: float = 0.9765625
     qcn_gd: float = 0.0078125
     qcn_min_rate_mbps: float = 10.0
     qcn_byte_counter_kb: float = 146.484375
@@ -256,7 +258,8 @@ class BaselineConfig(ScenarioConfig):
     qcn_qeq_kb: float = 25.390625
     qcn_w: float = 2.0
     qcn_sample_base_kb: float = 146.484375
-    qcn_memory_decay_ms: float = 15.0
+    qcn_memory_decay_ms: float = 250.0
+    qcn_detailed_min_kb: float = 0.9765625
     qcn_gd: float = 0.0078125
     qcn_min_rate_mbps: float = 10.0
     qcn_byte_counter_kb: float = 146.484375

@@ -40,11 +40,12 @@ def test_find_min_buffer_returns_a_buffer_that_meets_the_target_and_a_smaller_on
                                      tolerance_kb=16, workers=2)
     assert 16 < found.buffer_kb <= 512
 
-    def mean_goodput(b):
-        return cmswitch.sweep(cfg.replace(buffer_kb=b), {"seed": [1, 2]}, workers=2, progress=False)["goodput_mbps"].mean()
-
-    assert mean_goodput(found.buffer_kb) >= target
-    assert mean_goodput(found.buffer_kb - 16) < target
+    # the bisection's guarantee: the found buffer meets the target, and one within tolerance_kb below it was
+    # evaluated and missed it (goodput is not monotone in the buffer, issue 13: nothing is claimed further below)
+    means = found.evaluations.groupby("buffer_kb")["goodput_mbps"].mean()
+    assert means[found.buffer_kb] >= target
+    below = means[(means.index < found.buffer_kb) & (means.index >= found.buffer_kb - 16)]
+    assert len(below) == 1 and below.iloc[0] < target
     assert len(found.evaluations) >= 4
 
 
