@@ -246,9 +246,14 @@ result baseline_scenario::run() {
             for (int d : s.second)
                 (d == hot_host ? offered_victim : offered_innocent) += per_dst;
         }
-        // ideal: innocent traffic all delivered; victims limited to the hot spot's service rate while congested
-        r.set("ideal_innocent_gbps", offered_innocent / 1e9);
-        r.set("ideal_victim_gbps_congested", std::min(offered_victim, static_cast<double>(hot)) / 1e9);
+        // ideal while congested: victims limited to the hot spot's service rate; innocent traffic all delivered,
+        // except where it shares a link with the victim flow (pause-spreading: both cross the one 10 Gb/s trunk,
+        // so the innocent flow can have at most the trunk minus the victim's share, 9 Gb/s at the defaults)
+        const double victim_ideal = std::min(offered_victim, static_cast<double>(hot));
+        const double innocent_ideal =
+            og ? offered_innocent : std::min(offered_innocent, static_cast<double>(rate) - victim_ideal);
+        r.set("ideal_innocent_gbps", innocent_ideal / 1e9);
+        r.set("ideal_victim_gbps_congested", victim_ideal / 1e9);
         r.set("ideal_victim_gbps_uncongested", offered_victim / 1e9);
         report_drops(r, net);
         // drops inside the network (switches); the rest are NIC drops (a full QCN rate limiter, say)

@@ -33,6 +33,10 @@ TEST(Baseline, PauseAloneSpreadsCongestionAndQcnProtectsTheInnocentFlow) {
     EXPECT_EQ(pause.number("network_drops"), 0);   // lossless network; hosts may drop at their own limiters
     EXPECT_EQ(qcn.number("network_drops"), 0);
     EXPECT_TRUE(std::get<bool>(*qcn.get("conservation_ok")));
+    // both flows cross the one 10 Gb/s trunk: while node 3 drains at 1 Gb/s the innocent flow's ideal is the
+    // trunk's other 9 Gb/s, not its offered 10
+    EXPECT_DOUBLE_EQ(qcn.number("ideal_innocent_gbps"), 9.0);
+    EXPECT_DOUBLE_EQ(qcn.number("ideal_victim_gbps_congested"), 1.0);
 }
 
 TEST(Baseline, OutputGeneratedHotspotInnocentTrafficKeepsItsIdealWithQcn) {
