@@ -34,11 +34,12 @@ def main():
                     for seed in (1, 2, 3):
                         points.append(dict(fields, min_rto_ms=rto, buffer_kb=buf, flows=f, seed=seed))
     # mixed protocol (section VIII): one 400 Mbps UDP CBR flow to the client as well
-    for case in ("tcp", "I", "V"):
-        for buf in (32.0, 128.0, 256.0):
+    # (the paper's mixed-protocol statements are about TCP alone at 200 ms and at 10 ms, and QCN under TCP at 200)
+    for case, rto in (("tcp", 200.0), ("tcp", 10.0), ("I", 200.0), ("V", 200.0)):
+        for buf in (32.0, 64.0, 128.0, 256.0):
             for f in FLOWS:
                 for seed in (1, 2):
-                    points.append(dict(CASES[case], udp_cbr_mbps=400.0, min_rto_ms=200.0, buffer_kb=buf, flows=f,
+                    points.append(dict(CASES[case], udp_cbr_mbps=400.0, min_rto_ms=rto, buffer_kb=buf, flows=f,
                                        seed=seed))
     df = cmswitch.sweep(base, points=points, store=os.path.join(ROOT, "validation", "qcn_sweep.sqlite"))
     case_of = []

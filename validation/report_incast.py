@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Turns validation/incast_sweep.csv into markdown tables (mean over seeds, with the spread)."""
+"""Turns validation/incast_sweep.csv into markdown tables: per minRTO, goodput of the three stacks side by side
+(mean of seeds), timeouts per flow, and the collapse onsets."""
 import csv
 import os
 import statistics
 from collections import defaultdict
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STACKS = ["newreno", "newreno+ts", "sack+ts"]
 
 
 def load():
@@ -13,31 +15,42 @@ def load():
         return list(csv.DictReader(f))
 
 
-def table(rows, rto, wnd, metric, fmt):
+def means(rows, metric):
     cells = defaultdict(list)
     for r in rows:
-        if float(r["min_rto_ms"]) == rto and int(r["rwnd_segments"]) == wnd:
-            cells[(int(r["buffer_kb"]), int(r["flows"]))].append(float(r[metric]))
-    flows = sorted({k[1] for k in cells})
-    bufs = sorted({k[0] for k in cells})
-    out = ["| buffer \\ flows | " + " | ".join(str(f) for f in flows) + " |",
-           "|---" * (len(flows) + 1) + "|"]
+        cells[(r["stack"], int(r["min_rto_ms"]), int(r["buffer_kb"]), int(r["flows"]))].append(float(r[metric]))
+    return {k: statistics.mean(v) for k, v in cells.items()}
+
+
+def grid(m, rto, fmt):
+    flows = sorted({k[3] for k in m})
+    bufs = sorted({k[2] for k in m})
+    out = ["| buffer \\ flows | " + " | ".join(str(f) for f in flows) + " |", "|---" * (len(flows) + 1) + "|"]
     for b in bufs:
-        line = [f"{b} KB"]
-        for f in flows:
-            v = cells[(b, f)]
-            m = statistics.mean(v)
-            line.append(fmt(m, min(v), max(v)) if len(v) > 1 else fmt(m, m, m))
-        out.append("| " + " | ".join(line) + " |")
+        out.append(f"| {b} KB | " + " | ".join(" / ".join(fmt(m[(s, rto, b, f)]) for s in STACKS)
+                                             for f in flows) + " |")
     return "\n".join(out)
 
 
 if __name__ == "__main__":
     rows = load()
-    for wnd in (0, 20):
+    g = means(rows, "goodput_mbps")
+    t = means(rows, "timeouts_per_flow_mean")
+    for rto in (200, 10):
+        print(f"\n#### Goodput (Mbps), minRTO {rto} ms: NewReno / NewReno + timestamps / SACK + timestamps "
+              f"(mean of 3 seeds)\n")
+        print(grid(g, rto, lambda v: f"{v:.0f}"))
+        print(f"\n#### Timeouts per flow, minRTO {rto} ms: NewReno / NewReno + timestamps / SACK + timestamps\n")
+        print(grid(t, rto, lambda v: f"{v:.1f}"))
+    print("\n#### Collapse onset (first flow count below 500 Mbps): NewReno / NewReno + ts / SACK + ts\n")
+    print("| buffer | minRTO 200 ms | minRTO 10 ms |\n|---|---|---|")
+    flows = sorted({k[3] for k in g})
+    for b in sorted({k[2] for k in g}):
+        cells = []
         for rto in (200, 10):
-            name = "unlimited advertised window" if wnd == 0 else "advertised window 20 segments (ns-2 default)"
-            print(f"\n#### Goodput (Mbps), minRTO {rto} ms, {name}: mean of seeds (min-max)\n")
-            print(table(rows, rto, wnd, "goodput_mbps", lambda m, lo, hi: f"{m:.0f} ({lo:.0f}-{hi:.0f})"))
-            print(f"\n#### Timeouts per flow, minRTO {rto} ms, {name}: mean of seeds\n")
-            print(table(rows, rto, wnd, "timeouts_per_flow_mean", lambda m, lo, hi: f"{m:.1f}"))
+            on = []
+            for s in STACKS:
+                f = next((f for f in flows if g[(s, rto, b, f)] < 500), None)
+                on.append(str(f) if f else "none")
+            cells.append(" / ".join(on))
+        print(f"| {b} KB | " + " | ".join(cells) + " |")

@@ -72,17 +72,19 @@ def queue():
 
 
 def mixed_table():
-    m = mixed.groupby(["case", "buffer_kb", "flows"]).mean(numeric_only=True)
-    print("\n#### Mixed protocol: incast goodput + UDP 400 Mbps CBR, minRTO 200 ms (TCP goodput / UDP goodput, Mbps)\n")
-    print("| flows | " + " | ".join(f"{c} {b:g} KB" for c in ("tcp", "I", "V") for b in (32.0, 128.0, 256.0)) + " |")
-    print("|---" * 10 + "|")
-    for f in sorted(mixed["flows"].unique()):
-        cells = []
-        for c in ("tcp", "I", "V"):
-            for b in (32.0, 128.0, 256.0):
-                r = m.loc[(c, b, f)]
-                cells.append(f"{r['goodput_mbps']:.0f} / {r['udp_goodput_mbps']:.0f}")
-        print(f"| {f} | " + " | ".join(cells) + " |")
+    m = mixed.groupby(["case", "min_rto_ms", "buffer_kb", "flows"]).mean(numeric_only=True)
+    for cases, title in ((((("tcp", 200.0), ("tcp", 10.0)), "TCP alone, minRTO 200 ms and 10 ms")),
+                         ((("I", 200.0), ("V", 200.0)), "QCN I and V under TCP with minRTO 200 ms")):
+        print(f"\n#### Mixed protocol, {title}: incast goodput / UDP 400 Mbps CBR goodput (Mbps, mean of 2 seeds)\n")
+        cols = [(c, r, b) for c, r in cases for b in (32.0, 64.0, 128.0, 256.0)]
+        print("| flows | " + " | ".join(f"{c} {r:g} ms {b:g} KB" for c, r, b in cols) + " |")
+        print("|---" * (len(cols) + 1) + "|")
+        for f in sorted(mixed["flows"].unique()):
+            cells = []
+            for c, r, b in cols:
+                x = m.loc[(c, r, b, f)]
+                cells.append(f"{x['goodput_mbps']:.0f} / {x['udp_goodput_mbps']:.0f}")
+            print(f"| {f} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
