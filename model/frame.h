@@ -27,7 +27,8 @@ enum ecn_bits : uint8_t { ecn_not_ect = 0, ecn_ect1 = 1, ecn_ect0 = 2, ecn_ce = 
 
 enum tcp_flags : uint8_t { tcp_ack = 1, tcp_ece = 2, tcp_cwr = 4, tcp_fin = 8 };
 
-struct frame {
+// Every field of a frame but its SACK blocks; the pool resets these on acquire (frame_pool.h).
+struct frame_fields {
     // wire
     uint32_t bytes = 0;       // size on the wire, headers included (what serialization and buffers count)
     uint16_t src = 0;         // source host (or switch for control frames)
@@ -46,13 +47,18 @@ struct frame {
     uint64_t ts_ps = 0;       // TCP data: when the sender sent it (TSval); TCP ACK with timestamps: the echo (TSecr)
     uint64_t aux = 0;         // control frames: CNM: quantized feedback; PAUSE/PFC: class-enable vector (bits 0-7)
                               // and pause time in quanta of 512 bit times (bits 8-23; 0 = XON)
-    struct sack_block {
-        uint32_t begin, end;  // offsets from ack (SACK blocks lie above the cumulative ACK)
-    } sack[max_sack_blocks];
     // bookkeeping of the block that holds the frame
     uint64_t created_ps = 0;  // when the source made it
     uint64_t enq_ps = 0;      // when it entered the queue it sits in
-    frame* next = nullptr;    // intrusive link: pool free list, FIFO queues
+    struct frame* next = nullptr;   // intrusive link: pool free list, FIFO queues
+};
+
+struct frame : frame_fields {
+    // TCP SACK blocks: only the first sack_blocks are meaningful (the pool does not clear them, so that frames
+    // without SACK cost nothing for them)
+    struct sack_block {
+        uint32_t begin, end;  // offsets from ack (SACK blocks lie above the cumulative ACK)
+    } sack[max_sack_blocks];
 };
 
 } // namespace cmswitch

@@ -18,13 +18,13 @@ public:
     frame_pool(const frame_pool&) = delete;
     frame_pool& operator=(const frame_pool&) = delete;
 
-    // A frame with every field at its default.
+    // A frame with every field at its default (its SACK blocks unspecified; sack_blocks is 0).
     frame* acquire() {
         if (!m_free)
             grow();
         frame* f = m_free;
         m_free = f->next;
-        *f = frame{};
+        static_cast<frame_fields&>(*f) = frame_fields{};   // the SACK blocks are left as they were
         ++m_live;
         return f;
     }

@@ -142,7 +142,9 @@ private:
         bool ece;
         uint64_t tsecr;   // 0: none
         int nsack;
-        std::pair<uint64_t, uint64_t> sack[max_sack_blocks];
+        struct range {
+            uint64_t first, second;
+        } sack[max_sack_blocks];   // only the first nsack are set
     };
     void on_ack(const ack_info& a, uint64_t now);
     void on_new_ack(const ack_info& a, uint64_t now);
