@@ -29,6 +29,8 @@ out="$here/RESULTS.md"
   echo "about 40 s). Data frames are those the switch sent to the client; as many ACKs cross the switch the other way."
   echo
   "$build/bench/bench_incast" "$reps"
+  echo
+  echo "Comparisons with earlier builds (instructions and wall time per frame): [NOTES.md](NOTES.md)."
   if [ -x "$root/.venv/bin/python" ]; then
     echo
     echo "## Python layer: sweep scaling and per-run overhead"
