@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Runs every case of tests/regression/cases.txt and compares its JSON with tests/regression/expected/<name>.json,
+apart from wall_s (and keys listed in RENAMED, for a deliberate rename). A refactor must leave every case
+bit-identical; a change of behaviour regenerates the set (--update) in its own commit, saying why.
+
+Usage: check.py SIM [--update] [--only NAME]
+"""
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RENAMED = {}   # old key -> new key, for renames a refactor makes on purpose
+
+
+def cases():
+    with open(os.path.join(HERE, "cases.txt")) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                name, *args = shlex.split(line)
+                yield name, args
+
+
+def normalize(text):
+    d = json.loads(text)
+    d.pop("wall_s", None)
+    for old, new in RENAMED.items():
+        if old in d:
+            d[new] = d.pop(old)
+    return json.dumps(d, indent=1, sort_keys=False)
+
+
+def main():
+    sim = sys.argv[1]
+    update = "--update" in sys.argv
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
+    os.makedirs(os.path.join(HERE, "expected"), exist_ok=True)
+    failed = []
+    for name, args in cases():
+        if only and name != only:
+            continue
+        out = subprocess.run([sim] + args, capture_output=True, text=True)
+        if out.returncode != 0:
+            failed.append(f"{name}: exit {out.returncode}: {out.stderr.strip()}")
+            continue
+        got = normalize(out.stdout)
+        path = os.path.join(HERE, "expected", name + ".json")
+        if update:
+            with open(path, "w") as f:
+                f.write(got + "\n")
+            continue
+        with open(path) as f:
+            want = f.read().rstrip("\n")
+        if got != want:
+            a, b = json.loads(want), json.loads(got)
+            diff = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+            failed.append(f"{name}: differs in {', '.join(diff[:8])}{' ...' if len(diff) > 8 else ''}")
+    if update:
+        print("expected results written")
+        return 0
+    for f in failed:
+        print("FAIL", f)
+    print(f"{len(list(cases())) - len(failed)} of {len(list(cases()))} cases identical")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
