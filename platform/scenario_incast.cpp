@@ -99,7 +99,7 @@ double percentile(std::vector<double> v, double p) {
     return v[std::min(v.size() - 1, rank ? rank - 1 : 0)];
 }
 uint64_t kb_bytes(double kb) { return static_cast<uint64_t>(std::llround(kb * 1024)); }
-constexpr uint64_t stream_delay_skew = 3000000;   // random stream of the per-server link delay skew
+constexpr uint64_t stream_delay_skew = 6000000;   // random stream of the per-server link delay skew
 } // namespace
 
 result incast_scenario::run() {
