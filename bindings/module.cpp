@@ -4,7 +4,7 @@
 // chunks of simulated time. Python never holds a SystemC object: it passes a scenario name and parameter
 // strings, and gets plain dicts and NumPy arrays back.
 #include "model/errors.h"
-#include "model/pause_config.h"
+#include "model/cm/pause/pause_config.h"
 #include "platform/scenario.h"
 #include "platform/sim_context.h"
 

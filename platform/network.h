@@ -5,10 +5,10 @@
 #ifndef CMSWITCH_PLATFORM_NETWORK_H
 #define CMSWITCH_PLATFORM_NETWORK_H
 
-#include "model/ethernet_switch.h"
+#include "model/switch/ethernet_switch.h"
 #include "model/event_domain.h"
 #include "model/frame_pool.h"
-#include "model/host_nic.h"
+#include "model/nic/host_nic.h"
 #include "model/ethernet_link.h"
 #include "platform/topology.h"
 #include "traffic/host_stack.h"

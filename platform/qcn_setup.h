@@ -4,10 +4,10 @@
 #ifndef CMSWITCH_PLATFORM_QCN_SETUP_H
 #define CMSWITCH_PLATFORM_QCN_SETUP_H
 
-#include "model/qcn_cp.h"
-#include "model/qcn_rp.h"
+#include "model/cm/qcn/qcn_cp.h"
+#include "model/cm/qcn/qcn_rp.h"
 #include "platform/network.h"
-#include "platform/params.h"
+#include "model/params.h"
 
 #include <cstdint>
 #include <string>

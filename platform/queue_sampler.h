@@ -4,8 +4,8 @@
 #ifndef CMSWITCH_PLATFORM_QUEUE_SAMPLER_H
 #define CMSWITCH_PLATFORM_QUEUE_SAMPLER_H
 
-#include "model/egress_port.h"
-#include "platform/result.h"
+#include "model/switch/egress_port.h"
+#include "model/result.h"
 
 #include <functional>
 #include <string>

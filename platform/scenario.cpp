@@ -2,9 +2,9 @@
 #include "platform/scenario.h"
 
 #include "model/errors.h"
-#include "platform/scenario_baseline.h"
-#include "platform/scenario_incast.h"
-#include "platform/scenario_overload.h"
+#include "platform/scenarios/baseline.h"
+#include "platform/scenarios/incast.h"
+#include "platform/scenarios/overload.h"
 
 namespace cmswitch {
 

@@ -4,8 +4,8 @@
 #ifndef CMSWITCH_PLATFORM_SCENARIO_H
 #define CMSWITCH_PLATFORM_SCENARIO_H
 
-#include "platform/params.h"
-#include "platform/result.h"
+#include "model/params.h"
+#include "model/result.h"
 
 #include <memory>
 #include <string>

@@ -4,7 +4,7 @@
 #define CMSWITCH_PLATFORM_STATISTICS_H
 
 #include "platform/network.h"
-#include "platform/result.h"
+#include "model/result.h"
 #include "traffic/flow_stats.h"
 
 #include <string>

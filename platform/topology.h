@@ -4,7 +4,7 @@
 #ifndef CMSWITCH_PLATFORM_TOPOLOGY_H
 #define CMSWITCH_PLATFORM_TOPOLOGY_H
 
-#include "model/buffer_manager.h"
+#include "model/switch/buffer_manager.h"
 
 #include <cstdint>
 #include <string>

@@ -5,8 +5,8 @@
 #ifndef CMSWITCH_PLATFORM_TRACE_RECORDER_H
 #define CMSWITCH_PLATFORM_TRACE_RECORDER_H
 
-#include "model/ethernet_switch.h"
-#include "platform/result.h"
+#include "model/switch/ethernet_switch.h"
+#include "model/result.h"
 #include "traffic/tcp.h"
 
 #include <cstdint>

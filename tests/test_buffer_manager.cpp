@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Buffer admission, checked against hand calculations.
-#include "model/buffer_manager.h"
+#include "model/switch/buffer_manager.h"
 #include "model/errors.h"
-#include "model/ethernet_switch.h"
+#include "model/switch/ethernet_switch.h"
 #include "model/event_domain.h"
 #include "model/ethernet_link.h"
 #include "testing.h"

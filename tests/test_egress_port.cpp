@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Egress queues: FIFO within a priority, strict priority across priorities, busy link back-pressure.
 #include "model/event_domain.h"
-#include "model/host_nic.h"
+#include "model/nic/host_nic.h"
 #include "model/ethernet_link.h"
 #include "testing.h"
 

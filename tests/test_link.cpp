@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Link timing: serialization = bytes * 8 / rate, exact to the picosecond, plus propagation delay.
 #include "model/event_domain.h"
-#include "model/host_nic.h"
+#include "model/nic/host_nic.h"
 #include "model/ethernet_link.h"
 #include "testing.h"
 

@@ -2,7 +2,7 @@
 // Whole-network runs of the overload scenario against formulas and conservation.
 #include "model/errors.h"
 #include "platform/scenario.h"
-#include "platform/scenario_overload.h"
+#include "platform/scenarios/overload.h"
 #include "testing.h"
 
 #include <gtest/gtest.h>

@@ -2,10 +2,10 @@
 // 802.3x PAUSE and 802.1Qbb PFC against hand-computed numbers, and a randomized lossless check.
 #include "model/errors.h"
 #include "model/ethernet_link.h"
-#include "model/ethernet_switch.h"
+#include "model/switch/ethernet_switch.h"
 #include "model/event_domain.h"
-#include "model/host_nic.h"
-#include "model/pause_config.h"
+#include "model/nic/host_nic.h"
+#include "model/cm/pause/pause_config.h"
 #include "platform/network.h"
 #include "testing.h"
 #include "traffic/udp_sink.h"

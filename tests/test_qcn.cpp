@@ -2,9 +2,9 @@
 // QCN congestion point and reaction point against hand-computed values (../shared/spec/qcn-cp.md, qcn-rp.md).
 #include "model/errors.h"
 #include "model/ethernet_link.h"
-#include "model/ethernet_switch.h"
-#include "model/qcn_cp.h"
-#include "model/qcn_rp.h"
+#include "model/switch/ethernet_switch.h"
+#include "model/cm/qcn/qcn_cp.h"
+#include "model/cm/qcn/qcn_rp.h"
 #include "platform/scenario.h"
 #include "testing.h"
 

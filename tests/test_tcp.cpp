@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // TCP NewReno / DCTCP sender and receiver against hand-computed values (RFC 5681, 6582, 6298, 8257).
-#include "model/ecn_marker.h"
+#include "model/cm/ecn/ecn_marker.h"
 #include "platform/network.h"
 #include "testing.h"
 #include "traffic/tcp.h"

@@ -4,7 +4,7 @@
 #ifndef CMSWITCH_TRAFFIC_HOST_STACK_H
 #define CMSWITCH_TRAFFIC_HOST_STACK_H
 
-#include "model/host_nic.h"
+#include "model/nic/host_nic.h"
 
 #include <cstdint>
 #include <vector>

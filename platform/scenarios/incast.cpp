@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "platform/scenario_incast.h"
+#include "platform/scenarios/incast.h"
 
 #include "model/errors.h"
 #include "platform/network.h"

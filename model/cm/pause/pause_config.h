@@ -11,8 +11,8 @@
 //     50 Gb/s 147, 100 Gb/s 394, 200 Gb/s 453, 400 Gb/s 905) x 512 bits.
 // A frame that would take an ingress class above ingress_limit_bytes is dropped (drop reason ingress_limit);
 // with the check passing that never happens.
-#ifndef CMSWITCH_MODEL_PAUSE_CONFIG_H
-#define CMSWITCH_MODEL_PAUSE_CONFIG_H
+#ifndef CMSWITCH_MODEL_CM_PAUSE_PAUSE_CONFIG_H
+#define CMSWITCH_MODEL_CM_PAUSE_PAUSE_CONFIG_H
 
 #include <cstdint>
 #include <string>

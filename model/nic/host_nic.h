@@ -2,15 +2,15 @@
 // A host's network interface: one egress port (8 strict-priority queues with a byte limit) onto the host's link,
 // and the receive path up to the host stack. It is also the host's timer service: a host's events (frame
 // arrivals, transmitter wakeups, timers of transports and applications) all run from the NIC's event_domain.
-#ifndef CMSWITCH_MODEL_HOST_NIC_H
-#define CMSWITCH_MODEL_HOST_NIC_H
+#ifndef CMSWITCH_MODEL_NIC_HOST_NIC_H
+#define CMSWITCH_MODEL_NIC_HOST_NIC_H
 
 #include "model/drop_reason.h"
-#include "model/egress_port.h"
+#include "model/switch/egress_port.h"
 #include "model/event_domain.h"
 #include "model/frame_pool.h"
 #include "model/frame_protocol.h"
-#include "model/qcn_rp.h"
+#include "model/cm/qcn/qcn_rp.h"
 
 #include <cstdint>
 #include <memory>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "model/buffer_manager.h"
+#include "model/switch/buffer_manager.h"
 
 #include "model/errors.h"
 

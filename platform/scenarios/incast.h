@@ -2,8 +2,8 @@
 // TCP incast (seed 000 section IV): one client, `flows` servers on one switch, all links at link_gbps; the
 // switch port toward the client is the bottleneck whose static buffer is buffer_kb. Optional background traffic to
 // the same client from hosts of their own: long-lived bulk TCP flows and elephant flows of random size.
-#ifndef CMSWITCH_PLATFORM_SCENARIO_INCAST_H
-#define CMSWITCH_PLATFORM_SCENARIO_INCAST_H
+#ifndef CMSWITCH_PLATFORM_SCENARIOS_INCAST_H
+#define CMSWITCH_PLATFORM_SCENARIOS_INCAST_H
 
 #include "platform/qcn_setup.h"
 #include "platform/scenario.h"

@@ -2,8 +2,8 @@
 // Typed, range-checked scenario parameters: one table per scenario config gives the command-line flags, their
 // --help text (unit and default), and the validation that names the field and the allowed range. The Python
 // package fills the same tables, so both front ends accept and refuse exactly the same values.
-#ifndef CMSWITCH_PLATFORM_PARAMS_H
-#define CMSWITCH_PLATFORM_PARAMS_H
+#ifndef CMSWITCH_MODEL_PARAMS_H
+#define CMSWITCH_MODEL_PARAMS_H
 
 #include <cstdint>
 #include <string>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "model/host_nic.h"
+#include "model/nic/host_nic.h"
 
 namespace cmswitch {
 

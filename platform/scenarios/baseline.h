@@ -9,8 +9,8 @@
 //    loop latency 24 us; node 1 -> node 3 and node 2 -> node 4 at 10 Gb/s; node 3 drains at 1 Gb/s during
 //    [250, 750 ms].
 // Victim (hot-spot) traffic goes to the slowed node; the rest is innocent.
-#ifndef CMSWITCH_PLATFORM_SCENARIO_BASELINE_H
-#define CMSWITCH_PLATFORM_SCENARIO_BASELINE_H
+#ifndef CMSWITCH_PLATFORM_SCENARIOS_BASELINE_H
+#define CMSWITCH_PLATFORM_SCENARIOS_BASELINE_H
 
 #include "platform/qcn_setup.h"
 #include "platform/scenario.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "model/ecn_marker.h"
+#include "model/cm/ecn/ecn_marker.h"
 
 #include "model/errors.h"
 

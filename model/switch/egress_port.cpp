@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "model/egress_port.h"
+#include "model/switch/egress_port.h"
 
 #include <algorithm>
 

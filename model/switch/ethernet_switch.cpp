@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "model/ethernet_switch.h"
+#include "model/switch/ethernet_switch.h"
 
 #include "model/errors.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "platform/result.h"
+#include "model/result.h"
 
-#include "platform/params.h"
+#include "model/params.h"
 
 #include <cmath>
 #include <stdexcept>

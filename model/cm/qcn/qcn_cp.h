@@ -19,8 +19,8 @@
 //                 to detailed_min_bytes at q = 63 (default 1000 B: with the 15 % jitter still under one 1500-byte
 //                 frame, so every frame is sampled, the paper's sample-every-packet experiment that worked best).
 //                 The paper gives no values: these are ours.
-#ifndef CMSWITCH_MODEL_QCN_CP_H
-#define CMSWITCH_MODEL_QCN_CP_H
+#ifndef CMSWITCH_MODEL_CM_QCN_QCN_CP_H
+#define CMSWITCH_MODEL_CM_QCN_QCN_CP_H
 
 #include "model/rng.h"
 

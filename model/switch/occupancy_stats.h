@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Time-weighted statistics of a gauge (queue bytes): exact time average, maximum, and a histogram of the time
 // spent in each occupancy band. Updated on every change of the gauge; read at any time.
-#ifndef CMSWITCH_MODEL_OCCUPANCY_STATS_H
-#define CMSWITCH_MODEL_OCCUPANCY_STATS_H
+#ifndef CMSWITCH_MODEL_SWITCH_OCCUPANCY_STATS_H
+#define CMSWITCH_MODEL_SWITCH_OCCUPANCY_STATS_H
 
 #include "model/types.h"
 

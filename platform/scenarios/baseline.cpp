@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "platform/scenario_baseline.h"
+#include "platform/scenarios/baseline.h"
 
 #include "model/errors.h"
 #include "platform/network.h"
@@ -27,7 +27,7 @@ baseline_scenario::baseline_scenario() {
     auto& t = m_params;
     auto& c = m_cfg;
     t.add_choice("scenario", &c.scenario, {"og-hotspot", "periodic-hotspot", "pause-spreading"},
-                 "which baseline (see platform/scenario_baseline.h)");
+                 "which baseline (see platform/scenarios/baseline.h)");
     t.add_choice("cm", &c.cm, schemes, "transport and congestion management: tcp|udp [+qcn] [+pause]");
     t.add_real("link_gbps", &c.link_gbps, 0, 1000, "Gbps", "rate of every link", true);
     t.add_real("duration_s", &c.duration_s, 0, 1e4, "s", "simulated time", true);

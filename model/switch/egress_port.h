@@ -3,14 +3,14 @@
 // link. Not a module: it lives inside the switch or NIC and uses that module's event queue. Buffer admission is
 // the owner's job; a frame's bytes leave the queue when its transmission starts (as in ns-2/ns-3, the frame
 // being serialized is on the wire, not in the queue).
-#ifndef CMSWITCH_MODEL_EGRESS_PORT_H
-#define CMSWITCH_MODEL_EGRESS_PORT_H
+#ifndef CMSWITCH_MODEL_SWITCH_EGRESS_PORT_H
+#define CMSWITCH_MODEL_SWITCH_EGRESS_PORT_H
 
-#include "model/buffer_manager.h"
+#include "model/switch/buffer_manager.h"
 #include "model/event_domain.h"
 #include "model/frame.h"
 #include "model/frame_protocol.h"
-#include "model/occupancy_stats.h"
+#include "model/switch/occupancy_stats.h"
 
 #include <cstdint>
 

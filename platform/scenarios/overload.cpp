@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "platform/scenario_overload.h"
+#include "platform/scenarios/overload.h"
 
 #include "model/errors.h"
 #include "platform/network.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "platform/params.h"
+#include "model/params.h"
 
 #include "model/errors.h"
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // N-to-1 overload: `senders` hosts send UDP (CBR, Poisson or Bernoulli transactions) through one switch to one
 // receiving host; the switch port toward the receiver is the bottleneck whose queue, drops and delay we report.
-#ifndef CMSWITCH_PLATFORM_SCENARIO_OVERLOAD_H
-#define CMSWITCH_PLATFORM_SCENARIO_OVERLOAD_H
+#ifndef CMSWITCH_PLATFORM_SCENARIOS_OVERLOAD_H
+#define CMSWITCH_PLATFORM_SCENARIOS_OVERLOAD_H
 
 #include "platform/qcn_setup.h"
 #include "platform/scenario.h"

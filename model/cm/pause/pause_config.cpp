@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "model/pause_config.h"
+#include "model/cm/pause/pause_config.h"
 
 #include "model/types.h"
 

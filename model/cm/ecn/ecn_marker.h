@@ -6,8 +6,8 @@
 //  - "step": mark iff queue > K (DCTCP; RED with Kmin = Kmax = K and Pmax = 1)
 //  - "red":  mark with probability Pmax (q - Kmin) / (Kmax - Kmin) for Kmin < q < Kmax, always for q >= Kmax
 //            (instantaneous queue, no averaging, as DCTCP-style data-centre RED is configured)
-#ifndef CMSWITCH_MODEL_ECN_MARKER_H
-#define CMSWITCH_MODEL_ECN_MARKER_H
+#ifndef CMSWITCH_MODEL_CM_ECN_ECN_MARKER_H
+#define CMSWITCH_MODEL_CM_ECN_ECN_MARKER_H
 
 #include "model/rng.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "model/qcn_rp.h"
+#include "model/cm/qcn/qcn_rp.h"
 
 #include "model/errors.h"
 

@@ -2,18 +2,18 @@
 // An N-port output-queued Ethernet switch: static forwarding table (destination host -> egress port), buffer
 // admission by a buffer_manager policy, 8 strict-priority queues per egress port. Its events (frame arrivals,
 // transmitter-free wakeups) run from an event_domain, shared or its own.
-#ifndef CMSWITCH_MODEL_ETHERNET_SWITCH_H
-#define CMSWITCH_MODEL_ETHERNET_SWITCH_H
+#ifndef CMSWITCH_MODEL_SWITCH_ETHERNET_SWITCH_H
+#define CMSWITCH_MODEL_SWITCH_ETHERNET_SWITCH_H
 
-#include "model/buffer_manager.h"
+#include "model/switch/buffer_manager.h"
 #include "model/drop_reason.h"
-#include "model/ecn_marker.h"
-#include "model/egress_port.h"
+#include "model/cm/ecn/ecn_marker.h"
+#include "model/switch/egress_port.h"
 #include "model/event_domain.h"
 #include "model/frame_pool.h"
 #include "model/frame_protocol.h"
-#include "model/pause_config.h"
-#include "model/qcn_cp.h"
+#include "model/cm/pause/pause_config.h"
+#include "model/cm/qcn/qcn_cp.h"
 
 #include <array>
 #include <memory>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "model/qcn_cp.h"
+#include "model/cm/qcn/qcn_cp.h"
 
 #include "model/errors.h"
 

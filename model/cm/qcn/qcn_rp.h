@@ -16,10 +16,10 @@
 //     halve only in HAI, limiters are never removed.
 // Devkota & Reddy's adaptive R_AI ("adaptive_rai"): M += q on each CNM, M -= 1 on each timer expiry (>= 0);
 // R_AI and R_HAI are divided by max(1, M / 64).
-#ifndef CMSWITCH_MODEL_QCN_RP_H
-#define CMSWITCH_MODEL_QCN_RP_H
+#ifndef CMSWITCH_MODEL_CM_QCN_QCN_RP_H
+#define CMSWITCH_MODEL_CM_QCN_QCN_RP_H
 
-#include "model/egress_port.h"
+#include "model/switch/egress_port.h"
 #include "model/event_domain.h"
 #include "model/frame.h"
 #include "model/rng.h"

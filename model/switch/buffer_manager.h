@@ -5,8 +5,8 @@
 //               (the frame that exactly fills the limit is admitted, the next one is dropped: drop-tail).
 //  - "dynamic": one shared pool of pool_bytes with dynamic thresholds (Choudhury & Hahne): a frame is admitted
 //               to queue (port, prio) iff queue bytes < alpha x free pool bytes and the frame fits in the pool.
-#ifndef CMSWITCH_MODEL_BUFFER_MANAGER_H
-#define CMSWITCH_MODEL_BUFFER_MANAGER_H
+#ifndef CMSWITCH_MODEL_SWITCH_BUFFER_MANAGER_H
+#define CMSWITCH_MODEL_SWITCH_BUFFER_MANAGER_H
 
 #include "model/drop_reason.h"
 #include "model/frame.h"
