@@ -15,6 +15,7 @@ enum class drop_reason : uint8_t {
     nic_queue_full,     // host NIC egress queue limit
     no_route,           // destination missing from a forwarding table
     ingress_limit,      // PAUSE/PFC: an ingress class full above XOFF (the headroom did not suffice)
+    rate_limiter_full,  // host NIC: the flow's rate limiter (a reaction point's queue) is full
     count_
 };
 constexpr int num_drop_reasons = static_cast<int>(drop_reason::count_);
@@ -28,6 +29,7 @@ inline const char* drop_reason_name(drop_reason r) {
     case drop_reason::nic_queue_full: return "nic_queue_full";
     case drop_reason::no_route: return "no_route";
     case drop_reason::ingress_limit: return "ingress_limit";
+    case drop_reason::rate_limiter_full: return "rate_limiter_full";
     case drop_reason::count_: break;
     }
     return "?";

@@ -45,12 +45,24 @@ struct frame_fields {
     uint64_t seq = 0;         // TCP: first byte; UDP: datagram number
     uint64_t ack = 0;         // TCP: cumulative ACK (next byte expected)
     uint64_t ts_ps = 0;       // TCP data: when the sender sent it (TSval); TCP ACK with timestamps: the echo (TSecr)
-    uint64_t aux = 0;         // control frames: CNM: quantized feedback; PAUSE/PFC: class-enable vector (bits 0-7)
-                              // and pause time in quanta of 512 bit times (bits 8-23; 0 = XON)
     // bookkeeping of the block that holds the frame
     uint64_t created_ps = 0;  // when the source made it
     uint64_t enq_ps = 0;      // when it entered the queue it sits in
     struct frame* next = nullptr;   // intrusive link: pool free list, FIFO queues
+};
+
+// 802.1Qau congestion notification message (kind cnm), as the congestion point fills it in.
+struct cnm_fields {
+    int32_t qoff;        // Qeq - qlen, bytes (negative when congested)
+    int32_t qdelta;      // qlen - qlen at the previous sample, bytes
+    uint32_t cpid;       // congestion point: switch << 16 | port << 3 | priority
+    uint8_t qntz_fb;     // quantized |Fb|, 1..63
+};
+
+// 802.3x PAUSE / 802.1Qbb PFC (kind pause): which priorities stop, for how long.
+struct pause_fields {
+    uint8_t class_enable;   // 802.3x: 0xff (every priority); PFC: one bit per priority
+    uint16_t quanta;        // pause time in quanta of 512 bit times; 0 = XON (resume now)
 };
 
 struct frame : frame_fields {
@@ -59,6 +71,12 @@ struct frame : frame_fields {
     struct sack_block {
         uint32_t begin, end;  // offsets from ack (SACK blocks lie above the cumulative ACK)
     } sack[max_sack_blocks];
+    // The fields of a control frame, by kind; set in full by whoever makes one (control_frames.h), never by the
+    // pool, and read only for frames of that kind.
+    union control_fields {
+        cnm_fields cnm;
+        pause_fields pause;
+    } ctl;
 };
 
 } // namespace cmswitch

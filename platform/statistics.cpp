@@ -30,6 +30,15 @@ void report_port(result& r, const std::string& prefix, const egress_port& port, 
     }
 }
 
+uint64_t switch_drops(const network& net) {
+    uint64_t n = 0;
+    for (int s = 0; s < net.num_switches(); ++s)
+        for (int p = 0; p < net.sw(s).num_ports(); ++p)
+            for (int k = 1; k < num_drop_reasons; ++k)
+                n += net.sw(s).counters(p).drop_frames[static_cast<size_t>(k)];
+    return n;
+}
+
 void report_drops(result& r, const network& net) {
     uint64_t per_reason[num_drop_reasons] = {};
     uint64_t bytes = 0;
@@ -42,7 +51,8 @@ void report_drops(result& r, const network& net) {
             }
         }
     for (int h = 0; h < net.num_hosts(); ++h) {
-        per_reason[static_cast<int>(drop_reason::nic_queue_full)] += net.nic(h).dropped_frames();
+        for (int k = 1; k < num_drop_reasons; ++k)
+            per_reason[k] += net.nic(h).dropped_frames(static_cast<drop_reason>(k));
         bytes += net.nic(h).dropped_bytes();
     }
     uint64_t total = 0;

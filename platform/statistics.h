@@ -18,6 +18,8 @@ void report_port(result& r, const std::string& prefix, const egress_port& port, 
                  uint64_t now_ps);
 // drops (total frames), drops_<reason> per reason, dropped_bytes; over all switches and NICs.
 void report_drops(result& r, const network& net);
+// Frames dropped inside the network (by the switches, every reason).
+uint64_t switch_drops(const network& net);
 // offered/delivered/dropped/queued/in-flight bytes and conservation_ok; throws model_error if it fails.
 void report_conservation(result& r, const network& net);
 // Table "flows": flow, src, dst, sent/received frames and bytes, sent_mbps and received_mbps over duration.

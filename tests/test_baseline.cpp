@@ -71,4 +71,5 @@ TEST(Baseline, TcpBehindAQcnRateLimiterIsBackPressuredNotStalled) {
     EXPECT_GT(r.number("victim_gbps_congested"), 0.75);
     EXPECT_GT(r.number("innocent_gbps_congested"), 7.0);
     EXPECT_EQ(r.number("drops_nic_queue_full"), 0);
+    EXPECT_EQ(r.number("drops_rate_limiter_full"), 0);
 }

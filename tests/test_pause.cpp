@@ -27,7 +27,7 @@ frame* pause_frame(frame_pool& pool, uint8_t classes, uint32_t quanta) {
     f->kind = frame_kind::pause;
     f->bytes = 64;
     f->prio = 7;
-    f->aux = classes | (static_cast<uint64_t>(quanta) << 8);
+    f->ctl.pause = pause_fields{classes, static_cast<uint16_t>(quanta)};
     return f;
 }
 
@@ -142,9 +142,9 @@ TEST(Pause, XoffAndXonHysteresisOnAByteSequence) {
     EXPECT_EQ(sw.counters(0).xon_sent, 1u);
     ASSERT_EQ(back0.frames.size(), 2u);
     EXPECT_EQ(back0.frames[0].copy.kind, frame_kind::pause);
-    EXPECT_EQ((back0.frames[0].copy.aux >> 8) & 0xffff, 65535u);
+    EXPECT_EQ(back0.frames[0].copy.ctl.pause.quanta, 65535u);
     EXPECT_EQ(back0.frames[0].arrival_ps, 12 * us + 512000);            // XOFF sent at 12 us, 64 B = 512 ns
-    EXPECT_EQ((back0.frames[1].copy.aux >> 8) & 0xffff, 0u);           // XON
+    EXPECT_EQ(back0.frames[1].copy.ctl.pause.quanta, 0u);           // XON
     EXPECT_EQ(back0.frames[1].arrival_ps, 12 * us + 7 * 12 * us + 512000);
     EXPECT_EQ(out1.frames.size(), 12u);
     EXPECT_EQ(sw.ingress_bytes(0, 0), 0u);

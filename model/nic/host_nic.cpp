@@ -17,6 +17,8 @@ void host_nic::reset() {
     m_offered_frames = m_offered_bytes = 0;
     m_delivered_frames = m_delivered_bytes = 0;
     m_dropped_frames = m_dropped_bytes = 0;
+    for (auto& d : m_drop_frames)
+        d = 0;
 }
 
 void host_nic::enable_qcn(const qcn_rp_config& cfg, double line_rate_bps, rng r) {
@@ -30,9 +32,7 @@ bool host_nic::send(frame* f, bool backpressured) {
     m_offered_bytes += f->bytes;
     const uint64_t held = m_port.bytes() + (m_rp ? m_rp->queued_bytes() : 0);
     if (held + f->bytes > m_limit) {
-        m_dropped_frames++;
-        m_dropped_bytes += f->bytes;
-        m_pool.release(f);
+        drop(f, drop_reason::nic_queue_full);
         return false;
     }
     if (m_rp) {
@@ -40,14 +40,19 @@ bool host_nic::send(frame* f, bool backpressured) {
         if (taken == qcn_reaction_point::take_result::taken)
             return true;
         if (taken == qcn_reaction_point::take_result::over_limit) {   // the flow's rate limiter is full
-            m_dropped_frames++;
-            m_dropped_bytes += f->bytes;
-            m_pool.release(f);
+            drop(f, drop_reason::rate_limiter_full);
             return false;
         }
     }
     m_port.enqueue(f, now_ps());
     return true;
+}
+
+void host_nic::drop(frame* f, drop_reason why) {
+    m_dropped_frames++;
+    m_dropped_bytes += f->bytes;
+    m_drop_frames[static_cast<size_t>(why)]++;
+    m_pool.release(f);
 }
 
 void host_nic::receive(int, frame& f, sc_core::sc_time& delay) {
@@ -61,12 +66,11 @@ void host_nic::on_event(uint32_t kind, uint32_t index, void* ptr) {
         m_delivered_frames++;
         m_delivered_bytes += f->bytes;
         if (f->kind == frame_kind::pause) {   // 802.3x / 802.1Qbb: stops this NIC's transmitter
-            m_port.on_pause(static_cast<uint8_t>(f->aux & 0xff), static_cast<uint32_t>((f->aux >> 8) & 0xffff),
-                            now_ps());
+            m_port.on_pause(f->ctl.pause.class_enable, f->ctl.pause.quanta, now_ps());
             ++m_consumed_frames;
             m_pool.release(f);
         } else if (f->kind == frame_kind::cnm && m_rp) {   // 802.1Qau: the NIC's reaction point consumes it
-            m_rp->on_cnm(f->flow, static_cast<uint8_t>(f->aux & 0x3f), now_ps());
+            m_rp->on_cnm(f->flow, f->ctl.cnm.qntz_fb, now_ps());
             m_pool.release(f);
         } else if (m_upper)
             m_upper->receive(f, now_ps());

@@ -75,6 +75,8 @@ public:
     uint64_t delivered_bytes() const { return m_delivered_bytes; }
     uint64_t dropped_frames() const { return m_dropped_frames; }
     uint64_t dropped_bytes() const { return m_dropped_bytes; }
+    // Drops by reason (nic_queue_full, rate_limiter_full).
+    uint64_t dropped_frames(drop_reason why) const { return m_drop_frames[static_cast<size_t>(why)]; }
     // Adds the frames and bytes waiting in egress queues.
     void queued(uint64_t& frames, uint64_t& bytes) const;
     // Adds the frames and bytes on the incoming links (sent to this block, last bit not yet in).
@@ -99,6 +101,8 @@ private:
     uint64_t m_offered_frames = 0, m_offered_bytes = 0;
     uint64_t m_delivered_frames = 0, m_delivered_bytes = 0;
     uint64_t m_dropped_frames = 0, m_dropped_bytes = 0;
+    uint64_t m_drop_frames[num_drop_reasons] = {};
+    void drop(frame* f, drop_reason why);
     uint64_t m_consumed_frames = 0;
     event_domain& m_events;
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/switch/ethernet_switch.h"
 
+#include "model/control_frames.h"
 #include "model/errors.h"
 
 #include <string>
@@ -47,18 +48,11 @@ void ethernet_switch::enable_qcn(const qcn_cp_config& cfg, int id, rng r) {
 }
 
 frame* ethernet_switch::make_cnm(const frame& about, int port, const qcn_feedback& fb, uint64_t now) {
-    frame* c = m_pool.acquire();
-    c->kind = frame_kind::cnm;
-    c->bytes = min_frame_bytes;
-    c->prio = num_priorities - 1;
-    c->src = 0xffff;   // a switch, not a host
-    c->dst = about.src;
-    c->flow = about.flow;
-    c->aux = fb.qntz_fb;
-    c->seq = static_cast<uint64_t>(fb.qoff);
-    c->ack = static_cast<uint64_t>(fb.qdelta);
-    c->ts_ps = (static_cast<uint64_t>(m_id) << 16) | (static_cast<uint64_t>(port) << 3) | about.prio;   // CPID
-    c->created_ps = now;
+    const uint32_t cpid = (static_cast<uint32_t>(m_id) << 16) | (static_cast<uint32_t>(port) << 3) | about.prio;
+    frame* c = make_cnm_frame(m_pool, about,
+                              cnm_fields{static_cast<int32_t>(fb.qoff), static_cast<int32_t>(fb.qdelta), cpid,
+                                         fb.qntz_fb},
+                              now);
     ++m_originated_frames;
     m_originated_bytes += c->bytes;
     m_counters[static_cast<size_t>(port)].cnms++;
@@ -141,15 +135,8 @@ void ethernet_switch::enable_pause(const pause_config& cfg, const std::vector<ui
 }
 
 void ethernet_switch::send_pause(int port, int cls, uint32_t quanta, uint64_t now) {
-    frame* f = m_pool.acquire();
-    f->kind = frame_kind::pause;
-    f->bytes = min_frame_bytes;
-    f->prio = num_priorities - 1;
-    f->src = 0xffff;
-    f->dst = 0xffff;   // link-local: consumed by the peer
     const uint8_t classes = m_pfc ? static_cast<uint8_t>(1u << cls) : 0xff;
-    f->aux = classes | (static_cast<uint64_t>(quanta) << 8);
-    f->created_ps = now;
+    frame* f = make_pause_frame(m_pool, classes, static_cast<uint16_t>(quanta), now);
     ++m_originated_frames;
     m_originated_bytes += f->bytes;
     port_counters& c = m_counters[static_cast<size_t>(port)];
@@ -185,8 +172,7 @@ void ethernet_switch::forward(int in_port, frame* f, uint64_t now) {
     in.rx_frames++;
     in.rx_bytes += f->bytes;
     if (f->kind == frame_kind::pause) {   // for this port's transmitter; goes no further
-        m_ports[static_cast<size_t>(in_port)].on_pause(static_cast<uint8_t>(f->aux & 0xff),
-                                                       static_cast<uint32_t>((f->aux >> 8) & 0xffff), now);
+        m_ports[static_cast<size_t>(in_port)].on_pause(f->ctl.pause.class_enable, f->ctl.pause.quanta, now);
         ++m_consumed_frames;
         m_consumed_bytes += f->bytes;
         m_pool.release(f);

@@ -257,7 +257,7 @@ result baseline_scenario::run() {
         r.set("ideal_victim_gbps_uncongested", offered_victim / 1e9);
         report_drops(r, net);
         // drops inside the network (switches); the rest are NIC drops (a full QCN rate limiter, say)
-        r.set("network_drops", static_cast<int64_t>(r.number("drops") - r.number("drops_nic_queue_full")));
+        r.set("network_drops", static_cast<int64_t>(switch_drops(net)));
         table& ports = r.add_table("ports");
         uint64_t pauses = 0, cnms = 0;
         double max_paused = 0;
