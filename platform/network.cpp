@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "platform/network.h"
 
+#include "model/cm/pause/pause_generator.h"
+
 #include "model/errors.h"
 
 #include <algorithm>
@@ -167,7 +169,7 @@ void network::enable_pause(const pause_config& cfg) {
                     delay[static_cast<size_t>(end ? l.b_port : l.a_port)] = l.delay_ps;
                 }
             }
-        sw(s).enable_pause(cfg, rate, delay);
+        sw(s).add_hook(std::make_unique<pause_generator>(cfg, rate, delay));
     }
 }
 

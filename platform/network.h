@@ -5,6 +5,7 @@
 #ifndef CMSWITCH_PLATFORM_NETWORK_H
 #define CMSWITCH_PLATFORM_NETWORK_H
 
+#include "model/cm/pause/pause_config.h"
 #include "model/switch/ethernet_switch.h"
 #include "model/event_domain.h"
 #include "model/frame_pool.h"

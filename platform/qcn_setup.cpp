@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "platform/qcn_setup.h"
 
+#include "model/cm/qcn/qcn_congestion_points.h"
+
 #include <cmath>
+#include <memory>
 
 namespace cmswitch {
 
@@ -76,7 +79,7 @@ void qcn_options::apply(network& net, uint64_t seed) const {
     cpc.validate();
     rpc.validate();
     for (int s = 0; s < net.num_switches(); ++s)
-        net.sw(s).enable_qcn(cpc, s, rng(seed, 3000000 + static_cast<uint64_t>(s)));
+        net.sw(s).add_hook(std::make_unique<qcn_congestion_points>(cpc, s, rng(seed, 3000000 + static_cast<uint64_t>(s))));
     for (const link_spec& l : net.topo().links)
         for (const node_ref& n : {l.a, l.b})
             if (n.kind == node_ref::host)

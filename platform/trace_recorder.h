@@ -5,7 +5,7 @@
 #ifndef CMSWITCH_PLATFORM_TRACE_RECORDER_H
 #define CMSWITCH_PLATFORM_TRACE_RECORDER_H
 
-#include "model/switch/ethernet_switch.h"
+#include "model/switch/switch_hook.h"
 #include "model/result.h"
 #include "traffic/tcp.h"
 
@@ -14,8 +14,10 @@
 
 namespace cmswitch {
 
-class trace_recorder final : public drop_observer, public tcp_observer {
+class trace_recorder final : public switch_hook, public tcp_observer {
 public:
+    uint8_t events() const override { return on_drop_event; }
+    int stage() const override { return stage_recorder; }
     void on_drop(int port, const frame& f, drop_reason why, uint64_t now_ps) override {
         m_drops.push_back({now_ps, port, f.flow, f.kind == frame_kind::tcp ? f.seq : 0, f.payload, why});
     }

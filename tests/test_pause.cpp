@@ -6,6 +6,7 @@
 #include "model/event_domain.h"
 #include "model/nic/host_nic.h"
 #include "model/cm/pause/pause_config.h"
+#include "model/cm/pause/pause_generator.h"
 #include "platform/network.h"
 #include "testing.h"
 #include "traffic/udp_sink.h"
@@ -131,7 +132,8 @@ TEST(Pause, XoffAndXonHysteresisOnAByteSequence) {
     pc.xoff_bytes = 15000;
     pc.xon_bytes = 6000;
     pc.pause_quanta = 65535;
-    sw.enable_pause(pc, {1 * gbps, 1 * gbps}, {0, 0});
+    const auto* gen = sw.add_hook(std::make_unique<pause_generator>(pc, std::vector<uint64_t>{1 * gbps, 1 * gbps},
+                                                                     std::vector<uint64_t>{0, 0}));
     for (uint64_t i = 0; i < 12; ++i) {
         frame* f = make_frame(pool, 1500, 1, 0, i);
         sc_core::sc_time d = sc_core::SC_ZERO_TIME;
@@ -147,7 +149,7 @@ TEST(Pause, XoffAndXonHysteresisOnAByteSequence) {
     EXPECT_EQ(back0.frames[1].copy.ctl.pause.quanta, 0u);           // XON
     EXPECT_EQ(back0.frames[1].arrival_ps, 12 * us + 7 * 12 * us + 512000);
     EXPECT_EQ(out1.frames.size(), 12u);
-    EXPECT_EQ(sw.ingress_bytes(0, 0), 0u);
+    EXPECT_EQ(gen->ingress_bytes(0, 0), 0u);
 }
 
 TEST(Pause, PfcHeadroomCheckRefusesTooLittleSpaceAboveXoff) {
@@ -165,8 +167,12 @@ TEST(Pause, PfcHeadroomCheckRefusesTooLittleSpaceAboveXoff) {
     pc.xoff_bytes = 20000;
     pc.xon_bytes = 10000;
     pc.ingress_limit_bytes = 29000;   // 9000 B above XOFF: short of 9788
+    auto add = [&] {
+        sw.add_hook(std::make_unique<pause_generator>(pc, std::vector<uint64_t>{10 * gbps, 10 * gbps},
+                                                      std::vector<uint64_t>{1 * us, 1 * us}));
+    };
     try {
-        sw.enable_pause(pc, {10 * gbps, 10 * gbps}, {1 * us, 1 * us});
+        add();
         ADD_FAILURE() << "accepted";
     } catch (const config_error& e) {
         const std::string m = e.what();
@@ -174,9 +180,9 @@ TEST(Pause, PfcHeadroomCheckRefusesTooLittleSpaceAboveXoff) {
         EXPECT_NE(m.find("needs 9788 B"), std::string::npos) << m;
     }
     pc.ingress_limit_bytes = 29788;
-    EXPECT_NO_THROW(sw.enable_pause(pc, {10 * gbps, 10 * gbps}, {1 * us, 1 * us}));
+    EXPECT_NO_THROW(add());
     pc.xon_bytes = 19000;   // XOFF - XON below one MTU
-    EXPECT_THROW(sw.enable_pause(pc, {10 * gbps, 10 * gbps}, {1 * us, 1 * us}), config_error);
+    EXPECT_THROW(add(), config_error);
 }
 
 TEST(Pause, RandomizedOverloadThroughTwoSwitchStagesIsLossless) {

@@ -3,6 +3,7 @@
 #include "model/errors.h"
 #include "model/ethernet_link.h"
 #include "model/switch/ethernet_switch.h"
+#include "model/cm/qcn/qcn_congestion_points.h"
 #include "model/cm/qcn/qcn_cp.h"
 #include "model/cm/qcn/qcn_rp.h"
 #include "platform/scenario.h"
@@ -294,7 +295,7 @@ TEST(Qcn, TheCongestionPointSamplesOnlyEnqueuedFramesAndCnmsBypassTheBuffer) {
         c.jitter = 0;
         c.sample_base_bytes = base;
         c.qeq_bytes = 1000;
-        sw.enable_qcn(c, 0, rng(1, 0));
+        const auto* cps = sw.add_hook(std::make_unique<qcn_congestion_points>(c, 0, rng(1, 0)));
         cmswitch::testing::injector in0("in0"), in1("in1");
         cmswitch::testing::capture out0("out0", pool), out1("out1", pool);
         ethernet_link l0("l0", 1000000000ull, 0), l1("l1", 1000000000ull, 0);
@@ -324,10 +325,10 @@ TEST(Qcn, TheCongestionPointSamplesOnlyEnqueuedFramesAndCnmsBypassTheBuffer) {
         EXPECT_EQ(out1.frames.size(), 3u);
         EXPECT_EQ(sw.counters(1).drop_frames[static_cast<size_t>(drop_reason::port_limit)], 7u);
         if (base == 150000) {
-            EXPECT_EQ(sw.congestion_point(1, 0)->time_to_mark(), 150000 - 3 * 1500);
+            EXPECT_EQ(cps->at(1, 0).time_to_mark(), 150000 - 3 * 1500);
             EXPECT_EQ(sw.counters(1).cnms, 0u);
         } else {
-            EXPECT_EQ(sw.congestion_point(1, 0)->samples(), 3u);
+            EXPECT_EQ(cps->at(1, 0).samples(), 3u);
             EXPECT_EQ(sw.counters(1).cnms, 3u);
             size_t cnms = 0;
             for (const auto& cap : out0.frames)

@@ -35,7 +35,7 @@ void egress_port::try_transmit(uint64_t now) {
     if (m_buffer && f->kind != frame_kind::pause && f->kind != frame_kind::cnm)   // control frames: no admission
         m_buffer->release(static_cast<int>(m_index), prio, f->bytes);
     if (m_dequeue)
-        m_dequeue->on_dequeue(*f, now);
+        notify_dequeue(*f, now);
     m_occ.set(now, m_bytes);
     const uint64_t wait = now - f->enq_ps;
     m_cnt.wait_sum_ps += wait;
@@ -50,9 +50,9 @@ void egress_port::try_transmit(uint64_t now) {
     request_wakeup();
 }
 
-} // namespace cmswitch
-
-namespace cmswitch {
+void egress_port::notify_dequeue(const frame& f, uint64_t now) {
+    m_dequeue->on_dequeue(m_index, f, now);
+}
 
 void egress_port::set_paused(uint8_t mask, uint64_t now) {
     if (mask && !m_paused)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "platform/scenarios/incast.h"
 
+#include "model/cm/ecn/ecn_marking.h"
 #include "model/errors.h"
 #include "platform/network.h"
 #include "platform/queue_sampler.h"
@@ -183,7 +184,8 @@ result incast_scenario::run() {
             net.enable_pause(pc);
             r.set("pause_xoff_bytes", static_cast<int64_t>(pc.xoff_bytes));
         }
-        net.sw(0).set_marker(make_ecn_marker(mark), rng(static_cast<uint64_t>(c.seed), 1000000));
+        if (auto marking = make_ecn_marking(mark, rng(static_cast<uint64_t>(c.seed), 1000000)))
+            net.sw(0).add_hook(std::move(marking));
         std::vector<tcp_stats> stats(static_cast<size_t>(n));
         std::vector<std::unique_ptr<tcp_sender>> senders;
         std::vector<std::unique_ptr<tcp_receiver>> receivers;
@@ -191,9 +193,7 @@ result incast_scenario::run() {
         std::vector<tcp_receiver*> rx;
         std::vector<incast_server*> srv;
         std::vector<int> server_hosts;
-        std::unique_ptr<trace_recorder> trace(c.trace ? new trace_recorder : nullptr);
-        if (trace)
-            net.sw(0).set_drop_observer(trace.get());
+        trace_recorder* trace = c.trace ? net.sw(0).add_hook(std::make_unique<trace_recorder>()) : nullptr;
         for (int i = 0; i < n; ++i) {
             const int host = i + 1;
             const uint32_t flow = static_cast<uint32_t>(i);
@@ -206,7 +206,7 @@ result incast_scenario::run() {
             srv.push_back(servers.back().get());
             server_hosts.push_back(host);
             if (trace)
-                senders.back()->set_observer(trace.get(), c.trace_acks);
+                senders.back()->set_observer(trace, c.trace_acks);
         }
         // an unloaded request's latency client -> switch -> server: two serializations and two propagations
         const uint32_t request_bytes = 64;

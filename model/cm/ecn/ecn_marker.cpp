@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/cm/ecn/ecn_marker.h"
 
+#include "model/cm/ecn/ecn_marking.h"
 #include "model/errors.h"
 
 #include <sstream>
@@ -24,6 +25,17 @@ std::unique_ptr<ecn_marker> make_ecn_marker(const marking_config& cfg) {
         return std::make_unique<red_marker>(cfg.kmin_bytes, cfg.kmax_bytes, cfg.pmax);
     }
     throw config_error("marking = '" + cfg.policy + "': allowed values are none, step, red");
+}
+
+std::unique_ptr<ecn_marking_hook> make_ecn_marking(const marking_config& cfg, rng r) {
+    std::unique_ptr<ecn_marker> m = make_ecn_marker(cfg);   // checks the configuration
+    if (!m)
+        return nullptr;
+    if (auto* s = dynamic_cast<step_marker*>(m.get()))
+        return std::make_unique<ecn_marking<step_marker>>(*s, r);
+    if (auto* red = dynamic_cast<red_marker*>(m.get()))
+        return std::make_unique<ecn_marking<red_marker>>(*red, r);
+    throw config_error("marking = '" + cfg.policy + "': no marking hook for this policy");
 }
 
 } // namespace cmswitch

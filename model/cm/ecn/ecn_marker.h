@@ -30,16 +30,18 @@ public:
     virtual ~ecn_marker() = default;
     // Probability of marking a frame that arrives to a queue of q bytes.
     virtual double probability(uint64_t q) const = 0;
-    bool should_mark(uint64_t q, rng& r) const {
-        const double p = probability(q);
-        return p >= 1.0 || (p > 0.0 && r.uniform() < p);
-    }
+    bool should_mark(uint64_t q, rng& r) const { return decide(probability(q), r); }
+
+protected:
+    static bool decide(double p, rng& r) { return p >= 1.0 || (p > 0.0 && r.uniform() < p); }
 };
 
 class step_marker final : public ecn_marker {
 public:
     explicit step_marker(uint64_t k) : m_k(k) {}
     double probability(uint64_t q) const override { return q > m_k ? 1.0 : 0.0; }
+    bool should_mark(uint64_t q, rng&) const { return q > m_k; }
+    uint64_t k() const { return m_k; }
 private:
     uint64_t m_k;
 };
@@ -54,6 +56,7 @@ public:
             return 1.0;
         return m_pmax * static_cast<double>(q - m_kmin) / static_cast<double>(m_kmax - m_kmin);
     }
+    bool should_mark(uint64_t q, rng& r) const { return decide(red_marker::probability(q), r); }
 private:
     uint64_t m_kmin, m_kmax;
     double m_pmax;

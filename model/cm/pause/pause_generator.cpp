@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/cm/pause/pause_generator.h"
+
+#include "model/control_frames.h"
+#include "model/errors.h"
+#include "model/types.h"
+
+#include <string>
+#include <utility>
+
+namespace cmswitch {
+
+pause_generator::pause_generator(const pause_config& cfg, std::vector<uint64_t> port_rate_bps,
+                                 std::vector<uint64_t> port_delay_ps)
+    : m_cfg(cfg), m_pfc(cfg.mode == "pfc"), m_rate(std::move(port_rate_bps)), m_delay(std::move(port_delay_ps)) {
+    if (cfg.mode != "pause" && cfg.mode != "pfc")
+        throw config_error("pause mode = '" + cfg.mode + "': allowed values are pause, pfc");
+    if (cfg.xon_bytes + cfg.mtu_bytes > cfg.xoff_bytes)
+        throw config_error("pause_xon = " + std::to_string(cfg.xon_bytes) + " B, pause_xoff = " +
+                           std::to_string(cfg.xoff_bytes) + " B: XOFF - XON must be at least one MTU (" +
+                           std::to_string(cfg.mtu_bytes) + " B)");
+    if (cfg.pause_quanta == 0 || cfg.pause_quanta > 65535)
+        throw config_error("pause_quanta = " + std::to_string(cfg.pause_quanta) + ": allowed range [1, 65535]");
+}
+
+void pause_generator::attach(switch_services& sw) {
+    switch_hook::attach(sw);
+    const int ports = sw.num_ports();
+    if (static_cast<int>(m_rate.size()) != ports || static_cast<int>(m_delay.size()) != ports)
+        throw config_error(sw.switch_name() + ": PAUSE needs the rate and delay of each of its " +
+                           std::to_string(ports) + " ports");
+    m_ingress.assign(static_cast<size_t>(ports) * num_priorities, ingress_class{});
+    m_limit.assign(static_cast<size_t>(ports), 0);
+    for (int p = 0; p < ports; ++p) {
+        const uint64_t rate = m_rate[static_cast<size_t>(p)], delay = m_delay[static_cast<size_t>(p)];
+        const uint64_t need = pause_headroom_bytes(rate, delay, m_cfg.mtu_bytes);
+        const uint64_t lim = m_cfg.ingress_limit_bytes;
+        if (lim == 0) {
+            m_limit[static_cast<size_t>(p)] = m_cfg.xoff_bytes + need;
+        } else if (lim < m_cfg.xoff_bytes + need) {
+            throw config_error(sw.switch_name() + " port " + std::to_string(p) + ": ingress limit " +
+                               std::to_string(lim) + " B leaves " +
+                               std::to_string(lim > m_cfg.xoff_bytes ? lim - m_cfg.xoff_bytes : 0) +
+                               " B above XOFF " + std::to_string(m_cfg.xoff_bytes) + " B, but the port needs " +
+                               std::to_string(need) + " B of headroom (" + std::to_string(rate / 1000000) +
+                               " Mb/s, " + std::to_string(delay / 1000000) + " us cable each way, 2 x " +
+                               std::to_string(m_cfg.mtu_bytes) + " B frames, " +
+                               std::to_string(pause_response_quanta(rate)) + " quanta response)");
+        } else {
+            m_limit[static_cast<size_t>(p)] = lim;
+        }
+    }
+}
+
+drop_reason pause_generator::on_ingress(int in_port, frame& f, uint64_t) {
+    if (f.prio >= num_priorities - 1 || (m_pfc && !((m_cfg.pfc_classes >> f.prio) & 1)))
+        return drop_reason::none;   // control frames and classes that are not lossless
+    const ingress_class& ic = m_ingress[static_cast<size_t>(in_port * num_priorities + pause_class(f.prio))];
+    if (ic.bytes + f.bytes > m_limit[static_cast<size_t>(in_port)])
+        return drop_reason::ingress_limit;
+    f.ingress = static_cast<uint16_t>(in_port);
+    return drop_reason::none;
+}
+
+void pause_generator::on_enqueue(const queue_view&, frame& f, uint64_t now) {
+    if (f.ingress == 0xffff)
+        return;
+    const int cls = pause_class(f.prio);
+    ingress_class& ic = m_ingress[static_cast<size_t>(f.ingress * num_priorities + cls)];
+    ic.bytes += f.bytes;
+    if (!ic.xoff && ic.bytes >= m_cfg.xoff_bytes) {
+        ic.xoff = true;
+        send_pause(f.ingress, cls, m_cfg.pause_quanta, now);
+    }
+}
+
+void pause_generator::on_dequeue(const queue_view&, const frame& f, uint64_t now) {
+    if (f.ingress == 0xffff)
+        return;
+    const int cls = pause_class(f.prio);
+    ingress_class& ic = m_ingress[static_cast<size_t>(f.ingress * num_priorities + cls)];
+    ic.bytes -= f.bytes;
+    if (ic.xoff && ic.bytes <= m_cfg.xon_bytes) {
+        ic.xoff = false;
+        send_pause(f.ingress, cls, 0, now);
+    }
+}
+
+void pause_generator::on_timer(uint32_t index, uint64_t now) {   // refresh of an XOFF still in force
+    const ingress_class& ic = m_ingress[index];
+    if (ic.xoff && now >= ic.refresh_at)
+        send_pause(static_cast<int>(index / num_priorities), static_cast<int>(index % num_priorities),
+                   m_cfg.pause_quanta, now);
+}
+
+void pause_generator::send_pause(int port, int cls, uint32_t quanta, uint64_t now) {
+    const uint8_t classes = m_pfc ? static_cast<uint8_t>(1u << cls) : 0xff;
+    frame* f = make_pause_frame(services().pool(), classes, static_cast<uint16_t>(quanta), now);
+    ingress_class& ic = m_ingress[static_cast<size_t>(port * num_priorities + cls)];
+    services().count_pause(port, quanta != 0);
+    if (quanta) {
+        // repeat at half the pause time while still above XON
+        const uint64_t rate = m_rate[static_cast<size_t>(port)];
+        const uint64_t half = static_cast<uint64_t>((static_cast<uint128>(quanta) * 256u * 1000000000000ull) / rate);
+        ic.refresh_at = now + half;
+        services().schedule(ic.refresh_at, this, static_cast<uint32_t>(port * num_priorities + cls));
+    }
+    services().send_control(port, f, now);
+}
+
+} // namespace cmswitch

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+// A switch's 802.3x PAUSE / 802.1Qbb PFC generation, attached to its frame path (pause_config.h for the rules and
+// the headroom): every frame of a lossless class is charged, from its admission until its transmission starts,
+// to the (ingress port, class) it arrived on; at XOFF bytes a PAUSE goes out of that ingress port and is repeated
+// at half its time while still above XON; at XON or below, an XON (pause time 0). A frame that would take its
+// ingress class above the limit (XOFF + headroom) is dropped (ingress_limit); with the headroom check passing
+// that never happens.
+#ifndef CMSWITCH_MODEL_CM_PAUSE_PAUSE_GENERATOR_H
+#define CMSWITCH_MODEL_CM_PAUSE_PAUSE_GENERATOR_H
+
+#include "model/cm/pause/pause_config.h"
+#include "model/switch/switch_hook.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace cmswitch {
+
+class pause_generator final : public switch_hook {
+public:
+    // port_rate_bps/port_delay_ps: each switch port's link. Throws config_error naming the setting for a bad
+    // mode, XON, quanta; the headroom check (naming the switch and port, with the numbers) runs when attached.
+    pause_generator(const pause_config& cfg, std::vector<uint64_t> port_rate_bps, std::vector<uint64_t> port_delay_ps);
+
+    uint8_t events() const override { return on_ingress_event | on_enqueue_event | on_dequeue_event; }
+    int stage() const override { return stage_ingress_accounting; }
+    void attach(switch_services& sw) override;
+    drop_reason on_ingress(int in_port, frame& f, uint64_t now_ps) override;
+    void on_enqueue(const queue_view& q, frame& f, uint64_t now_ps) override;
+    void on_dequeue(const queue_view& q, const frame& f, uint64_t now_ps) override;
+    void on_timer(uint32_t tag, uint64_t now_ps) override;
+
+    uint64_t ingress_bytes(int port, int cls) const {
+        return m_ingress[static_cast<size_t>(port * num_priorities + cls)].bytes;
+    }
+    uint64_t ingress_limit(int port) const { return m_limit[static_cast<size_t>(port)]; }
+
+private:
+    struct ingress_class {
+        uint64_t bytes = 0;
+        bool xoff = false;            // an XOFF is in force at the peer
+        uint64_t refresh_at = 0;      // when the pause must be repeated
+    };
+    int pause_class(uint8_t prio) const { return m_pfc ? prio : 0; }
+    void send_pause(int port, int cls, uint32_t quanta, uint64_t now);
+
+    pause_config m_cfg;
+    bool m_pfc;
+    std::vector<uint64_t> m_rate, m_delay;
+    std::vector<ingress_class> m_ingress;   // port x class
+    std::vector<uint64_t> m_limit;          // per port
+};
+
+} // namespace cmswitch
+#endif
