@@ -83,8 +83,8 @@ void qcn_options::apply(network& net, uint64_t seed) const {
     for (const link_spec& l : net.topo().links)
         for (const node_ref& n : {l.a, l.b})
             if (n.kind == node_ref::host)
-                net.nic(n.id).enable_qcn(rpc, static_cast<double>(l.rate_bps),
-                                         rng(seed, 4000000 + static_cast<uint64_t>(n.id)));
+                net.nic(n.id).set_reaction_point(std::make_unique<qcn_reaction_point>(
+                    rpc, static_cast<double>(l.rate_bps), rng(seed, 4000000 + static_cast<uint64_t>(n.id))));
 }
 
 } // namespace cmswitch

@@ -120,18 +120,18 @@ TEST(QcnCongestionPoint, CongestionMemoryDividesTheIntervalAndDecays) {
 }
 
 namespace {
-struct rp_bench : rp_port {
+// A NIC as a reaction point sees it: what it transmits is recorded, timers run from an event domain.
+struct rp_bench final : nic_services, event_handler {
     sim_context ctx;
     event_domain events{"events", true};
     std::vector<std::pair<uint64_t, uint32_t>> sent;   // (time, bytes)
     frame_pool pool;
-    void transmit_limited(frame* f, uint64_t now) override {
+    void transmit(frame* f, uint64_t now) override {
         sent.emplace_back(now, f->bytes);
         pool.release(f);
     }
     void flow_writable(uint32_t, uint64_t) override {}
-};
-struct timer_forwarder final : event_handler {
+    void schedule_timer(uint64_t t, timer_client* c, uint32_t tag) override { events.schedule(t, this, 0, tag, c); }
     void on_event(uint32_t, uint32_t index, void* ptr) override { static_cast<timer_client*>(ptr)->on_timer(index); }
 };
 qcn_rp_config rp_cfg() {
@@ -143,8 +143,8 @@ qcn_rp_config rp_cfg() {
 
 TEST(QcnReactionPoint, DecreaseTargetAndFastRecovery) {
     rp_bench b;
-    timer_forwarder fw;
-    qcn_reaction_point rp(rp_cfg(), 1e9, b, b.events, &fw, rng(1, 0));
+    qcn_reaction_point rp(rp_cfg(), 1e9, rng(1, 0));
+    rp.attach(b);
     EXPECT_EQ(rp.rate_bps(0), 1e9);   // no limiter: line rate
     // q = 32: CR = 1000 x (1 - 32/128) = 750 Mbps; first CNM: TR stays at line rate
     rp.on_cnm(0, 32, 0);
@@ -156,7 +156,7 @@ TEST(QcnReactionPoint, DecreaseTargetAndFastRecovery) {
     for (int i = 0; i < 101; ++i) {   // one frame every 100 us (slower than CR: each leaves at once)
         frame* f = b.pool.acquire();
         f->bytes = 1500;
-        EXPECT_EQ(rp.take(f, now_ps()), qcn_reaction_point::take_result::taken);
+        EXPECT_EQ(rp.take(f, now_ps()), reaction_point::take_result::taken);
         b.ctx.run_until(now_ps() + 100000000);
     }
     EXPECT_EQ(rl->si_count, 1u);
@@ -169,8 +169,8 @@ TEST(QcnReactionPoint, DecreaseTargetAndFastRecovery) {
 
 TEST(QcnReactionPoint, FrameSpacingFollowsTheCurrentRate) {
     rp_bench b;
-    timer_forwarder fw;
-    qcn_reaction_point rp(rp_cfg(), 1e9, b, b.events, &fw, rng(1, 0));
+    qcn_reaction_point rp(rp_cfg(), 1e9, rng(1, 0));
+    rp.attach(b);
     rp.on_cnm(0, 64, 0);   // 1 - 64/128 = 0.5 -> 500 Mbps
     for (int i = 0; i < 3; ++i) {
         frame* f = b.pool.acquire();
@@ -189,8 +189,8 @@ TEST(QcnReactionPoint, TimerCyclesFastRecoveryThenActiveIncreaseThenRemoval) {
     // timer cycles 1..5 are fast recovery: CR -> 750, 875, 937.5, 968.75, 984.375 (every 15 ms)
     // cycle 6 (> FR_TH) is active increase: TR = 1005, CR = (984.375 + 1005)/2 = 994.6875 (after 7.5 ms, halved)
     rp_bench b;
-    timer_forwarder fw;
-    qcn_reaction_point rp(rp_cfg(), 1e9, b, b.events, &fw, rng(1, 0));
+    qcn_reaction_point rp(rp_cfg(), 1e9, rng(1, 0));
+    rp.attach(b);
     rp.on_cnm(0, 64, 0);
     const auto* rl = rp.find(0);
     const double expect_cr[] = {750e6, 875e6, 937.5e6, 968.75e6, 984.375e6};
@@ -211,7 +211,7 @@ TEST(QcnReactionPoint, TimerCyclesFastRecoveryThenActiveIncreaseThenRemoval) {
     EXPECT_DOUBLE_EQ(rl->cr, 1e9);
     frame* f = b.pool.acquire();
     f->bytes = 1500;
-    EXPECT_EQ(rp.take(f, 90000000001ull), qcn_reaction_point::take_result::taken);
+    EXPECT_EQ(rp.take(f, 90000000001ull), reaction_point::take_result::taken);
     EXPECT_FALSE(rl->active);
     EXPECT_EQ(rp.rate_bps(0), 1e9);
 }
@@ -224,8 +224,8 @@ TEST(QcnReactionPoint, TargetGuardAfterADeepCut) {
     c.gd = 1.0 / 64;
     c.min_dec_factor = 0.01;
     rp_bench b;
-    timer_forwarder fw;
-    qcn_reaction_point rp(c, 1e9, b, b.events, &fw, rng(1, 0));
+    qcn_reaction_point rp(c, 1e9, rng(1, 0));
+    rp.attach(b);
     rp.on_cnm(0, 63, 0);
     const auto* rl = rp.find(0);
     EXPECT_DOUBLE_EQ(rl->cr, 1e9 * (1 - 63.0 / 64));
@@ -239,8 +239,8 @@ TEST(QcnReactionPoint, AdaptiveRaiDividesTheIncreaseByTheFeedbackMemory) {
     qcn_rp_config c = rp_cfg();
     c.adaptive_rai = true;
     rp_bench b;
-    timer_forwarder fw;
-    qcn_reaction_point rp(c, 1e9, b, b.events, &fw, rng(1, 0));
+    qcn_reaction_point rp(c, 1e9, rng(1, 0));
+    rp.attach(b);
     rp.on_cnm(0, 64, 0);
     rp.on_cnm(0, 64, 0);   // inside the first byte-counter cycle: TR stays 1000, CR = 250
     const auto* rl = rp.find(0);

@@ -21,10 +21,10 @@ void host_nic::reset() {
         d = 0;
 }
 
-void host_nic::enable_qcn(const qcn_rp_config& cfg, double line_rate_bps, rng r) {
-    rp_port& port = *this;
-    event_handler* owner = this;
-    m_rp = std::make_unique<qcn_reaction_point>(cfg, line_rate_bps, port, m_events, owner, r);
+void host_nic::set_reaction_point(std::unique_ptr<reaction_point> rp) {
+    if (rp)
+        rp->attach(*this);
+    m_rp = std::move(rp);
 }
 
 bool host_nic::send(frame* f, bool backpressured) {
@@ -37,9 +37,9 @@ bool host_nic::send(frame* f, bool backpressured) {
     }
     if (m_rp) {
         const auto taken = m_rp->take(f, now_ps(), backpressured);
-        if (taken == qcn_reaction_point::take_result::taken)
+        if (taken == reaction_point::take_result::taken)
             return true;
-        if (taken == qcn_reaction_point::take_result::over_limit) {   // the flow's rate limiter is full
+        if (taken == reaction_point::take_result::over_limit) {   // the flow's rate limiter is full
             drop(f, drop_reason::rate_limiter_full);
             return false;
         }
@@ -70,7 +70,7 @@ void host_nic::on_event(uint32_t kind, uint32_t index, void* ptr) {
             ++m_consumed_frames;
             m_pool.release(f);
         } else if (f->kind == frame_kind::cnm && m_rp) {   // 802.1Qau: the NIC's reaction point consumes it
-            m_rp->on_cnm(f->flow, f->ctl.cnm.qntz_fb, now_ps());
+            m_rp->on_notification(*f, now_ps());
             m_pool.release(f);
         } else if (m_upper)
             m_upper->receive(f, now_ps());

@@ -10,7 +10,7 @@
 #include "model/event_domain.h"
 #include "model/frame_pool.h"
 #include "model/frame_protocol.h"
-#include "model/cm/qcn/qcn_rp.h"
+#include "model/nic/reaction_point.h"
 
 #include <cstdint>
 #include <memory>
@@ -21,13 +21,13 @@ namespace cmswitch {
 class frame_receiver {
 public:
     virtual void receive(frame* f, uint64_t now_ps) = 0;
-    // A flow that found its QCN rate limiter full (see host_nic::room) may send again.
+    // A flow that found its reaction point's limiter full (see host_nic::room) may send again.
     virtual void writable(uint32_t flow, uint64_t now_ps) = 0;
 protected:
     ~frame_receiver() = default;
 };
 
-class host_nic : public sc_core::sc_module, private event_handler, private rp_port {
+class host_nic : public sc_core::sc_module, private event_handler, private nic_services {
 public:
 
     frame_initiator_socket tx{"tx"};
@@ -45,8 +45,8 @@ public:
     // Returns false if the queue limit dropped it. backpressured: the sender checks room() first (TCP).
     bool send(frame* f, bool backpressured = false);
 
-    // Back-pressure for senders that can wait (TCP): bytes the flow may hand to send() now without its QCN
-    // rate limiter overflowing; when it is too little, want_room() asks for a writable() call later.
+    // Back-pressure for senders that can wait (TCP): bytes the flow may hand to send() now without its
+    // reaction point's limiter overflowing; when it is too little, want_room() asks for a writable() call later.
     uint64_t room(uint32_t flow) const { return m_rp ? m_rp->room(flow) : UINT64_MAX; }
     void want_room(uint32_t flow) {
         if (m_rp)
@@ -54,14 +54,16 @@ public:
     }
 
     // Host timer service: on_timer(tag) is called on `client` at t_ps (>= now).
-    void schedule_timer(uint64_t t_ps, timer_client* client, uint32_t tag) {
+    void schedule_timer(uint64_t t_ps, timer_client* client, uint32_t tag) override {
         m_events.schedule(t_ps, this, ev_timer, tag, client);
     }
 
-    // QCN reaction point: per-flow rate limiters in front of the egress queue; CNMs arriving at this NIC go to
-    // it (and no further). line_rate_bps: the rate of this NIC's link.
-    void enable_qcn(const qcn_rp_config& cfg, double line_rate_bps, rng r);
-    const qcn_reaction_point* reaction_point() const { return m_rp.get(); }
+    // The NIC's reaction point (QCN, DCQCN): it takes the frames of the flows it limits, and congestion
+    // notifications arriving at this NIC go to it (and no further). Replaces any earlier one.
+    void set_reaction_point(std::unique_ptr<reaction_point> rp);
+    const reaction_point* get_reaction_point() const { return m_rp.get(); }
+    // The reaction point if it is an R, else null.
+    template <typename R> const R* reaction_point_as() const { return dynamic_cast<const R*>(m_rp.get()); }
 
     // The rate of this NIC's link (turns received PAUSE quanta into time).
     void set_link_rate(uint64_t rate_bps) { m_port.configure_pause(rate_bps, ev_pause_expiry); }
@@ -86,7 +88,7 @@ private:
     enum : uint32_t { ev_arrival = 0, ev_tx_done = 1, ev_timer = 2, ev_pause_expiry = 3 };
     void receive(int, frame& f, sc_core::sc_time& delay);
     void on_event(uint32_t kind, uint32_t index, void* ptr) override;
-    void transmit_limited(frame* f, uint64_t now_ps) override { m_port.enqueue(f, now_ps); }
+    void transmit(frame* f, uint64_t now_ps) override { m_port.enqueue(f, now_ps); }
     void flow_writable(uint32_t flow, uint64_t now_ps) override {
         if (m_upper)
             m_upper->writable(flow, now_ps);
@@ -97,7 +99,7 @@ private:
     frame_pool& m_pool;
     frame_receiver* m_upper = nullptr;
     egress_port m_port;
-    std::unique_ptr<qcn_reaction_point> m_rp;
+    std::unique_ptr<reaction_point> m_rp;
     uint64_t m_offered_frames = 0, m_offered_bytes = 0;
     uint64_t m_delivered_frames = 0, m_delivered_bytes = 0;
     uint64_t m_dropped_frames = 0, m_dropped_bytes = 0;

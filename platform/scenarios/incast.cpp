@@ -253,7 +253,7 @@ result incast_scenario::run() {
         if (c.qcn.enabled()) {
             rates.reset(new queue_sampler("rates", static_cast<uint64_t>(std::llround(c.qcn.rate_sample_us * 1e6))));
             for (int i = 0; i < n; ++i) {
-                const qcn_reaction_point* rp = net.nic(i + 1).reaction_point();
+                const reaction_point* rp = net.nic(i + 1).get_reaction_point();
                 const uint32_t flow = static_cast<uint32_t>(i);
                 rates->watch_gauge("rate_mbps_flow" + std::to_string(i), [rp, flow] { return rp->rate_bps(flow) / 1e6; });
             }
@@ -370,9 +370,8 @@ result incast_scenario::run() {
             fx.push_back(static_cast<double>(st.fast_retransmits));
             rb.push_back(static_cast<double>(st.retransmitted_bytes));
             db.push_back(static_cast<double>(st.bytes_delivered));
-            const qcn_reaction_point* rp = net.nic(i + 1).reaction_point();
-            const auto* rl = rp ? rp->find(static_cast<uint32_t>(i)) : nullptr;
-            cn.push_back(rl ? static_cast<double>(rl->cnms) : 0.0);
+            const reaction_point* rp = net.nic(i + 1).get_reaction_point();
+            cn.push_back(rp ? static_cast<double>(rp->notifications(static_cast<uint32_t>(i))) : 0.0);
             ld.push_back(static_cast<double>(net.topo().links[static_cast<size_t>(i + 1)].delay_ps) * 1e-6);
         }
         table& rtt = r.add_table("rounds");

@@ -127,7 +127,7 @@ result overload_scenario::run() {
             });
             if (c.qcn.enabled())
                 for (int i = 0; i < senders; ++i) {
-                    const qcn_reaction_point* rp = net.nic(i).reaction_point();
+                    const reaction_point* rp = net.nic(i).get_reaction_point();
                     const uint32_t flow = static_cast<uint32_t>(i);
                     sampler->watch_gauge("rate_mbps_flow" + std::to_string(i),
                                          [rp, flow] { return rp->rate_bps(flow) / 1e6; });

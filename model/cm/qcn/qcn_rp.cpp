@@ -31,10 +31,8 @@ void qcn_rp_config::validate() const {
         bad("qcn_rl_queue_kb", static_cast<double>(queue_limit_bytes) / 1024, ">= 9 KB");
 }
 
-qcn_reaction_point::qcn_reaction_point(const qcn_rp_config& cfg, double line_rate_bps, rp_port& port,
-                                       event_domain& events, event_handler* timer_owner, rng r)
-    : m_cfg(cfg), m_ns3(cfg.variant == "ns3-rdma"), m_c(line_rate_bps), m_port(port), m_events(events),
-      m_owner(timer_owner), m_rng(r) {
+qcn_reaction_point::qcn_reaction_point(const qcn_rp_config& cfg, double line_rate_bps, rng r)
+    : m_cfg(cfg), m_ns3(cfg.variant == "ns3-rdma"), m_c(line_rate_bps), m_rng(r) {
     cfg.validate();
 }
 
@@ -45,8 +43,7 @@ qcn_reaction_point::take_result qcn_reaction_point::take(frame* f, uint64_t now,
     if (!backpressured && rl.queue.bytes + f->bytes > m_cfg.queue_limit_bytes)
         return take_result::over_limit;
     rl.queue.push(f);
-    m_queued_bytes += f->bytes;
-    ++m_queued_frames;
+    count_held(*f);
     if (!rl.release_pending) {
         if (now >= rl.next_release_ps) {
             release(f->flow, now);
@@ -61,15 +58,14 @@ qcn_reaction_point::take_result qcn_reaction_point::take(frame* f, uint64_t now,
 void qcn_reaction_point::release(uint32_t flow, uint64_t now) {
     limiter& rl = m_rl[flow];
     frame* f = rl.queue.pop();
-    m_queued_bytes -= f->bytes;
-    --m_queued_frames;
+    count_released(*f);
     const uint32_t bytes = f->bytes;
     rl.next_release_ps = now + static_cast<uint64_t>(std::ceil(bytes * 8e12 / rl.cr));
-    m_port.transmit_limited(f, now);
+    nic().transmit(f, now);
     after_transmit(flow, bytes, now);
     if (rl.waiting && (!rl.active || rl.queue.bytes <= m_cfg.queue_limit_bytes / 2)) {
         rl.waiting = false;
-        m_port.flow_writable(flow, now);
+        nic().flow_writable(flow, now);
     }
     if (rl.queue.head && !rl.release_pending) {
         rl.release_pending = true;

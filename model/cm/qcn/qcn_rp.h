@@ -19,10 +19,10 @@
 #ifndef CMSWITCH_MODEL_CM_QCN_QCN_RP_H
 #define CMSWITCH_MODEL_CM_QCN_QCN_RP_H
 
-#include "model/switch/egress_port.h"
-#include "model/event_domain.h"
 #include "model/frame.h"
+#include "model/nic/reaction_point.h"
 #include "model/rng.h"
+#include "model/switch/egress_port.h"
 
 #include <cstdint>
 #include <string>
@@ -46,17 +46,7 @@ struct qcn_rp_config {
     void validate() const;   // config_error naming the field
 };
 
-// How the NIC lets a limiter release frames onto its port.
-class rp_port {
-public:
-    virtual void transmit_limited(frame* f, uint64_t now_ps) = 0;
-    // The flow's limiter has room again for a sender that was waiting.
-    virtual void flow_writable(uint32_t flow, uint64_t now_ps) = 0;
-protected:
-    ~rp_port() = default;
-};
-
-class qcn_reaction_point final : public timer_client {
+class qcn_reaction_point final : public reaction_point {
 public:
     struct limiter {
         bool active = false;
@@ -72,36 +62,35 @@ public:
         bool waiting = false;   // a sender waits for room
     };
 
-    // line_rate_bps: the NIC's link rate C. schedule: the host's timer service.
-    qcn_reaction_point(const qcn_rp_config& cfg, double line_rate_bps, rp_port& port, event_domain& events,
-                       event_handler* timer_owner, rng r);
+    // line_rate_bps: the NIC's link rate C. Throws config_error naming the field for a bad configuration.
+    qcn_reaction_point(const qcn_rp_config& cfg, double line_rate_bps, rng r);
 
-    // Takes f into its flow's limiter if that limiter is active: taken; else not_limited (the caller sends it);
-    // over_limit: the limiter's queue is full (the caller drops f) - never for a back-pressured sender, which
-    // only sends with room (retransmissions may go a little over).
-    enum class take_result { not_limited, taken, over_limit };
-    take_result take(frame* f, uint64_t now, bool backpressured = false);
+    // Takes f into its flow's limiter if that limiter is active (reaction_point::take).
+    take_result take(frame* f, uint64_t now, bool backpressured = false) override;
+    void on_notification(const frame& f, uint64_t now) override {
+        if (f.kind == frame_kind::cnm)
+            on_cnm(f.flow, f.ctl.cnm.qntz_fb, now);
+    }
     void on_cnm(uint32_t flow, uint8_t qntz_fb, uint64_t now);
     void on_timer(uint32_t tag) override;
 
     // Bytes the flow's limiter can still take (unlimited when the flow has no active limiter).
-    uint64_t room(uint32_t flow) const {
+    uint64_t room(uint32_t flow) const override {
         if (flow >= m_rl.size() || !m_rl[flow].active)
             return UINT64_MAX;
         const uint64_t q = m_rl[flow].queue.bytes;
         return q >= m_cfg.queue_limit_bytes ? 0 : m_cfg.queue_limit_bytes - q;
     }
     // Back-pressure: a sender that found no room asks to be told (once) when its limiter has drained to half.
-    void want_room(uint32_t flow) {
+    void want_room(uint32_t flow) override {
         if (flow < m_rl.size())
             m_rl[flow].waiting = true;
     }
-    double rate_bps(uint32_t flow) const {
+    double rate_bps(uint32_t flow) const override {
         return flow < m_rl.size() && m_rl[flow].active ? m_rl[flow].cr : m_c;
     }
+    uint64_t notifications(uint32_t flow) const override { return flow < m_rl.size() ? m_rl[flow].cnms : 0; }
     const limiter* find(uint32_t flow) const { return flow < m_rl.size() ? &m_rl[flow] : nullptr; }
-    uint64_t queued_bytes() const { return m_queued_bytes; }
-    uint64_t queued_frames() const { return m_queued_frames; }
     uint64_t cnms_received() const { return m_cnms; }
 
 private:
@@ -110,22 +99,14 @@ private:
     void self_increase(limiter& rl);
     void restart_timer(uint32_t flow, uint64_t now);
     double jit() { return m_cfg.jitter > 0 ? m_rng.uniform(1 - m_cfg.jitter, 1 + m_cfg.jitter) : 1.0; }
-    void schedule(uint64_t t, uint32_t flow, uint32_t type) {
-        m_events.schedule(t, m_owner, timer_kind, (flow << 1) | type, this);
-    }
+    void schedule(uint64_t t, uint32_t flow, uint32_t type) { nic().schedule_timer(t, this, (flow << 1) | type); }
 
     qcn_rp_config m_cfg;
     bool m_ns3;
     double m_c;
-    rp_port& m_port;
-    event_domain& m_events;
-    event_handler* m_owner;
     rng m_rng;
     std::vector<limiter> m_rl;
-    uint64_t m_queued_bytes = 0, m_queued_frames = 0, m_cnms = 0;
-
-public:
-    static constexpr uint32_t timer_kind = 2;   // the NIC's timer event kind (host_nic::ev_timer)
+    uint64_t m_cnms = 0;
 };
 
 } // namespace cmswitch
