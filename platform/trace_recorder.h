@@ -7,7 +7,8 @@
 
 #include "model/switch/switch_hook.h"
 #include "model/result.h"
-#include "traffic/tcp.h"
+#include "traffic/tcp/tcp_receiver.h"
+#include "traffic/tcp/tcp_sender.h"
 
 #include <cstdint>
 #include <vector>

@@ -3,7 +3,9 @@
 #include "model/cm/ecn/ecn_marker.h"
 #include "platform/network.h"
 #include "testing.h"
-#include "traffic/tcp.h"
+#include "traffic/tcp/tcp_receiver.h"
+#include "traffic/tcp/tcp_sender.h"
+#include "traffic/tcp/dctcp.h"
 
 #include <gtest/gtest.h>
 
@@ -486,19 +488,19 @@ TEST(Tcp, SackRecoveryFollowsTheScoreboardPipeAndNextSeg) {
 
 TEST(Tcp, DctcpAlphaAfterAKnownMarkingPattern) {
     bench b(1 * us);
-    b.cfg.congestion_control = tcp_config::cc::dctcp;
+    b.cfg.congestion_control = "dctcp";
     b.cfg.initial_cwnd = 10;
     tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
     frame_pool& pool = b.net.pool();
     s.write(100 * mss);
-    EXPECT_DOUBLE_EQ(s.dctcp_alpha(), 1.0);   // alpha starts at 1 (RFC 8257)
+    EXPECT_DOUBLE_EQ(dynamic_cast<const dctcp&>(s.congestion_control()).alpha(), 1.0);   // alpha starts at 1 (RFC 8257)
     // 1st ACK closes the (empty) first window: M = 0 -> alpha = 15/16
     s.on_frame(ack_frame(pool, mss), 0);
-    EXPECT_DOUBLE_EQ(s.dctcp_alpha(), 15.0 / 16);
+    EXPECT_DOUBLE_EQ(dynamic_cast<const dctcp&>(s.congestion_control()).alpha(), 15.0 / 16);
     // the next window ends with the first ACK beyond 10 segments: 10 ACKs of 1 segment, 4 with ECE: M = 0.4
     for (uint64_t k = 2; k <= 11; ++k)
         s.on_frame(ack_frame(pool, k * mss, k <= 5), 0);
-    EXPECT_DOUBLE_EQ(s.dctcp_alpha(), (15.0 / 16) * (15.0 / 16) + 0.4 / 16);
+    EXPECT_DOUBLE_EQ(dynamic_cast<const dctcp&>(s.congestion_control()).alpha(), (15.0 / 16) * (15.0 / 16) + 0.4 / 16);
     EXPECT_EQ(b.st.ecn_reductions, 1u);   // one reduction per window
     b.ctx.run_until(1 * ms);
 }

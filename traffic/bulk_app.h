@@ -5,7 +5,8 @@
 #ifndef CMSWITCH_TRAFFIC_BULK_APP_H
 #define CMSWITCH_TRAFFIC_BULK_APP_H
 
-#include "traffic/tcp.h"
+#include "traffic/tcp/tcp_receiver.h"
+#include "traffic/tcp/tcp_sender.h"
 
 #include <cstdint>
 

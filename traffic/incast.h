@@ -5,7 +5,8 @@
 #ifndef CMSWITCH_TRAFFIC_INCAST_H
 #define CMSWITCH_TRAFFIC_INCAST_H
 
-#include "traffic/tcp.h"
+#include "traffic/tcp/tcp_receiver.h"
+#include "traffic/tcp/tcp_sender.h"
 
 #include <cstdint>
 #include <string>

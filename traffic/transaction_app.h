@@ -5,7 +5,8 @@
 #ifndef CMSWITCH_TRAFFIC_TRANSACTION_APP_H
 #define CMSWITCH_TRAFFIC_TRANSACTION_APP_H
 
-#include "traffic/tcp.h"
+#include "traffic/tcp/tcp_receiver.h"
+#include "traffic/tcp/tcp_sender.h"
 #include "traffic/udp_source.h"
 
 #include <vector>

@@ -33,7 +33,7 @@ incast_scenario::incast_scenario() {
     t.add_real("delay_skew_ns", &c.delay_skew_ns, 0, 1e6, "ns",
                "adds a random constant in [0, skew] to each server's link delay (drawn from the seed; breaks the "
                "exact ties of perfectly symmetric servers without random timing; the flows table lists the delays)");
-    t.add_choice("transport", &c.transport, {"newreno", "dctcp"}, "TCP congestion control");
+    t.add_choice("transport", &c.transport, congestion_control_names(), "TCP congestion control");
     t.add_flag("ecn", &c.ecn, "newreno: ECN-capable, halving once per window on ECE (RFC 3168)");
     t.add_choice("marking", &c.marking, {"none", "step", "red"},
                  "switch ECN marking on the instantaneous queue: none, step (> K), red (Kmin/Kmax/Pmax)");
@@ -130,7 +130,7 @@ result incast_scenario::run() {
         throw config_error("transport = dctcp needs marking = step or red (DCTCP reacts to ECN marks only)");
 
     tcp_config tcp;
-    tcp.congestion_control = parse_congestion_control(c.transport);
+    tcp.congestion_control = c.transport;
     tcp.ecn = c.ecn;
     tcp.min_rto_ps = static_cast<uint64_t>(std::llround(c.min_rto_ms * 1e9));
     tcp.dctcp_g = c.dctcp_g;

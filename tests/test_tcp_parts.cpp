@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: Apache-2.0
+// The parts of the TCP sender on their own: the congestion-control algorithms (RFC 5681 growth, RFC 3168 and
+// RFC 8257 responses) and the SACK scoreboard (RFC 6675 IsLost), against hand-computed values.
+#include "model/errors.h"
+#include "traffic/tcp/congestion_control.h"
+#include "traffic/tcp/dctcp.h"
+#include "traffic/tcp/newreno.h"
+#include "traffic/tcp/sack_scoreboard.h"
+
+#include <gtest/gtest.h>
+
+using namespace cmswitch;
+
+namespace {
+constexpr uint64_t mss = 1460;
+tcp_ack_event ack_event(uint64_t ack, uint64_t newly, uint64_t snd_nxt, bool ece) {
+    return tcp_ack_event{0, ack, newly, snd_nxt, 0, ece, false};
+}
+} // namespace
+
+TEST(CongestionControl, RegistryNamesTheAlgorithmsAndRefusesOthers) {
+    EXPECT_EQ(congestion_control_names(), (std::vector<std::string>{"newreno", "dctcp"}));
+    EXPECT_EQ(find_congestion_control("newreno").feedback, ecn_feedback::classic);
+    EXPECT_EQ(find_congestion_control("dctcp").feedback, ecn_feedback::per_segment);
+    try {
+        find_congestion_control("cubic");
+        FAIL() << "no error";
+    } catch (const config_error& e) {
+        EXPECT_STREQ(e.what(), "transport = 'cubic': allowed values are newreno, dctcp");
+    }
+    tcp_config c;
+    c.congestion_control = "dctcp";
+    c.mss = 1000;
+    auto cc = make_congestion_control(c);
+    EXPECT_STREQ(cc->name(), "dctcp");
+    EXPECT_EQ(cc->mss(), 1000u);
+    EXPECT_TRUE(cc->ecn_capable());
+}
+
+TEST(CongestionControl, SlowStartAndCongestionAvoidanceSteps) {
+    newreno cc{tcp_config{}};
+    cc.set_mss(mss);
+    tcp_window w{2 * mss, 4 * mss};
+    cc.on_increase(w, ack_event(2 * mss, 2 * mss, 4 * mss, false));   // slow start: + min(newly, SMSS)
+    EXPECT_EQ(w.cwnd, 3 * mss);
+    cc.on_increase(w, ack_event(3 * mss, 500, 4 * mss, false));
+    EXPECT_EQ(w.cwnd, 3 * mss + 500);
+    w = {10 * mss, 4 * mss};   // congestion avoidance: + SMSS^2 / cwnd = 146 bytes
+    cc.on_increase(w, ack_event(0, mss, 0, false));
+    EXPECT_EQ(w.cwnd, 10 * mss + 146);
+}
+
+TEST(CongestionControl, NewRenoHalvesOncePerWindowOnEcnEchoAndSendsCwr) {
+    tcp_config c;
+    c.ecn = true;
+    newreno cc(c);
+    cc.set_mss(mss);
+    EXPECT_TRUE(cc.ecn_capable());
+    tcp_window w{20 * mss, UINT64_MAX};
+    auto r = cc.on_ecn_echo(w, ack_event(1000, mss, 30000, true));
+    EXPECT_TRUE(r.reduced);
+    EXPECT_TRUE(r.send_cwr);
+    EXPECT_EQ(w.cwnd, 10 * mss);
+    EXPECT_EQ(w.ssthresh, 10 * mss);
+    // until an ACK reaches snd_nxt + 1 at the reduction (30001), no second one
+    r = cc.on_ecn_echo(w, ack_event(30000, mss, 45000, true));
+    EXPECT_FALSE(r.reduced);
+    EXPECT_EQ(w.cwnd, 10 * mss);
+    r = cc.on_ecn_echo(w, ack_event(30001, mss, 45000, true));
+    EXPECT_TRUE(r.reduced);
+    EXPECT_EQ(w.cwnd, 5 * mss);
+    // never below 2 SMSS
+    w = {3 * mss, UINT64_MAX};
+    cc.on_timeout();   // a timeout allows the next reduction at once
+    cc.on_ecn_echo(w, ack_event(30002, mss, 50000, true));
+    EXPECT_EQ(w.cwnd, 2 * mss);
+    // not ECN-capable: ECN-Echo changes nothing
+    newreno plain{tcp_config{}};
+    EXPECT_FALSE(plain.ecn_capable());
+    w = {20 * mss, UINT64_MAX};
+    EXPECT_FALSE(plain.on_ecn_echo(w, ack_event(1000, mss, 30000, true)).reduced);
+    EXPECT_EQ(w.cwnd, 20 * mss);
+}
+
+TEST(CongestionControl, DctcpCutsByHalfAlphaOncePerObservationWindow) {
+    tcp_config c;
+    c.dctcp_g = 1.0 / 16;
+    dctcp cc(c);
+    cc.set_mss(mss);
+    tcp_window w{20 * mss, UINT64_MAX};
+    // alpha starts at 1: the first cut halves; no CWR (per-segment echo)
+    auto r = cc.on_ecn_echo(w, ack_event(mss, mss, 20 * mss, true));
+    EXPECT_TRUE(r.reduced);
+    EXPECT_FALSE(r.send_cwr);
+    EXPECT_EQ(w.cwnd, 10 * mss);
+    EXPECT_FALSE(cc.on_ecn_echo(w, ack_event(2 * mss, mss, 20 * mss, true)).reduced);
+    // the first ACK ends the (empty) first window: alpha = 15/16 x 1 + 1/16 x 1 (all of it marked)
+    cc.on_acked(w, ack_event(mss, mss, 20 * mss, true));
+    EXPECT_DOUBLE_EQ(cc.alpha(), 1.0);
+    // the window then runs to snd_nxt = 20 SMSS: 19 ACKs, 5 of them marked, then one past it
+    for (int i = 2; i <= 20; ++i)
+        cc.on_acked(w, ack_event(static_cast<uint64_t>(i) * mss, mss, 30 * mss, i <= 5));
+    EXPECT_DOUBLE_EQ(cc.alpha(), 1.0);   // 20 SMSS is not past the window's end
+    cc.on_acked(w, ack_event(21 * mss, mss, 30 * mss, false));
+    // 4 of 20 SMSS marked (ACKs 2..5): alpha = 15/16 + 1/16 x 0.2
+    EXPECT_DOUBLE_EQ(cc.alpha(), 15.0 / 16 + 0.2 / 16);
+    // a new window allows a new cut: cwnd x (1 - alpha / 2)
+    r = cc.on_ecn_echo(w, ack_event(22 * mss, mss, 30 * mss, true));
+    EXPECT_TRUE(r.reduced);
+    const double alpha = 15.0 / 16 + 0.2 / 16;
+    EXPECT_EQ(w.cwnd, static_cast<uint64_t>(static_cast<double>(10 * mss) * (1 - alpha / 2)));
+}
+
+TEST(SackScoreboard, MergesBlocksAndForgetsWhatTheCumulativeAckCovers) {
+    sack_scoreboard sb;
+    const sack_scoreboard::range b1[] = {{3000, 4000}, {6000, 7000}};
+    EXPECT_TRUE(sb.update(1000, 10000, b1, 2));
+    EXPECT_EQ(sb.bytes(), 2000u);
+    const sack_scoreboard::range b2[] = {{4000, 6000}};   // fills the gap between the two
+    EXPECT_TRUE(sb.update(1000, 10000, b2, 1));
+    ASSERT_EQ(sb.blocks().size(), 1u);
+    EXPECT_EQ(sb.blocks()[0], (sack_scoreboard::range{3000, 7000}));
+    EXPECT_FALSE(sb.update(1000, 10000, b2, 1));   // nothing new
+    const sack_scoreboard::range b3[] = {{9000, 12000}};   // clipped to high_tx
+    EXPECT_TRUE(sb.update(1000, 10000, b3, 1));
+    EXPECT_EQ(sb.highest_end(), 10000u);
+    EXPECT_EQ(sb.sacked_in(2000, 9500), 4000u + 500u);
+    EXPECT_EQ(sb.skip(3500), 7000u);
+    EXPECT_EQ(sb.skip(8000), 8000u);
+    EXPECT_EQ(sb.clip(7000, 8460), 8460u);
+    EXPECT_EQ(sb.clip(7000, 9460), 9000u);
+    EXPECT_FALSE(sb.update(5000, 10000, nullptr, 0));   // a cumulative ACK alone SACKs nothing new ...
+    EXPECT_EQ(sb.blocks()[0], (sack_scoreboard::range{5000, 7000}));   // ... and trims what it covers
+}
+
+TEST(SackScoreboard, IsLostByBytesOrByBlocks) {
+    sack_scoreboard sb;
+    // blocks of 1000 bytes, SMSS 1000, DupThresh 3: lost below the block that brings > 2 SMSS or 3 blocks
+    const sack_scoreboard::range b[] = {{2000, 3000}, {4000, 5000}, {6000, 7000}};
+    sb.update(0, 10000, b, 3);
+    EXPECT_EQ(sb.lost_below(0, 1000, 3), 2000u);   // 3 blocks above 0..1999
+    sack_scoreboard two;
+    const sack_scoreboard::range c[] = {{2000, 3500}, {5000, 6000}};
+    two.update(0, 10000, c, 2);
+    EXPECT_EQ(two.lost_below(0, 1000, 3), 2000u);   // 2500 bytes > 2 SMSS above 0..1999
+    sack_scoreboard one;
+    const sack_scoreboard::range d[] = {{2000, 3000}};
+    one.update(0, 10000, d, 1);
+    EXPECT_EQ(one.lost_below(0, 1000, 3), 0u);     // nothing lost: snd_una
+}

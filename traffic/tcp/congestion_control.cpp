@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "traffic/tcp/congestion_control.h"
+
+#include "model/errors.h"
+#include "traffic/tcp/dctcp.h"
+#include "traffic/tcp/newreno.h"
+
+#include <algorithm>
+
+namespace cmswitch {
+
+void tcp_congestion_control::on_increase(tcp_window& w, const tcp_ack_event& a) {
+    const uint64_t mss = m_mss;
+    if (w.cwnd < w.ssthresh)
+        w.cwnd += std::min(a.newly_acked, mss);                     // slow start (RFC 5681, L = 1 SMSS)
+    else
+        w.cwnd += std::max<uint64_t>(1, mss * mss / w.cwnd);       // congestion avoidance: ~1 SMSS per RTT
+}
+
+namespace {
+template <typename A> std::unique_ptr<tcp_congestion_control> make(const tcp_config& cfg) {
+    return std::make_unique<A>(cfg);
+}
+} // namespace
+
+const std::vector<tcp_cc_entry>& congestion_controls() {
+    static const std::vector<tcp_cc_entry> all = {
+        {"newreno", "RFC 5681 window, RFC 6582 recovery; RFC 3168 ECN response with ecn", ecn_feedback::classic,
+         &make<newreno>},
+        {"dctcp", "RFC 8257: window cut by alpha/2 once per window of ECN-Echo", ecn_feedback::per_segment,
+         &make<dctcp>},
+    };
+    return all;
+}
+
+std::vector<std::string> congestion_control_names() {
+    std::vector<std::string> names;
+    for (const tcp_cc_entry& e : congestion_controls())
+        names.push_back(e.name);
+    return names;
+}
+
+const tcp_cc_entry& find_congestion_control(const std::string& name) {
+    std::string names;
+    for (const tcp_cc_entry& e : congestion_controls()) {
+        if (e.name == name)
+            return e;
+        names += (names.empty() ? "" : ", ") + e.name;
+    }
+    throw config_error("transport = '" + name + "': allowed values are " + names);
+}
+
+std::unique_ptr<tcp_congestion_control> make_congestion_control(const tcp_config& cfg) {
+    std::unique_ptr<tcp_congestion_control> cc = find_congestion_control(cfg.congestion_control).make(cfg);
+    cc->set_mss(cfg.mss);
+    return cc;
+}
+
+} // namespace cmswitch

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+// The congestion-control algorithm of a TCP sender, apart from loss recovery (which the sender does: fast
+// retransmit and recovery, SACK, timeouts). An algorithm owns the window's growth and its response to
+// congestion signals: it is told of every ACK of new data, of ECN-Echo outside loss recovery and of timeouts,
+// and it gives the ssthresh after a loss. It also says whether its segments are ECN-capable and how the
+// receiver echoes CE marks.
+//
+// Algorithms are registered by name (one line each in congestion_control.cpp); tcp_config::congestion_control
+// picks one. A new algorithm is a pair of files in traffic/tcp/ and that line.
+#ifndef CMSWITCH_TRAFFIC_TCP_CONGESTION_CONTROL_H
+#define CMSWITCH_TRAFFIC_TCP_CONGESTION_CONTROL_H
+
+#include "traffic/tcp/tcp_config.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cmswitch {
+
+// The sender's window, which the algorithm sets.
+struct tcp_window {
+    uint64_t cwnd;
+    uint64_t ssthresh;
+};
+
+// An ACK, as the algorithm sees it (of new data, except in on_ecn_echo where newly_acked may be 0).
+struct tcp_ack_event {
+    uint64_t now_ps;
+    uint64_t ack;            // cumulative ACK
+    uint64_t newly_acked;    // bytes this ACK acknowledged for the first time
+    uint64_t snd_nxt;        // the sender's next sequence number (after the sender reacted to the ACK)
+    uint64_t rtt_ps;         // the RTT sample this ACK gave, 0: none
+    bool ece;                // ECN-Echo set
+    bool in_recovery;        // the sender is in loss recovery (after processing the ACK)
+};
+
+// How a receiver echoes CE marks: RFC 3168 (ECE from a CE mark until the sender's CWR) or per segment (DCTCP:
+// ECE on exactly the ACKs of CE-marked data, an immediate ACK when the CE state changes).
+enum class ecn_feedback { classic, per_segment };
+
+class tcp_congestion_control {
+public:
+    virtual ~tcp_congestion_control() = default;
+    virtual const char* name() const = 0;
+    // Whether the sender's segments are ECN-capable (ECT(0)).
+    virtual bool ecn_capable() const = 0;
+
+    // An ACK of new data outside loss recovery: grow the window. Default: RFC 5681 slow start (L = 1 SMSS) and
+    // congestion avoidance (cwnd += SMSS^2 / cwnd per ACK).
+    virtual void on_increase(tcp_window& w, const tcp_ack_event& a);
+    // Every ACK of new data, in or out of recovery, after the sender has processed it (bookkeeping).
+    virtual void on_acked(tcp_window& w, const tcp_ack_event& a) { (void)w; (void)a; }
+    // ECN-Echo on an ACK outside loss recovery. Returns whether the window was reduced and whether the sender
+    // must set CWR on its next segment (RFC 3168).
+    struct ecn_response {
+        bool reduced = false;
+        bool send_cwr = false;
+    };
+    virtual ecn_response on_ecn_echo(tcp_window& w, const tcp_ack_event& a) {
+        (void)w; (void)a;
+        return {};
+    }
+    // ssthresh after a loss (fast retransmit or timeout) from x, the window the sender's loss rule chose
+    // (tcp_config::ssthresh_from). Default: max(x / 2, 2 SMSS) (RFC 5681).
+    virtual uint64_t loss_ssthresh(uint64_t x) const { return std::max<uint64_t>(x / 2, 2 * uint64_t{m_mss}); }
+    // A retransmission timeout (after the sender has reset its window).
+    virtual void on_timeout() {}
+
+    void set_mss(uint32_t mss) { m_mss = mss; }
+    uint32_t mss() const { return m_mss; }
+
+private:
+    uint32_t m_mss = 1460;
+};
+
+// One registered algorithm.
+struct tcp_cc_entry {
+    std::string name;
+    std::string doc;
+    ecn_feedback feedback;
+    std::unique_ptr<tcp_congestion_control> (*make)(const tcp_config& cfg);
+};
+
+// The registered algorithms, in registration order.
+const std::vector<tcp_cc_entry>& congestion_controls();
+// Their names, for a parameter's choices.
+std::vector<std::string> congestion_control_names();
+// The algorithm named cfg.congestion_control, or config_error naming the field and the allowed values.
+const tcp_cc_entry& find_congestion_control(const std::string& name);
+// A new instance for cfg (its mss set).
+std::unique_ptr<tcp_congestion_control> make_congestion_control(const tcp_config& cfg);
+
+} // namespace cmswitch
+#endif

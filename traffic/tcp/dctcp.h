@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+// DCTCP (RFC 8257): alpha, the moving average of the fraction of bytes acknowledged with ECN-Echo over each
+// observation window (about one RTT), with gain g (alpha starts at 1); on ECN-Echo, at most once per window,
+// cwnd = ssthresh = max(cwnd x (1 - alpha / 2), 2 SMSS). No CWR: the receiver echoes per segment. Window growth
+// and loss response are NewReno's.
+#ifndef CMSWITCH_TRAFFIC_TCP_DCTCP_H
+#define CMSWITCH_TRAFFIC_TCP_DCTCP_H
+
+#include "traffic/tcp/congestion_control.h"
+
+namespace cmswitch {
+
+class dctcp final : public tcp_congestion_control {
+public:
+    explicit dctcp(const tcp_config& cfg) : m_g(cfg.dctcp_g) {}
+    const char* name() const override { return "dctcp"; }
+    bool ecn_capable() const override { return true; }
+    void on_acked(tcp_window& w, const tcp_ack_event& a) override;
+    ecn_response on_ecn_echo(tcp_window& w, const tcp_ack_event& a) override;
+    void on_timeout() override { m_reduced = false; }
+    double alpha() const { return m_alpha; }
+
+private:
+    double m_g;
+    double m_alpha = 1.0;
+    uint64_t m_window_end = 0, m_acked = 0, m_marked = 0;
+    bool m_reduced = false;   // a reduction in this observation window
+};
+
+} // namespace cmswitch
+#endif

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "traffic/tcp/tcp_receiver.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace cmswitch {
+
+tcp_receiver::tcp_receiver(host_stack& host, uint32_t flow, int peer, const tcp_config& cfg, tcp_stats& stats)
+    : m_host(host), m_flow(flow), m_peer(peer), m_cfg(cfg), m_stats(stats),
+      m_feedback(find_congestion_control(cfg.congestion_control).feedback) {
+    host.bind(flow, this);
+}
+
+void tcp_receiver::on_frame(frame* f, uint64_t now) {
+    if (f->kind != frame_kind::tcp || f->payload == 0) {
+        m_host.nic().pool().release(f);
+        return;
+    }
+    const uint64_t seq = f->seq, end = f->seq + f->payload;
+    const uint64_t tsval = f->ts_ps;
+    const bool ce = f->ecn == ecn_ce;
+    const bool cwr = (f->flags & tcp_cwr) != 0;
+    m_host.nic().pool().release(f);
+
+    if (m_feedback == ecn_feedback::per_segment) {
+        if (ce != m_ce_state) {
+            // DCTCP: on a change of CE state, acknowledge what came before with the old state at once
+            if (m_unacked > 0)
+                send_ack(now, m_ce_state);
+            m_ce_state = ce;
+        }
+    } else {
+        if (cwr)
+            m_ece_latch = false;
+        if (ce)
+            m_ece_latch = true;
+    }
+    // RFC 7323 4.3: TS.Recent follows segments at or below the last ACK sent, so that an ACK echoes the
+    // timestamp of the segment that moved the window (a hole-filling retransmission, not data beyond a hole)
+    if (m_cfg.timestamps && seq <= m_last_ack_sent && tsval >= m_ts_recent)
+        m_ts_recent = tsval;
+
+    bool immediate = false;
+    const uint64_t before = m_rcv_nxt;
+    if (seq <= m_rcv_nxt && end > m_rcv_nxt) {
+        m_rcv_nxt = end;
+        while (!m_ooo.empty() && m_ooo.front().first <= m_rcv_nxt) {
+            m_rcv_nxt = std::max(m_rcv_nxt, m_ooo.front().second);
+            m_ooo.erase(m_ooo.begin());
+            immediate = true;   // a hole was filled
+        }
+    } else if (seq > m_rcv_nxt) {
+        auto it = std::lower_bound(m_ooo.begin(), m_ooo.end(), std::make_pair(seq, end));
+        it = m_ooo.insert(it, {seq, end});
+        // merge with neighbours
+        if (it != m_ooo.begin() && std::prev(it)->second >= it->first) {
+            std::prev(it)->second = std::max(std::prev(it)->second, it->second);
+            it = std::prev(m_ooo.erase(it));
+        }
+        while (std::next(it) != m_ooo.end() && std::next(it)->first <= it->second) {
+            it->second = std::max(it->second, std::next(it)->second);
+            m_ooo.erase(std::next(it));
+        }
+        if (m_cfg.sack) {   // RFC 2018: the block holding the segment that triggered this ACK goes first
+            m_sack_recent.erase(std::remove_if(m_sack_recent.begin(), m_sack_recent.end(),
+                                               [&](uint64_t x) { return x >= it->first && x < it->second; }),
+                                m_sack_recent.end());
+            m_sack_recent.insert(m_sack_recent.begin(), seq);
+        }
+        immediate = true;   // out of order: a duplicate ACK at once
+    } else {
+        immediate = true;   // old duplicate
+    }
+    if (m_rcv_nxt > before) {
+        m_stats.bytes_delivered += m_rcv_nxt - before;
+        if (m_listener)
+            m_listener->on_delivered(m_flow, m_rcv_nxt, now);
+    }
+    ++m_unacked;
+    if (!m_cfg.delayed_ack || immediate || m_unacked >= 2) {
+        send_ack(now, ece());
+    } else {
+        m_delack_deadline = now + m_cfg.delayed_ack_ps;
+        if (!m_delack_pending) {
+            m_delack_pending = true;
+            m_host.nic().schedule_timer(m_delack_deadline, this, 0);
+        }
+    }
+}
+
+void tcp_receiver::on_timer(uint32_t) {
+    m_delack_pending = false;
+    if (m_unacked == 0)
+        return;
+    const uint64_t now = now_ps();
+    if (now < m_delack_deadline) {
+        m_delack_pending = true;
+        m_host.nic().schedule_timer(m_delack_deadline, this, 0);
+        return;
+    }
+    send_ack(now, ece());
+}
+
+void tcp_receiver::send_ack(uint64_t now, bool ece) {
+    frame* f = m_host.nic().pool().acquire();
+    f->kind = frame_kind::tcp;
+    f->flags = static_cast<uint8_t>(tcp_ack | (ece ? tcp_ece : 0));
+    f->ack = m_rcv_nxt;
+    int n = 0;
+    if (m_cfg.sack) {
+        // the most recently received blocks first, each once; blocks now below rcv_nxt are forgotten
+        const int max_blocks = m_cfg.max_sack_blocks_per_ack();
+        size_t keep = 0;
+        for (size_t i = 0; i < m_sack_recent.size(); ++i) {
+            const uint64_t x = m_sack_recent[i];
+            auto it = std::upper_bound(m_ooo.begin(), m_ooo.end(), std::make_pair(x, UINT64_MAX));
+            if (it == m_ooo.begin() || std::prev(it)->second <= x)
+                continue;   // acknowledged cumulatively by now
+            --it;
+            bool seen = false;
+            for (int k = 0; k < n; ++k)
+                seen |= f->sack[k].begin == it->first - m_rcv_nxt;
+            if (seen)
+                continue;
+            m_sack_recent[keep++] = x;
+            if (n < max_blocks) {
+                f->sack[n].begin = static_cast<uint32_t>(it->first - m_rcv_nxt);
+                f->sack[n].end = static_cast<uint32_t>(it->second - m_rcv_nxt);
+                ++n;
+            }
+        }
+        m_sack_recent.resize(keep);
+        f->sack_blocks = static_cast<uint8_t>(n);
+    }
+    f->bytes = m_cfg.header_bytes + (m_cfg.timestamps ? tcp_config::timestamp_option_bytes : 0) +
+               tcp_config::sack_option_bytes(n);
+    if (m_cfg.timestamps)
+        f->ts_ps = m_ts_recent;
+    f->src = static_cast<uint16_t>(m_host.host_id());
+    f->dst = static_cast<uint16_t>(m_peer);
+    f->flow = m_flow;
+    f->prio = m_cfg.prio;
+    f->created_ps = now;
+    m_last_ack_sent = m_rcv_nxt;
+    m_unacked = 0;
+    m_stats.acks_sent++;
+    m_host.nic().send(f);
+}
+
+} // namespace cmswitch

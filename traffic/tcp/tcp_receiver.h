@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+// The receiving end of one TCP flow: cumulative ACKs, out-of-order buffering, immediate ACK for out-of-order
+// data, optional delayed ACK (every 2nd segment or a timeout), SACK blocks (RFC 2018: the newest first),
+// timestamp echo (RFC 7323 TS.Recent rules), and the ECN echo its congestion-control algorithm asks for
+// (ecn_feedback: the RFC 3168 latch until CWR, or DCTCP's per-segment CE state machine).
+#ifndef CMSWITCH_TRAFFIC_TCP_TCP_RECEIVER_H
+#define CMSWITCH_TRAFFIC_TCP_TCP_RECEIVER_H
+
+#include "traffic/host_stack.h"
+#include "traffic/tcp/congestion_control.h"
+#include "traffic/tcp/tcp_config.h"
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace cmswitch {
+
+class tcp_receiver final : public flow_endpoint, public timer_client {
+public:
+    // Called with the in-order byte count each time it grows.
+    class listener {
+    public:
+        virtual void on_delivered(uint32_t flow, uint64_t in_order_bytes, uint64_t now_ps) = 0;
+    protected:
+        ~listener() = default;
+    };
+
+    // Throws config_error for an unknown congestion-control algorithm.
+    tcp_receiver(host_stack& host, uint32_t flow, int peer, const tcp_config& cfg, tcp_stats& stats);
+    void set_listener(listener* l) { m_listener = l; }
+    void on_frame(frame* f, uint64_t now_ps) override;
+    void on_timer(uint32_t tag) override;
+    uint64_t rcv_nxt() const { return m_rcv_nxt; }
+    const std::vector<std::pair<uint64_t, uint64_t>>& out_of_order() const { return m_ooo; }
+
+private:
+    void send_ack(uint64_t now, bool ece);
+    bool ece() const { return m_feedback == ecn_feedback::per_segment ? m_ce_state : m_ece_latch; }
+
+    host_stack& m_host;
+    uint32_t m_flow;
+    int m_peer;
+    tcp_config m_cfg;
+    tcp_stats& m_stats;
+    ecn_feedback m_feedback;
+    listener* m_listener = nullptr;
+    uint64_t m_rcv_nxt = 0;
+    std::vector<std::pair<uint64_t, uint64_t>> m_ooo;   // received [begin, end) above rcv_nxt, sorted, disjoint
+    std::vector<uint64_t> m_sack_recent;   // a byte of each reported block, most recently received first
+    uint64_t m_ts_recent = 0;              // RFC 7323 TS.Recent
+    uint64_t m_last_ack_sent = 0;          // RFC 7323 Last.ACK.sent
+    bool m_ece_latch = false;   // RFC 3168
+    bool m_ce_state = false;    // per segment (DCTCP)
+    uint32_t m_unacked = 0;
+    bool m_delack_pending = false;
+    uint64_t m_delack_deadline = 0;
+};
+
+} // namespace cmswitch
+#endif
