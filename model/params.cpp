@@ -52,7 +52,7 @@ void param_table::add_int(const std::string& name, int64_t* field, int64_t lo, i
     p.hi = static_cast<double>(hi);
     p.i = field;
     p.default_text = std::to_string(*field);
-    m_params.push_back(p);
+    add(std::move(p));
 }
 
 void param_table::add_real(const std::string& name, double* field, double lo, double hi, const std::string& unit,
@@ -67,7 +67,7 @@ void param_table::add_real(const std::string& name, double* field, double lo, do
     p.lo_open = lo_open;
     p.d = field;
     p.default_text = format_number(*field);
-    m_params.push_back(p);
+    add(std::move(p));
 }
 
 void param_table::add_choice(const std::string& name, std::string* field, std::vector<std::string> choices,
@@ -80,7 +80,7 @@ void param_table::add_choice(const std::string& name, std::string* field, std::v
     p.choices = std::move(choices);
     p.s = field;
     p.default_text = *field;
-    m_params.push_back(p);
+    add(std::move(p));
 }
 
 void param_table::add_flag(const std::string& name, bool* field, const std::string& help) {
@@ -91,7 +91,21 @@ void param_table::add_flag(const std::string& name, bool* field, const std::stri
     p.help = help;
     p.b = field;
     p.default_text = *field ? "true" : "false";
-    m_params.push_back(p);
+    add(std::move(p));
+}
+
+void param_table::add(param p) {
+    if (find(p.name))
+        throw model_error("parameter '" + p.name + "' declared twice (by '" + find(p.name)->group + "' and by '" +
+                          m_group + "')");
+    p.group = m_group;
+    m_params.push_back(std::move(p));
+}
+
+void param_table::set_default(const std::string& name, const std::string& text) {
+    set(name, text);
+    param* p = const_cast<param*>(find(name));
+    p->default_text = value_text(*p);
 }
 
 const param_table::param* param_table::find(const std::string& name) const {

@@ -27,6 +27,7 @@ public:
         std::string* s = nullptr;
         bool* b = nullptr;
         std::string default_text;
+        std::string group;         // who declared it: the scenario ("") or a scheme (its name)
     };
 
     void add_int(const std::string& name, int64_t* field, int64_t lo, int64_t hi, const std::string& unit,
@@ -36,6 +37,10 @@ public:
     void add_choice(const std::string& name, std::string* field, std::vector<std::string> choices,
                     const std::string& help);
     void add_flag(const std::string& name, bool* field, const std::string& help);
+    // Parameters added from now on belong to `group` (a scheme's name; "" for the scenario's own).
+    void begin_group(const std::string& group) { m_group = group; }
+    // A scenario's own default for a parameter a scheme declared: sets the value and the documented default.
+    void set_default(const std::string& name, const std::string& text);
 
     // Parses and sets one value; throws config_error naming the field and what is allowed.
     void set(const std::string& name, const std::string& text);
@@ -51,7 +56,9 @@ public:
 private:
     const param* find(const std::string& name) const;
     void check(const param& p) const;
+    void add(param p);   // model_error if the name is taken
     std::vector<param> m_params;
+    std::string m_group;
 };
 
 std::string format_number(double v);

@@ -19,6 +19,21 @@ inline uint64_t splitmix64(uint64_t& x) {
     return z ^ (z >> 31);
 }
 
+// The run's random streams by name. A block draws from rng(seed, stream_id(s, index)), index being its flow,
+// host or switch number below the next family's base; two blocks never share a stream, so adding a random
+// choice somewhere never shifts another's draws.
+enum class random_stream : uint64_t {
+    source = 0,                     // + flow: the flow's traffic source or TCP sender (send jitter, phase)
+    transaction_tcp = 100000,       // + flow: TCP senders of transaction workloads (their source: `source`)
+    ecn_marking = 1000000,          // + switch: RED marking decisions
+    bulk_app = 2000000,             // + background flow: elephant sizes
+    qcn_cp = 3000000,               // + switch: QCN congestion point sampling jitter
+    qcn_rp = 4000000,               // + host: QCN reaction point timer and byte-counter jitter
+    cbr_phase = 5000000,            // the incast's UDP CBR flow's start phase
+    delay_skew = 6000000,           // the incast's per-server link delay skew
+};
+constexpr uint64_t stream_id(random_stream s, uint64_t index = 0) { return static_cast<uint64_t>(s) + index; }
+
 // xoshiro256** (Blackman & Vigna).
 class rng {
 public:

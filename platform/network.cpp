@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "platform/network.h"
 
-#include "model/cm/pause/pause_generator.h"
+#include "model/cm/pause/pause_scheme.h"
 
 #include "model/errors.h"
 
@@ -102,7 +102,7 @@ network::network(const topology& topo) : m_topo(topo) {
         event_domain& d = policy == "shared" ? *shared : new_domain("events_switch" + std::to_string(s));
         m_switches.emplace_back(new ethernet_switch(("switch" + std::to_string(s)).c_str(),
                                                     m_topo.switches[s].ports, m_topo.hosts,
-                                                    m_topo.switches[s].buffer, m_pool, d));
+                                                    m_topo.switches[s].buffer, m_pool, d, static_cast<int>(s)));
     }
     for (size_t i = 0; i < m_topo.links.size(); ++i) {
         const link_spec& l = m_topo.links[i];
@@ -156,21 +156,31 @@ network::network(const topology& topo) : m_topo(topo) {
         }
 }
 
-void network::enable_pause(const pause_config& cfg) {
-    if (!cfg.enabled())
-        return;
-    for (int s = 0; s < num_switches(); ++s) {
-        std::vector<uint64_t> rate(static_cast<size_t>(sw(s).num_ports())), delay(rate.size());
-        for (const link_spec& l : m_topo.links)
-            for (int end = 0; end < 2; ++end) {
-                const node_ref& n = end ? l.b : l.a;
-                if (n.kind == node_ref::sw && n.id == s) {
-                    rate[static_cast<size_t>(end ? l.b_port : l.a_port)] = l.rate_bps;
-                    delay[static_cast<size_t>(end ? l.b_port : l.a_port)] = l.delay_ps;
-                }
-            }
-        sw(s).add_hook(std::make_unique<pause_generator>(cfg, rate, delay));
-    }
+void network::enable_pause(const pause_config& cfg) { install_pause(*this, cfg); }
+
+const link_spec* network::port_link(int s, int port) const {
+    for (const link_spec& l : m_topo.links)
+        if ((l.a.kind == node_ref::sw && l.a.id == s && l.a_port == port) ||
+            (l.b.kind == node_ref::sw && l.b.id == s && l.b_port == port))
+            return &l;
+    return nullptr;
+}
+
+uint64_t network::port_rate_bps(int s, int port) const {
+    const link_spec* l = port_link(s, port);
+    return l ? l->rate_bps : 0;
+}
+
+uint64_t network::port_delay_ps(int s, int port) const {
+    const link_spec* l = port_link(s, port);
+    return l ? l->delay_ps : 0;
+}
+
+uint64_t network::host_rate_bps(int host) const {
+    for (const link_spec& l : m_topo.links)
+        if ((l.a.kind == node_ref::host && l.a.id == host) || (l.b.kind == node_ref::host && l.b.id == host))
+            return l.rate_bps;
+    return 0;
 }
 
 network::~network() = default;

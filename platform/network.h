@@ -6,6 +6,7 @@
 #define CMSWITCH_PLATFORM_NETWORK_H
 
 #include "model/cm/pause/pause_config.h"
+#include "model/cm/scheme.h"
 #include "model/switch/ethernet_switch.h"
 #include "model/event_domain.h"
 #include "model/frame_pool.h"
@@ -36,21 +37,29 @@ struct conservation {
     std::string describe() const;
 };
 
-class network {
+class network final : public fabric {
 public:
     // Validates the topology (throws config_error naming the host, switch, port or link) and builds it.
     explicit network(const topology& topo);
     ~network();
 
     frame_pool& pool() { return m_pool; }
-    int num_hosts() const { return static_cast<int>(m_nics.size()); }
-    int num_switches() const { return static_cast<int>(m_switches.size()); }
+    int num_hosts() const override { return static_cast<int>(m_nics.size()); }
+    int num_switches() const override { return static_cast<int>(m_switches.size()); }
     host_nic& nic(int host) { return *m_nics[static_cast<size_t>(host)]; }
     const host_nic& nic(int host) const { return *m_nics[static_cast<size_t>(host)]; }
     host_stack& stack(int host) { return *m_stacks[static_cast<size_t>(host)]; }
     ethernet_switch& sw(int i) { return *m_switches[static_cast<size_t>(i)]; }
     const ethernet_switch& sw(int i) const { return *m_switches[static_cast<size_t>(i)]; }
     const topology& topo() const { return m_topo; }
+
+    // fabric: what congestion-management schemes install into
+    ethernet_switch& switch_at(int i) override { return sw(i); }
+    const ethernet_switch& switch_at(int i) const override { return sw(i); }
+    host_nic& nic_at(int host) override { return nic(host); }
+    uint64_t port_rate_bps(int sw, int port) const override;
+    uint64_t port_delay_ps(int sw, int port) const override;
+    uint64_t host_rate_bps(int host) const override;
 
     // PAUSE/PFC generation on every switch (headroom checked per port from its link; config_error if short).
     void enable_pause(const pause_config& cfg);
@@ -64,6 +73,7 @@ public:
 private:
     void validate() const;
     void compute_routes();
+    const link_spec* port_link(int sw, int port) const;
 
     topology m_topo;
     frame_pool m_pool;

@@ -11,19 +11,22 @@ queue_sampler::queue_sampler(sc_core::sc_module_name name, uint64_t period_ps)
     m_tick.notify(ps_time(m_period_ps));
 }
 
-void queue_sampler::watch(const std::string& column, const egress_port* port) {
+size_t queue_sampler::watch(const std::string& column, const egress_port* port) {
     m_ports.emplace_back(column, port);
     m_values.emplace_back();
+    return m_values.size() - 1;
 }
 
-void queue_sampler::watch_counter(const std::string& column, const uint64_t* counter) {
+size_t queue_sampler::watch_counter(const std::string& column, const uint64_t* counter) {
     m_counters.emplace_back(column, counter);
     m_counter_values.emplace_back();
+    return m_counter_values.size() - 1;
 }
 
-void queue_sampler::watch_gauge(const std::string& column, std::function<double()> gauge) {
+size_t queue_sampler::watch_gauge(const std::string& column, std::function<double()> gauge) {
     m_gauges.emplace_back(column, std::move(gauge));
     m_gauge_values.emplace_back();
+    return m_gauge_values.size() - 1;
 }
 
 void queue_sampler::sample() {

@@ -18,12 +18,16 @@ public:
     SC_HAS_PROCESS(queue_sampler);
     // period_ps > 0. Samples at period, 2*period, ...
     queue_sampler(sc_core::sc_module_name name, uint64_t period_ps);
-    void watch(const std::string& column, const egress_port* port);
+    // Each watch returns the index of its samples among those of its kind.
+    size_t watch(const std::string& column, const egress_port* port);
     // A cumulative counter (bytes delivered to a flow, say); its column holds the counter at each sample.
-    void watch_counter(const std::string& column, const uint64_t* counter);
+    size_t watch_counter(const std::string& column, const uint64_t* counter);
     // Any value read at each sample (a reaction point's current rate, say).
-    void watch_gauge(const std::string& column, std::function<double()> gauge);
-    // The samples of a gauge so far.
+    size_t watch_gauge(const std::string& column, std::function<double()> gauge);
+    // The samples so far: their times, and each watched port's queue bytes, counter or gauge.
+    const std::vector<double>& times_ms() const { return m_t_ms; }
+    const std::vector<double>& port_values(size_t i) const { return m_values[i]; }
+    const std::vector<double>& counter_values(size_t i) const { return m_counter_values[i]; }
     const std::vector<double>& gauge_values(size_t i) const { return m_gauge_values[i]; }
     // Copies the samples into t (columns t_ms, then one per watched port or counter, in bytes).
     void export_to(table& t) const;

@@ -2,11 +2,21 @@
 #include "platform/scenario.h"
 
 #include "model/errors.h"
+#include "platform/network.h"
+#include "platform/statistics.h"
 #include "platform/scenarios/baseline.h"
 #include "platform/scenarios/incast.h"
 #include "platform/scenarios/overload.h"
 
 namespace cmswitch {
+
+void report_run_end(result& r, const network& net, double simulated_s, const char* events_kind) {
+    report_conservation(r, net);
+    r.set("simulated_s", simulated_s);
+    r.set("events", static_cast<int64_t>(net.events()));
+    if (events_kind)
+        r.set("events_kind", std::string(events_kind));
+}
 
 const std::vector<std::string>& scenario_names() {
     static const std::vector<std::string> names{"overload", "incast", "baseline"};

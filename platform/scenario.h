@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
-// A scenario is a named experiment with a parameter table and a run(). The command line (one subcommand per
-// scenario) and the Python package both go through make_scenario(), the one registry.
+// A scenario is a named experiment: a topology, a workload, the congestion-management schemes chosen in its
+// slots and its recorders, with a parameter table and a run(). The command line (one subcommand per scenario)
+// and the Python package both go through make_scenario(), the one registry.
 #ifndef CMSWITCH_PLATFORM_SCENARIO_H
 #define CMSWITCH_PLATFORM_SCENARIO_H
 
+#include "model/cm/scheme.h"
 #include "model/params.h"
 #include "model/result.h"
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace cmswitch {
+
+class network;
 
 class scenario {
 public:
@@ -25,7 +30,24 @@ public:
 
 protected:
     param_table m_params;
+    scheme_set m_schemes;
 };
+
+// The wall-clock time of a run, reported as wall_s.
+class run_clock {
+public:
+    run_clock() : m_t0(std::chrono::steady_clock::now()) {}
+    void report(result& r) const {
+        r.set("wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - m_t0).count());
+    }
+
+private:
+    std::chrono::steady_clock::time_point m_t0;
+};
+
+// What every run ends its summary with: the conservation account (model_error if it fails), simulated_s,
+// events and, if given, what an event is.
+void report_run_end(result& r, const network& net, double simulated_s, const char* events_kind = nullptr);
 
 // Throws config_error listing the known names.
 std::unique_ptr<scenario> make_scenario(const std::string& name);

@@ -2,6 +2,7 @@
 #include "platform/scenarios/baseline.h"
 
 #include "model/errors.h"
+#include "model/units.h"
 #include "platform/network.h"
 #include "platform/queue_sampler.h"
 #include "platform/sim_context.h"
@@ -13,7 +14,6 @@
 #include "traffic/udp_source.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <functional>
 
@@ -41,133 +41,129 @@ baseline_scenario::baseline_scenario() {
     t.add_real("buffer_kb", &c.buffer_kb, 1, 1 << 20, "KB (1024 B)",
                "output queue limit when PAUSE is off (seed 002: 150000 B); with PAUSE the outputs have no limit");
     t.add_choice("pause_mode", &c.pause_mode, {"pause", "pfc"}, "802.3x PAUSE or 802.1Qbb PFC for the +pause schemes");
-    t.add_real("pause_xoff_kb", &c.pause_xoff_kb, 0, 1 << 20, "KB (1024 B)",
-               "per-input high watermark (seed 002: 130000 B)", true);
-    t.add_real("pause_xon_kb", &c.pause_xon_kb, 0, 1 << 20, "KB (1024 B)",
-               "per-input low watermark (seed 002: 110000 B)");
-    t.add_int("pause_quanta", &c.pause_quanta, 1, 65535, "quanta (512 bit times)", "pause time of each XOFF");
+    m_schemes.declare(t, scheme_slot::pause, "", false);
+    t.set_default("pause_xoff_kb", format_number(130000.0 / 1024));   // seed 002: Watermark_hi 130000 B
+    t.set_default("pause_xon_kb", format_number(110000.0 / 1024));    // seed 002: Watermark_lo 110000 B
     t.add_real("min_rto_ms", &c.min_rto_ms, 0.001, 60000, "ms", "TCP minimum retransmission timeout");
     t.add_real("sample_us", &c.sample_us, 1, 1e9, "us", "time-series bin (throughput and queues)");
     t.add_flag("series", &c.series, "include the time series (default on)");
-    c.qcn.add_params(t, false);
+    m_schemes.declare(t, scheme_slot::l2, "", false);
 }
 
-result baseline_scenario::run() {
-    m_params.validate();
-    baseline_config c = m_cfg;
-    const auto wall0 = std::chrono::steady_clock::now();
-    const bool tcp = c.cm.rfind("tcp", 0) == 0;
-    const bool use_pause = c.cm.find("pause") != std::string::npos;
-    c.qcn.cm = c.cm.find("qcn") != std::string::npos ? "qcn" : "none";
-    const bool og = c.scenario != "pause-spreading";
-    const uint64_t rate = static_cast<uint64_t>(std::llround(c.link_gbps * 1e9));
-    const uint64_t hot = static_cast<uint64_t>(std::llround((c.hot_rate_gbps > 0 ? c.hot_rate_gbps : og ? 0.5 : 1.0) * 1e9));
-    const double loop_us = c.loop_latency_us > 0 ? c.loop_latency_us : og ? 16.0 : 24.0;
-    const uint64_t delay_ps = static_cast<uint64_t>(std::llround(loop_us * 1e6 / 8));   // 4 links each way
-    const uint64_t end_ps = static_cast<uint64_t>(std::llround(c.duration_s * 1e12));
-    const uint64_t bin_ps = static_cast<uint64_t>(std::llround(c.sample_us * 1e6));
-
-    buffer_config buf;
-    buf.policy = "static";
-    buf.port_limit_bytes = use_pause ? (uint64_t{1} << 30) : static_cast<uint64_t>(std::llround(c.buffer_kb * 1024));
-
-    topology topo;
+namespace {
+// The run's settings in model units; the hot spot's congested intervals.
+struct baseline_plan {
+    bool og;                  // og-hotspot or periodic-hotspot (else pause-spreading)
+    bool tcp;
+    uint64_t rate, hot, delay_ps, end_ps, bin_ps;
     int hot_host;
     std::vector<std::pair<uint64_t, uint64_t>> events;   // congested intervals [from, to)
-    if (og) {
-        topo = leaf_spine_topology(2, 5, 2, rate, rate, delay_ps, buf);
-        hot_host = 6;   // node 7
-        if (c.scenario == "og-hotspot") {
-            events.emplace_back(0, std::min<uint64_t>(end_ps, 500000000000ull));
-        } else {
-            for (uint64_t t = 0; t < end_ps; t += 200000000000ull)
-                events.emplace_back(t, std::min<uint64_t>(end_ps, t + 100000000000ull));
-        }
+};
+
+baseline_plan make_plan(const baseline_config& c) {
+    baseline_plan p;
+    p.og = c.scenario != "pause-spreading";
+    p.tcp = c.cm.rfind("tcp", 0) == 0;
+    p.rate = gbps_to_bps(c.link_gbps);
+    p.hot = gbps_to_bps(c.hot_rate_gbps > 0 ? c.hot_rate_gbps : p.og ? 0.5 : 1.0);
+    p.delay_ps = us_to_ps((c.loop_latency_us > 0 ? c.loop_latency_us : p.og ? 16.0 : 24.0) / 8);   // 4 links each way
+    p.end_ps = s_to_ps(c.duration_s);
+    p.bin_ps = us_to_ps(c.sample_us);
+    p.hot_host = p.og ? 6 : 2;   // node 7, or node 3
+    if (c.scenario == "og-hotspot")
+        p.events.emplace_back(0, std::min<uint64_t>(p.end_ps, 500000000000ull));
+    else if (c.scenario == "periodic-hotspot")
+        for (uint64_t t = 0; t < p.end_ps; t += 200000000000ull)
+            p.events.emplace_back(t, std::min<uint64_t>(p.end_ps, t + 100000000000ull));
+    else
+        p.events.emplace_back(std::min<uint64_t>(p.end_ps, 250000000000ull), std::min<uint64_t>(p.end_ps, 750000000000ull));
+    return p;
+}
+
+topology make_topology(const baseline_config& c, const baseline_plan& p, bool lossless) {
+    buffer_config buf;
+    buf.policy = "static";
+    buf.port_limit_bytes = lossless ? (uint64_t{1} << 30) : kb_to_bytes(c.buffer_kb);   // PAUSE: no output limit
+    topology topo;
+    if (p.og) {
+        topo = leaf_spine_topology(2, 5, 2, p.rate, p.rate, p.delay_ps, buf);
     } else {
+        const uint64_t r = p.rate, d = p.delay_ps;
         topo.hosts = 4;
         topo.switches = {switch_spec{3, buf}, switch_spec{2, buf}, switch_spec{3, buf}};
-        topo.links = {link_spec{node_ref::of_host(0), 0, node_ref::of_switch(0), 0, rate, delay_ps},
-                      link_spec{node_ref::of_host(1), 0, node_ref::of_switch(0), 1, rate, delay_ps},
-                      link_spec{node_ref::of_switch(0), 2, node_ref::of_switch(1), 0, rate, delay_ps},
-                      link_spec{node_ref::of_switch(1), 1, node_ref::of_switch(2), 2, rate, delay_ps},
-                      link_spec{node_ref::of_host(2), 0, node_ref::of_switch(2), 0, rate, delay_ps},
-                      link_spec{node_ref::of_host(3), 0, node_ref::of_switch(2), 1, rate, delay_ps}};
-        hot_host = 2;   // node 3
-        events.emplace_back(std::min<uint64_t>(end_ps, 250000000000ull), std::min<uint64_t>(end_ps, 750000000000ull));
+        topo.links = {link_spec{node_ref::of_host(0), 0, node_ref::of_switch(0), 0, r, d},
+                      link_spec{node_ref::of_host(1), 0, node_ref::of_switch(0), 1, r, d},
+                      link_spec{node_ref::of_switch(0), 2, node_ref::of_switch(1), 0, r, d},
+                      link_spec{node_ref::of_switch(1), 1, node_ref::of_switch(2), 2, r, d},
+                      link_spec{node_ref::of_host(2), 0, node_ref::of_switch(2), 0, r, d},
+                      link_spec{node_ref::of_host(3), 0, node_ref::of_switch(2), 1, r, d}};
     }
-    for (const auto& e : events) {
-        topo.host_service.push_back({hot_host, e.first, hot});
-        topo.host_service.push_back({hot_host, e.second, rate});
+    for (const auto& e : p.events) {
+        topo.host_service.push_back({p.hot_host, e.first, p.hot});
+        topo.host_service.push_back({p.hot_host, e.second, p.rate});
     }
     topo.nic_queue_bytes = uint64_t{1} << 30;   // open-loop UDP sources: their excess waits (or is paused) here
+    return topo;
+}
 
-    pause_config pc;
-    if (use_pause) {
-        pc.mode = c.pause_mode;
-        pc.xoff_bytes = static_cast<uint64_t>(std::llround(c.pause_xoff_kb * 1024));
-        pc.xon_bytes = static_cast<uint64_t>(std::llround(c.pause_xon_kb * 1024));
-        pc.pause_quanta = static_cast<uint32_t>(c.pause_quanta);
-    }
+// Bernoulli transaction sources: og/periodic, every node but the hot one to all others (nodes 1-6 at 25 %, 8-10
+// at 40 % of the link); pause-spreading, node 1 -> node 3 and node 2 -> node 4 at the link rate. Over UDP or
+// one TCP flow per (source, destination).
+struct baseline_workload {
+    std::vector<std::pair<int, std::vector<int>>> senders;   // host, destinations
+    std::vector<uint64_t> offered;                           // per host
+    std::vector<flow_stats> udp;
+    std::vector<tcp_stats> tst;
+    std::vector<std::unique_ptr<udp_sink>> sinks;
+    std::vector<std::unique_ptr<transaction_source>> udp_src;
+    std::vector<std::unique_ptr<tcp_sender>> tx;
+    std::vector<std::unique_ptr<tcp_receiver>> rx;
+    std::vector<std::unique_ptr<tcp_transaction_source>> tcp_src;
+    std::vector<std::pair<size_t, bool>> flows;   // flow id, victim
+    bool tcp;
 
-    result r;
-    r.set("scenario", std::string("baseline"));
-    r.set("baseline", c.scenario);
-    r.set("cm", c.cm);
-    sim_context ctx;
-    {
-        network net(topo);
-        net.enable_pause(pc);
-        c.qcn.apply(net, static_cast<uint64_t>(c.seed));
-        const int hosts = topo.hosts;
-        // sources: who sends to whom, at what rate
-        std::vector<std::pair<int, std::vector<int>>> senders;   // host, destinations
-        std::vector<uint64_t> offered(static_cast<size_t>(hosts), 0);
-        if (og) {
+    baseline_workload(network& net, const baseline_config& c, const baseline_plan& p)
+        : offered(static_cast<size_t>(net.num_hosts()), 0),
+          udp(static_cast<size_t>(net.num_hosts() * net.num_hosts())), tst(udp.size()), tcp(p.tcp) {
+        const int hosts = net.num_hosts();
+        if (p.og) {
             for (int h = 0; h < hosts; ++h) {
-                if (h == hot_host)
+                if (h == p.hot_host)
                     continue;
                 std::vector<int> dst;
                 for (int d = 0; d < hosts; ++d)
                     if (d != h)
                         dst.push_back(d);
                 senders.emplace_back(h, dst);
-                offered[static_cast<size_t>(h)] = static_cast<uint64_t>(static_cast<double>(rate) * (h < 6 ? 0.25 : 0.40));
+                offered[static_cast<size_t>(h)] = static_cast<uint64_t>(static_cast<double>(p.rate) * (h < 6 ? 0.25 : 0.40));
             }
         } else {
             senders.emplace_back(0, std::vector<int>{2});
             senders.emplace_back(1, std::vector<int>{3});
-            offered[0] = offered[1] = rate;
+            offered[0] = offered[1] = p.rate;
         }
-        const size_t nflows = static_cast<size_t>(hosts) * hosts;
-        std::vector<flow_stats> udp(nflows);
-        std::vector<tcp_stats> tst(nflows);
-        std::vector<std::unique_ptr<udp_sink>> sinks;
-        std::vector<std::unique_ptr<transaction_source>> udp_src;
-        std::vector<std::unique_ptr<tcp_sender>> tx;
-        std::vector<std::unique_ptr<tcp_receiver>> rx;
-        std::vector<std::unique_ptr<tcp_transaction_source>> tcp_src;
-        std::vector<std::pair<size_t, bool>> flows;   // flow id, victim
         tcp_config tc;
-        tc.min_rto_ps = static_cast<uint64_t>(std::llround(c.min_rto_ms * 1e9));
+        tc.min_rto_ps = ms_to_ps(c.min_rto_ms);
+        const uint64_t seed = static_cast<uint64_t>(c.seed);
         for (const auto& s : senders) {
             const int h = s.first;
-            transaction_params p;
-            p.arrivals = arrival_process::bernoulli;
-            p.rate_bps = offered[static_cast<size_t>(h)];
-            p.txn_bytes = static_cast<uint32_t>(c.txn_bytes);
-            p.frame_bytes = 1500;
-            p.slot_ps = serialization_ps(p.txn_bytes, rate);
-            p.stop_ps = end_ps;
-            rng rs(static_cast<uint64_t>(c.seed), static_cast<uint64_t>(h));
-            p.start_ps = rs.below(p.slot_ps);   // random phase: sources at p = 1 would otherwise run in lockstep
+            transaction_params tp;
+            tp.arrivals = arrival_process::bernoulli;
+            tp.rate_bps = offered[static_cast<size_t>(h)];
+            tp.txn_bytes = static_cast<uint32_t>(c.txn_bytes);
+            tp.frame_bytes = 1500;
+            tp.slot_ps = serialization_ps(tp.txn_bytes, p.rate);
+            tp.stop_ps = p.end_ps;
+            rng rs(seed, stream_id(random_stream::source, static_cast<uint64_t>(h)));
+            tp.start_ps = rs.below(tp.slot_ps);   // random phase: sources at p = 1 would otherwise run in lockstep
             std::vector<flow_stats*> fs;
             std::vector<tcp_sender*> ts;
             for (int d : s.second) {
-                const size_t id = static_cast<size_t>(h) * hosts + d;
-                flows.emplace_back(id, d == hot_host);
+                const size_t id = static_cast<size_t>(h) * static_cast<size_t>(hosts) + static_cast<size_t>(d);
+                flows.emplace_back(id, d == p.hot_host);
                 if (tcp) {
                     tx.emplace_back(new tcp_sender(net.stack(h), static_cast<uint32_t>(id), d, tc, tst[id],
-                                                   rng(static_cast<uint64_t>(c.seed), 100000 + id)));
+                                                   rng(seed, stream_id(random_stream::transaction_tcp, id))));
                     rx.emplace_back(new tcp_receiver(net.stack(d), static_cast<uint32_t>(id), h, tc, tst[id]));
                     ts.push_back(tx.back().get());
                 } else {
@@ -179,41 +175,66 @@ result baseline_scenario::run() {
                 }
             }
             if (tcp)
-                tcp_src.emplace_back(new tcp_transaction_source(net.nic(h), ts, p, rs));
+                tcp_src.emplace_back(new tcp_transaction_source(net.nic(h), ts, tp, rs));
             else
-                udp_src.emplace_back(new transaction_source(net.stack(h), fs, p, rs));
+                udp_src.emplace_back(new transaction_source(net.stack(h), fs, tp, rs));
         }
-        auto delivered = [&](bool victim) {
-            uint64_t b = 0;
-            for (const auto& f : flows)
-                if (f.second == victim)
-                    b += tcp ? tst[f.first].bytes_delivered : udp[f.first].received_payload;
-            return static_cast<double>(b);
-        };
-        queue_sampler sampler("sampler", bin_ps);
-        sampler.watch_gauge("innocent_bytes", [&] { return delivered(false); });
-        sampler.watch_gauge("victim_bytes", [&] { return delivered(true); });
+    }
+
+    // Payload bytes delivered so far to victim (hot-spot) or innocent flows.
+    double delivered(bool victim) const {
+        uint64_t b = 0;
+        for (const auto& f : flows)
+            if (f.second == victim)
+                b += tcp ? tst[f.first].bytes_delivered : udp[f.first].received_payload;
+        return static_cast<double>(b);
+    }
+
+    // Ideal while congested: victims limited to the hot spot's service rate; innocent traffic all delivered,
+    // except where it shares a link with the victim flow (pause-spreading: both cross the one trunk, so the
+    // innocent flow can have at most the trunk minus the victim's share, 9 Gb/s at the defaults).
+    void report_ideal(result& r, const baseline_plan& p) const {
+        double offered_innocent = 0, offered_victim = 0;
+        for (const auto& s : senders) {
+            const double per_dst = static_cast<double>(offered[static_cast<size_t>(s.first)]) / static_cast<double>(s.second.size());
+            for (int d : s.second)
+                (d == p.hot_host ? offered_victim : offered_innocent) += per_dst;
+        }
+        const double victim_ideal = std::min(offered_victim, static_cast<double>(p.hot));
+        const double innocent_ideal =
+            p.og ? offered_innocent : std::min(offered_innocent, static_cast<double>(p.rate) - victim_ideal);
+        r.set("ideal_innocent_gbps", innocent_ideal / 1e9);
+        r.set("ideal_victim_gbps_congested", victim_ideal / 1e9);
+        r.set("ideal_victim_gbps_uncongested", offered_victim / 1e9);
+    }
+};
+
+// Per bin: innocent and victim payload delivered so far, and each switch's buffered bytes.
+struct baseline_series {
+    queue_sampler sampler;
+    baseline_series(network& net, const baseline_plan& p, const baseline_workload& w) : sampler("sampler", p.bin_ps) {
+        sampler.watch_gauge("innocent_bytes", [&w] { return w.delivered(false); });
+        sampler.watch_gauge("victim_bytes", [&w] { return w.delivered(true); });
         for (int s = 0; s < net.num_switches(); ++s) {
             const ethernet_switch* sw = &net.sw(s);
             sampler.watch_gauge("queue_kb_switch" + std::to_string(s), [sw] {
                 uint64_t b = 0;
-                for (int p = 0; p < sw->num_ports(); ++p)
-                    b += sw->egress(p).bytes();
+                for (int port = 0; port < sw->num_ports(); ++port)
+                    b += sw->egress(port).bytes();
                 return static_cast<double>(b) / 1024;
             });
         }
+    }
 
-        ctx.run_until(end_ps);
-
-        // throughput per bin (Gb/s of payload) and its averages in and out of congestion
-        table series;
-        sampler.export_to(series);
-        const auto& t_ms = series.column("t_ms");
-        const auto& inn = series.column("innocent_bytes");
-        const auto& vic = series.column("victim_bytes");
-        table& out = r.add_table("series");
+    // Throughput (Gb/s of payload) per bin into table "series" (with_table), and its averages in and out of the
+    // congested intervals.
+    void report(result& r, const baseline_config& c, const baseline_plan& p, int switches, bool with_table) const {
+        const std::vector<double>& t_ms = sampler.times_ms();
+        const std::vector<double>& inn = sampler.gauge_values(0);
+        const std::vector<double>& vic = sampler.gauge_values(1);
+        table out;
         auto& ot = out.column("t_ms");
-        auto& og_ = out.column("innocent_gbps");
+        auto& oi = out.column("innocent_gbps");
         auto& ov = out.column("victim_gbps");
         double sum[2][2] = {{0, 0}, {0, 0}};   // [in event][innocent, victim]
         int bins[2] = {0, 0};
@@ -222,80 +243,97 @@ result baseline_scenario::run() {
             const double gi = (inn[k] - (k ? inn[k - 1] : 0)) * 8 / dt_s / 1e9;
             const double gv = (vic[k] - (k ? vic[k - 1] : 0)) * 8 / dt_s / 1e9;
             ot.push_back(t_ms[k]);
-            og_.push_back(gi);
+            oi.push_back(gi);
             ov.push_back(gv);
             const uint64_t mid = static_cast<uint64_t>((t_ms[k] - c.sample_us * 5e-4) * 1e9);
             bool in_event = false;
-            for (const auto& e : events)
+            for (const auto& e : p.events)
                 in_event = in_event || (mid >= e.first && mid < e.second);
             sum[in_event][0] += gi;
             sum[in_event][1] += gv;
             ++bins[in_event];
         }
-        for (int s = 0; s < net.num_switches(); ++s)
-            out.column("queue_kb_switch" + std::to_string(s)) = series.column("queue_kb_switch" + std::to_string(s));
-        const double secs = c.duration_s;
-        r.set("innocent_gbps", delivered(false) * 8 / secs / 1e9);
-        r.set("victim_gbps", delivered(true) * 8 / secs / 1e9);
+        for (int s = 0; s < switches; ++s)
+            out.column("queue_kb_switch" + std::to_string(s)) = sampler.gauge_values(static_cast<size_t>(2 + s));
+        if (with_table)
+            r.add_table("series") = std::move(out);
         r.set("innocent_gbps_congested", bins[1] ? sum[1][0] / bins[1] : 0.0);
         r.set("victim_gbps_congested", bins[1] ? sum[1][1] / bins[1] : 0.0);
         r.set("innocent_gbps_uncongested", bins[0] ? sum[0][0] / bins[0] : 0.0);
         r.set("victim_gbps_uncongested", bins[0] ? sum[0][1] / bins[0] : 0.0);
-        double offered_innocent = 0, offered_victim = 0;
-        for (const auto& s : senders) {
-            const double per_dst = static_cast<double>(offered[static_cast<size_t>(s.first)]) / static_cast<double>(s.second.size());
-            for (int d : s.second)
-                (d == hot_host ? offered_victim : offered_innocent) += per_dst;
+    }
+};
+
+// Tables "ports" (per switch port: PAUSE sent, time paused, queue peak, drops) and "hosts"; their totals.
+void report_ports(result& r, const network& net, uint64_t end_ps) {
+    table& ports = r.add_table("ports");
+    uint64_t pauses = 0, cnms = 0;
+    double max_paused = 0;
+    for (int s = 0; s < net.num_switches(); ++s)
+        for (int p = 0; p < net.sw(s).num_ports(); ++p) {
+            const auto& pc = net.sw(s).counters(p);
+            pauses += pc.pause_sent;
+            cnms += pc.cnms;
+            const double paused_ms = static_cast<double>(net.sw(s).egress(p).paused_ps(end_ps)) * 1e-9;
+            max_paused = std::max(max_paused, paused_ms);
+            ports.column("switch").push_back(s);
+            ports.column("port").push_back(p);
+            ports.column("pause_sent").push_back(static_cast<double>(pc.pause_sent));
+            ports.column("xon_sent").push_back(static_cast<double>(pc.xon_sent));
+            ports.column("paused_ms").push_back(paused_ms);
+            ports.column("queue_max_kb").push_back(static_cast<double>(net.sw(s).egress(p).occupancy().max()) / 1024);
+            uint64_t d = 0;
+            for (uint64_t x : pc.drop_frames)
+                d += x;
+            ports.column("drops").push_back(static_cast<double>(d));
         }
-        // ideal while congested: victims limited to the hot spot's service rate; innocent traffic all delivered,
-        // except where it shares a link with the victim flow (pause-spreading: both cross the one 10 Gb/s trunk,
-        // so the innocent flow can have at most the trunk minus the victim's share, 9 Gb/s at the defaults)
-        const double victim_ideal = std::min(offered_victim, static_cast<double>(hot));
-        const double innocent_ideal =
-            og ? offered_innocent : std::min(offered_innocent, static_cast<double>(rate) - victim_ideal);
-        r.set("ideal_innocent_gbps", innocent_ideal / 1e9);
-        r.set("ideal_victim_gbps_congested", victim_ideal / 1e9);
-        r.set("ideal_victim_gbps_uncongested", offered_victim / 1e9);
+    table& hosts = r.add_table("hosts");
+    for (int h = 0; h < net.num_hosts(); ++h) {
+        hosts.column("host").push_back(h);
+        hosts.column("paused_ms").push_back(static_cast<double>(net.nic(h).egress().paused_ps(end_ps)) * 1e-9);
+        hosts.column("nic_queue_max_kb").push_back(static_cast<double>(net.nic(h).egress().occupancy().max()) / 1024);
+    }
+    r.set("pause_frames", static_cast<int64_t>(pauses));
+    r.set("paused_ms_max_port", max_paused);
+    r.set("cnms", static_cast<int64_t>(cnms));
+}
+} // namespace
+
+result baseline_scenario::run() {
+    const run_clock clock;
+    m_params.validate();
+    const baseline_config c = m_cfg;
+    const baseline_plan p = make_plan(c);
+    // the scheme name says the transport and which of QCN and PAUSE are on
+    m_schemes.select(scheme_slot::l2, c.cm.find("qcn") != std::string::npos ? "qcn" : "none");
+    m_schemes.select(scheme_slot::pause, c.cm.find("pause") != std::string::npos ? c.pause_mode : "none");
+    m_schemes.check(p.tcp ? "newreno" : "udp");
+    result r;
+    r.set("scenario", std::string("baseline"));
+    r.set("baseline", c.scenario);
+    r.set("cm", c.cm);
+    sim_context ctx;
+    {
+        network net(make_topology(c, p, m_schemes.active(scheme_slot::pause)));
+        scheme_context schemes{net, static_cast<uint64_t>(c.seed), 0};
+        m_schemes.install(schemes);
+        m_schemes.describe_setup(r);
+        const baseline_workload w(net, c, p);
+        const baseline_series series(net, p, w);
+
+        ctx.run_until(p.end_ps);
+
+        r.set("innocent_gbps", w.delivered(false) * 8 / c.duration_s / 1e9);
+        r.set("victim_gbps", w.delivered(true) * 8 / c.duration_s / 1e9);
+        series.report(r, c, p, net.num_switches(), c.series);
+        w.report_ideal(r, p);
         report_drops(r, net);
         // drops inside the network (switches); the rest are NIC drops (a full QCN rate limiter, say)
         r.set("network_drops", static_cast<int64_t>(switch_drops(net)));
-        table& ports = r.add_table("ports");
-        uint64_t pauses = 0, cnms = 0;
-        double max_paused = 0;
-        for (int s = 0; s < net.num_switches(); ++s)
-            for (int p = 0; p < net.sw(s).num_ports(); ++p) {
-                const auto& pc_ = net.sw(s).counters(p);
-                pauses += pc_.pause_sent;
-                cnms += pc_.cnms;
-                const double paused_ms = static_cast<double>(net.sw(s).egress(p).paused_ps(end_ps)) * 1e-9;
-                max_paused = std::max(max_paused, paused_ms);
-                ports.column("switch").push_back(s);
-                ports.column("port").push_back(p);
-                ports.column("pause_sent").push_back(static_cast<double>(pc_.pause_sent));
-                ports.column("xon_sent").push_back(static_cast<double>(pc_.xon_sent));
-                ports.column("paused_ms").push_back(paused_ms);
-                ports.column("queue_max_kb").push_back(static_cast<double>(net.sw(s).egress(p).occupancy().max()) / 1024);
-                uint64_t d = 0;
-                for (uint64_t x : pc_.drop_frames)
-                    d += x;
-                ports.column("drops").push_back(static_cast<double>(d));
-            }
-        table& hostt = r.add_table("hosts");
-        for (int h = 0; h < hosts; ++h) {
-            hostt.column("host").push_back(h);
-            hostt.column("paused_ms").push_back(static_cast<double>(net.nic(h).egress().paused_ps(end_ps)) * 1e-9);
-            hostt.column("nic_queue_max_kb").push_back(static_cast<double>(net.nic(h).egress().occupancy().max()) / 1024);
-        }
-        r.set("pause_frames", static_cast<int64_t>(pauses));
-        r.set("paused_ms_max_port", max_paused);
-        r.set("cnms", static_cast<int64_t>(cnms));
-        report_conservation(r, net);
-        r.set("simulated_s", c.duration_s);
-        r.set("events", static_cast<int64_t>(net.events()));
-        if (!c.series)
-            r.tables.erase(r.tables.begin());   // the series is the first table
+        report_ports(r, net, p.end_ps);
+        report_run_end(r, net, c.duration_s);
     }
-    r.set("wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count());
+    clock.report(r);
     return r;
 }
 

@@ -12,7 +12,6 @@
 #ifndef CMSWITCH_PLATFORM_SCENARIOS_BASELINE_H
 #define CMSWITCH_PLATFORM_SCENARIOS_BASELINE_H
 
-#include "platform/qcn_setup.h"
 #include "platform/scenario.h"
 
 #include <cstdint>
@@ -31,13 +30,9 @@ struct baseline_config {
     int64_t txn_bytes = 9000;
     double buffer_kb = 150000.0 / 1024;   // output queue limit without PAUSE (seed 002: 150 KB)
     std::string pause_mode = "pause";  // pause (802.3x) or pfc (802.1Qbb) when the scheme uses PAUSE
-    double pause_xoff_kb = 130000.0 / 1024;
-    double pause_xon_kb = 110000.0 / 1024;
-    int64_t pause_quanta = 65535;
     double min_rto_ms = 10;
     double sample_us = 1000;
     bool series = true;
-    qcn_options qcn;
 };
 
 class baseline_scenario final : public scenario {

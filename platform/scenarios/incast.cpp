@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "platform/scenarios/incast.h"
 
-#include "model/cm/ecn/ecn_marking.h"
 #include "model/errors.h"
+#include "model/units.h"
 #include "platform/network.h"
 #include "platform/queue_sampler.h"
 #include "platform/sim_context.h"
@@ -10,12 +10,13 @@
 #include "platform/trace_recorder.h"
 #include "traffic/bulk_app.h"
 #include "traffic/incast.h"
+#include "traffic/tcp/congestion_control.h"
 #include "traffic/udp_sink.h"
 #include "traffic/udp_source.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
+#include <memory>
 
 namespace cmswitch {
 
@@ -35,12 +36,7 @@ incast_scenario::incast_scenario() {
                "exact ties of perfectly symmetric servers without random timing; the flows table lists the delays)");
     t.add_choice("transport", &c.transport, congestion_control_names(), "TCP congestion control");
     t.add_flag("ecn", &c.ecn, "newreno: ECN-capable, halving once per window on ECE (RFC 3168)");
-    t.add_choice("marking", &c.marking, {"none", "step", "red"},
-                 "switch ECN marking on the instantaneous queue: none, step (> K), red (Kmin/Kmax/Pmax)");
-    t.add_real("ecn_k_kb", &c.ecn_k_kb, 0, 1 << 20, "KB (1024 B)", "step marking threshold K (default 20 x 1500 B)");
-    t.add_real("red_kmin_kb", &c.red_kmin_kb, 0, 1 << 20, "KB (1024 B)", "RED marking: Kmin");
-    t.add_real("red_kmax_kb", &c.red_kmax_kb, 0, 1 << 20, "KB (1024 B)", "RED marking: Kmax");
-    t.add_real("red_pmax", &c.red_pmax, 0, 1, "", "RED marking: probability at Kmax", true);
+    m_schemes.declare(t, scheme_slot::marking, "switch ECN marking on the instantaneous queue");
     t.add_real("dctcp_g", &c.dctcp_g, 0, 1, "", "DCTCP alpha gain g", true);
     t.add_int("init_cwnd", &c.init_cwnd, 1, 1000, "segments", "TCP initial congestion window");
     t.add_flag("limited_transmit", &c.limited_transmit,
@@ -76,13 +72,11 @@ incast_scenario::incast_scenario() {
     t.add_real("elephant_max_mb", &c.elephant_max_mb, 0.001, 1e6, "MB (2^20 B)", "largest elephant");
     t.add_real("udp_cbr_mbps", &c.udp_cbr_mbps, 0, 1e6, "Mbps",
                "one extra UDP constant-bit-rate flow to the client from a host of its own (seed 000: 400; 0: none)");
-    c.qcn.add_params(t);
-    t.add_choice("pause", &c.pause, {"none", "pause", "pfc"},
-                 "802.3x PAUSE or 802.1Qbb PFC at the switch inputs (lossless when the buffer holds every input's "
-                 "XOFF plus headroom)");
-    t.add_real("pause_xoff_kb", &c.pause_xoff_kb, 0, 1 << 20, "KB (1024 B)",
-               "per-input XOFF (0: buffer_kb / (flows + background flows) minus the headroom)");
-    t.add_real("pause_xon_kb", &c.pause_xon_kb, 0, 1 << 20, "KB (1024 B)", "per-input XON (0: XOFF - 2 x 1500 B)");
+    m_schemes.declare(t, scheme_slot::l2, "layer-2 congestion management");
+    t.add_real("rate_sample_us", &c.rate_sample_us, 0, 1e9, "us",
+               "sampling period of the incast flows' reaction-point rates (min rate metric, rate series)", true);
+    m_schemes.declare(t, scheme_slot::pause,
+                      "PAUSE at the switch inputs (lossless when the buffer holds every input's XOFF plus headroom)");
     t.add_real("sample_us", &c.sample_us, 0, 1e9, "us", "queue sampling period for the time series (0: off)");
     t.add_flag("series", &c.series, "include the queue time series in the output");
     t.add_flag("trace", &c.trace,
@@ -92,6 +86,9 @@ incast_scenario::incast_scenario() {
 }
 
 namespace {
+constexpr const char* events_kind =
+    "model queue entries dispatched (frame arrivals, transmitter wakeups, TCP and application timers)";
+
 double percentile(std::vector<double> v, double p) {
     if (v.empty())
         return 0.0;
@@ -99,40 +96,27 @@ double percentile(std::vector<double> v, double p) {
     const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size())));   // nearest rank
     return v[std::min(v.size() - 1, rank ? rank - 1 : 0)];
 }
-uint64_t kb_bytes(double kb) { return static_cast<uint64_t>(std::llround(kb * 1024)); }
-constexpr uint64_t stream_delay_skew = 6000000;   // random stream of the per-server link delay skew
-} // namespace
 
-result incast_scenario::run() {
-    m_params.validate();
-    const incast_config c = m_cfg;
-    const auto wall0 = std::chrono::steady_clock::now();
-    const uint64_t rate_bps = static_cast<uint64_t>(std::llround(c.link_gbps * 1e9));
-    const uint64_t delay_ps = static_cast<uint64_t>(std::llround(c.delay_us * 1e6));
-    const uint64_t end_ps = static_cast<uint64_t>(std::llround(c.duration_s * 1e12));
-    const int n = static_cast<int>(c.flows);
-    const uint64_t sru = kb_bytes(c.sru_kb);
+// The run's settings in model units, checked across fields.
+struct incast_plan {
+    uint64_t rate_bps, delay_ps, end_ps, sru_bytes;
+    int n, nb, ne, nu;   // servers, bulk flows, elephant flows, UDP flows (0 or 1)
+    tcp_config tcp;
+    request_timing timing;
+    int senders() const { return n + nb + ne + nu; }
+};
 
-    buffer_config buf;
-    buf.policy = "static";
-    buf.port_limit_bytes = kb_bytes(c.buffer_kb);
-    marking_config mark;
-    mark.policy = c.marking;
-    mark.k_bytes = kb_bytes(c.ecn_k_kb);
-    mark.kmin_bytes = kb_bytes(c.red_kmin_kb);
-    mark.kmax_bytes = kb_bytes(c.red_kmax_kb);
-    mark.pmax = c.red_pmax;
-    (void)make_ecn_marker(mark);   // validates before any simulation starts
+incast_plan make_plan(const incast_config& c) {
     if (c.elephant_max_mb < c.elephant_min_mb)
         throw config_error("elephant_max_mb = " + format_number(c.elephant_max_mb) +
                            ": must be >= elephant_min_mb = " + format_number(c.elephant_min_mb));
-    if (c.transport == "dctcp" && c.marking == "none")
-        throw config_error("transport = dctcp needs marking = step or red (DCTCP reacts to ECN marks only)");
-
-    tcp_config tcp;
+    incast_plan p{gbps_to_bps(c.link_gbps), us_to_ps(c.delay_us), s_to_ps(c.duration_s), kb_to_bytes(c.sru_kb),
+                  static_cast<int>(c.flows), static_cast<int>(c.bulk_flows), static_cast<int>(c.elephant_flows),
+                  c.udp_cbr_mbps > 0 ? 1 : 0, tcp_config{}, parse_request_timing(c.request_timing)};
+    tcp_config& tcp = p.tcp;
     tcp.congestion_control = c.transport;
     tcp.ecn = c.ecn;
-    tcp.min_rto_ps = static_cast<uint64_t>(std::llround(c.min_rto_ms * 1e9));
+    tcp.min_rto_ps = ms_to_ps(c.min_rto_ms);
     tcp.dctcp_g = c.dctcp_g;
     tcp.initial_cwnd = static_cast<uint32_t>(c.init_cwnd);
     tcp.limited_transmit = c.limited_transmit;
@@ -142,248 +126,286 @@ result incast_scenario::run() {
     tcp.timestamps = c.timestamps;
     if (c.timestamps)
         tcp.mss -= tcp_config::timestamp_option_bytes;   // the frame stays 1500 bytes, as Linux does
-    const request_timing timing = parse_request_timing(c.request_timing);
     tcp.rwnd_bytes = static_cast<uint64_t>(c.rwnd_segments) * tcp.mss;
     tcp.delayed_ack = c.delayed_ack;
-    tcp.jitter_ps = static_cast<uint64_t>(std::llround(c.jitter_ns * 1e3));
+    tcp.jitter_ps = ns_to_ps(c.jitter_ns);
     tcp.jitter_scope = c.jitter_scope == "window_sends" ? tcp_config::jitter_scope_t::window_sends
                                                         : tcp_config::jitter_scope_t::all;
+    return p;
+}
 
-    result r;
-    r.set("scenario", std::string("incast"));
-    sim_context ctx;
-    {
-        const int client = 0;
-        const int nb = static_cast<int>(c.bulk_flows), ne = static_cast<int>(c.elephant_flows);
-        const int nu = c.udp_cbr_mbps > 0 ? 1 : 0;
-        topology topo = star_topology(n + nb + ne + nu + 1, rate_bps, delay_ps, buf);
-        if (c.delay_skew_ns > 0) {
-            rng skew(static_cast<uint64_t>(c.seed), stream_delay_skew);
-            const uint64_t skew_ps = static_cast<uint64_t>(std::llround(c.delay_skew_ns * 1e3));
-            for (int i = 1; i <= n; ++i)
-                topo.links[static_cast<size_t>(i)].delay_ps += skew.below(skew_ps + 1);
-        }
-        network net(topo);
-        c.qcn.apply(net, static_cast<uint64_t>(c.seed));
-        if (c.pause != "none") {
-            // each sending input may hold XOFF + headroom; by default the port's buffer is split among them
-            const int inputs = n + nb + ne + nu;
-            const uint64_t headroom = pause_headroom_bytes(rate_bps, delay_ps, 1500);
-            const uint64_t share = buf.port_limit_bytes / static_cast<uint64_t>(inputs);
-            pause_config pc;
-            pc.mode = c.pause;
-            pc.xoff_bytes = c.pause_xoff_kb > 0 ? kb_bytes(c.pause_xoff_kb)
-                                                : (share > headroom ? share - headroom : 0);
-            pc.xon_bytes = c.pause_xon_kb > 0 ? kb_bytes(c.pause_xon_kb)
-                                              : (pc.xoff_bytes > 3000 ? pc.xoff_bytes - 3000 : 0);
-            if (pc.xoff_bytes < 4500)
-                throw config_error("pause: buffer_kb = " + format_number(c.buffer_kb) + " shared by " +
-                                   std::to_string(inputs) + " inputs leaves " + std::to_string(share) +
-                                   " B each, less than the headroom " + std::to_string(headroom) +
-                                   " B plus 3 frames: not lossless; raise buffer_kb or set pause_xoff_kb");
-            net.enable_pause(pc);
-            r.set("pause_xoff_bytes", static_cast<int64_t>(pc.xoff_bytes));
-        }
-        if (auto marking = make_ecn_marking(mark, rng(static_cast<uint64_t>(c.seed), 1000000)))
-            net.sw(0).add_hook(std::move(marking));
-        std::vector<tcp_stats> stats(static_cast<size_t>(n));
-        std::vector<std::unique_ptr<tcp_sender>> senders;
-        std::vector<std::unique_ptr<tcp_receiver>> receivers;
-        std::vector<std::unique_ptr<incast_server>> servers;
+// A star: the client is host 0, then the servers (1..n), the bulk and elephant hosts, the UDP host.
+topology make_topology(const incast_config& c, const incast_plan& p) {
+    buffer_config buf;
+    buf.policy = "static";
+    buf.port_limit_bytes = kb_to_bytes(c.buffer_kb);
+    topology topo = star_topology(p.senders() + 1, p.rate_bps, p.delay_ps, buf);
+    if (c.delay_skew_ns > 0) {
+        rng skew(static_cast<uint64_t>(c.seed), stream_id(random_stream::delay_skew));
+        for (int i = 1; i <= p.n; ++i)
+            topo.links[static_cast<size_t>(i)].delay_ps += skew.below(ns_to_ps(c.delay_skew_ns) + 1);
+    }
+    return topo;
+}
+
+// The hosts' applications: each server's TCP flow and the client's rounds; background TCP flows (bulk, then
+// elephants) from hosts n+1...; the UDP CBR flow from the last host.
+struct incast_workload {
+    static constexpr int client = 0;
+    std::vector<tcp_stats> stats, bg_stats;
+    std::vector<std::unique_ptr<tcp_sender>> senders, bg_senders;
+    std::vector<std::unique_ptr<tcp_receiver>> receivers, bg_receivers;
+    std::vector<std::unique_ptr<incast_server>> servers;
+    std::vector<std::unique_ptr<bulk_app>> bg_apps;
+    std::unique_ptr<incast_client> app;
+    flow_stats udp;
+    std::unique_ptr<udp_sink> udp_rx;
+    std::unique_ptr<cbr_source> udp_tx;
+
+    incast_workload(network& net, const incast_config& c, const incast_plan& p, trace_recorder* trace)
+        : stats(static_cast<size_t>(p.n)), bg_stats(static_cast<size_t>(p.nb + p.ne)) {
+        const uint64_t seed = static_cast<uint64_t>(c.seed);
         std::vector<tcp_receiver*> rx;
         std::vector<incast_server*> srv;
-        std::vector<int> server_hosts;
-        trace_recorder* trace = c.trace ? net.sw(0).add_hook(std::make_unique<trace_recorder>()) : nullptr;
-        for (int i = 0; i < n; ++i) {
+        std::vector<int> hosts;
+        for (int i = 0; i < p.n; ++i) {
             const int host = i + 1;
             const uint32_t flow = static_cast<uint32_t>(i);
             tcp_stats& st = stats[static_cast<size_t>(i)];
-            senders.emplace_back(new tcp_sender(net.stack(host), flow, client, tcp, st,
-                                                rng(static_cast<uint64_t>(c.seed), static_cast<uint64_t>(i))));
-            receivers.emplace_back(new tcp_receiver(net.stack(client), flow, host, tcp, st));
-            servers.emplace_back(new incast_server(*senders.back(), net.nic(host), sru));
+            senders.emplace_back(new tcp_sender(net.stack(host), flow, client, p.tcp, st,
+                                                rng(seed, stream_id(random_stream::source, flow))));
+            receivers.emplace_back(new tcp_receiver(net.stack(client), flow, host, p.tcp, st));
+            servers.emplace_back(new incast_server(*senders.back(), net.nic(host), p.sru_bytes));
             rx.push_back(receivers.back().get());
             srv.push_back(servers.back().get());
-            server_hosts.push_back(host);
+            hosts.push_back(host);
             if (trace)
                 senders.back()->set_observer(trace, c.trace_acks);
         }
         // an unloaded request's latency client -> switch -> server: two serializations and two propagations
         const uint32_t request_bytes = 64;
-        const uint64_t request_latency = 2 * (serialization_ps(request_bytes, rate_bps) + delay_ps);
-        incast_client app(net.stack(client), rx, srv, server_hosts, 0, sru, request_bytes, timing, request_latency, 0);
-        // background flows: hosts n+1 ..., flows n ...
-        std::vector<tcp_stats> bg_stats(static_cast<size_t>(nb + ne));
-        std::vector<std::unique_ptr<tcp_sender>> bg_senders;
-        std::vector<std::unique_ptr<tcp_receiver>> bg_receivers;
-        std::vector<std::unique_ptr<bulk_app>> bg_apps;
-        for (int j = 0; j < nb + ne; ++j) {
-            const int host = n + 1 + j;
-            const uint32_t flow = static_cast<uint32_t>(n + j);
+        const uint64_t request_latency = 2 * (serialization_ps(request_bytes, p.rate_bps) + p.delay_ps);
+        app.reset(new incast_client(net.stack(client), rx, srv, hosts, 0, p.sru_bytes, request_bytes, p.timing,
+                                    request_latency, 0));
+        for (int j = 0; j < p.nb + p.ne; ++j) {
+            const int host = p.n + 1 + j;
+            const uint32_t flow = static_cast<uint32_t>(p.n + j);
             tcp_stats& st = bg_stats[static_cast<size_t>(j)];
-            const rng r_j(static_cast<uint64_t>(c.seed), static_cast<uint64_t>(n + j));
-            bg_senders.emplace_back(new tcp_sender(net.stack(host), flow, client, tcp, st, r_j));
-            bg_receivers.emplace_back(new tcp_receiver(net.stack(client), flow, host, tcp, st));
-            const bool elephant = j >= nb;
-            const uint64_t lo = elephant ? static_cast<uint64_t>(std::llround(c.elephant_min_mb * 1048576)) : 0;
-            const uint64_t hi = elephant ? static_cast<uint64_t>(std::llround(c.elephant_max_mb * 1048576)) : 0;
-            bg_apps.emplace_back(new bulk_app(*bg_senders.back(), net.nic(host), lo, hi,
-                                              rng(static_cast<uint64_t>(c.seed), 2000000 + static_cast<uint64_t>(j)), 0));
+            bg_senders.emplace_back(new tcp_sender(net.stack(host), flow, client, p.tcp, st,
+                                                   rng(seed, stream_id(random_stream::source, flow))));
+            bg_receivers.emplace_back(new tcp_receiver(net.stack(client), flow, host, p.tcp, st));
+            const bool elephant = j >= p.nb;
+            bg_apps.emplace_back(new bulk_app(*bg_senders.back(), net.nic(host),
+                                              elephant ? mb_to_bytes(c.elephant_min_mb) : 0,
+                                              elephant ? mb_to_bytes(c.elephant_max_mb) : 0,
+                                              rng(seed, stream_id(random_stream::bulk_app, static_cast<uint64_t>(j))), 0));
         }
-        // the UDP CBR flow: last host, flow n + nb + ne
-        flow_stats udp;
-        std::unique_ptr<udp_sink> udp_rx;
-        std::unique_ptr<cbr_source> udp_tx;
-        if (nu) {
-            const int host = n + nb + ne + 1;
-            udp.flow = static_cast<uint32_t>(n + nb + ne);
+        if (p.nu) {
+            const int host = p.senders();
+            udp.flow = static_cast<uint32_t>(p.n + p.nb + p.ne);
             udp.src = host;
             udp.dst = client;
             udp_rx.reset(new udp_sink(net.stack(client), udp));
-            cbr_params p;
-            p.rate_bps = static_cast<uint64_t>(std::llround(c.udp_cbr_mbps * 1e6));
-            p.frame_bytes = 1500;
-            p.start_ps = rng(static_cast<uint64_t>(c.seed), 5000000).below(serialization_ps(1500, p.rate_bps));
-            p.stop_ps = end_ps;
-            udp_tx.reset(new cbr_source(net.stack(host), udp, p));
+            cbr_params cp;
+            cp.rate_bps = mbps_to_bps(c.udp_cbr_mbps);
+            cp.frame_bytes = 1500;
+            cp.start_ps = rng(seed, stream_id(random_stream::cbr_phase)).below(serialization_ps(1500, cp.rate_bps));
+            cp.stop_ps = p.end_ps;
+            udp_tx.reset(new cbr_source(net.stack(host), udp, cp));
         }
-        const egress_port& bottleneck = net.sw(0).egress(client);
-        // QCN: the current rate of every incast flow's limiter (line rate when it has none), sampled
-        std::unique_ptr<queue_sampler> rates;
-        if (c.qcn.enabled()) {
-            rates.reset(new queue_sampler("rates", static_cast<uint64_t>(std::llround(c.qcn.rate_sample_us * 1e6))));
-            for (int i = 0; i < n; ++i) {
+    }
+};
+
+// The sampled series: each incast flow's allowed rate (when its NIC has a reaction point) and, with series, the
+// bottleneck queue and the flows' delivered bytes.
+struct incast_series {
+    std::unique_ptr<queue_sampler> rates, queue;
+
+    incast_series(network& net, const incast_config& c, const incast_plan& p, const incast_workload& w) {
+        if (p.n > 0 && net.nic(1).get_reaction_point()) {
+            rates.reset(new queue_sampler("rates", us_to_ps(c.rate_sample_us)));
+            for (int i = 0; i < p.n; ++i) {
                 const reaction_point* rp = net.nic(i + 1).get_reaction_point();
                 const uint32_t flow = static_cast<uint32_t>(i);
                 rates->watch_gauge("rate_mbps_flow" + std::to_string(i), [rp, flow] { return rp->rate_bps(flow) / 1e6; });
             }
         }
-        std::unique_ptr<queue_sampler> sampler;
         if (c.sample_us > 0 && c.series) {
-            sampler.reset(new queue_sampler("sampler", static_cast<uint64_t>(std::llround(c.sample_us * 1e6))));
-            sampler->watch("queue_bytes", &bottleneck);
-            for (int i = 0; i < n; ++i)
-                sampler->watch_counter("delivered_bytes_flow" + std::to_string(i),
-                                       &stats[static_cast<size_t>(i)].bytes_delivered);
+            queue.reset(new queue_sampler("sampler", us_to_ps(c.sample_us)));
+            queue->watch("queue_bytes", &net.sw(0).egress(incast_workload::client));
+            for (int i = 0; i < p.n; ++i)
+                queue->watch_counter("delivered_bytes_flow" + std::to_string(i),
+                                     &w.stats[static_cast<size_t>(i)].bytes_delivered);
         }
+    }
 
-        ctx.run_until(end_ps);
+    // seed 000's "avg minrate": the minimum current rate over the incast flows at each sample, averaged
+    void report_min_rate(result& r, const incast_config& c, int n) const {
+        if (!rates)
+            return;
+        double sum = 0;
+        const size_t samples = n ? rates->gauge_values(0).size() : 0;
+        for (size_t k = 0; k < samples; ++k) {
+            double m = 1e300;
+            for (int i = 0; i < n; ++i)
+                m = std::min(m, rates->gauge_values(static_cast<size_t>(i))[k]);
+            sum += m;
+        }
+        const double avg_min = samples ? sum / static_cast<double>(samples) : c.link_gbps * 1e3;
+        r.set("avg_minrate_mbps", avg_min);
+        r.set("avg_minrate_x_flows_mbps", avg_min * n);
+    }
+};
 
-        r.set("flows", static_cast<int64_t>(n));
+void report_background(result& r, const incast_workload& w, const incast_plan& p) {
+    uint64_t bulk_bytes = 0, elephant_bytes = 0, elephants_done = 0, bg_timeouts = 0;
+    for (int j = 0; j < p.nb + p.ne; ++j) {
+        const tcp_stats& st = w.bg_stats[static_cast<size_t>(j)];
+        (j < p.nb ? bulk_bytes : elephant_bytes) += st.bytes_delivered;
+        bg_timeouts += st.timeouts;
+        if (j >= p.nb)
+            elephants_done += w.bg_apps[static_cast<size_t>(j)]->completed();
+    }
+    r.set("bulk_goodput_mbps", mbps(bulk_bytes, p.end_ps));
+    r.set("elephant_goodput_mbps", mbps(elephant_bytes, p.end_ps));
+    r.set("elephants_completed", static_cast<int64_t>(elephants_done));
+    r.set("background_timeouts", static_cast<int64_t>(bg_timeouts));
+    r.set("udp_goodput_mbps", mbps(w.udp.received_bytes, p.end_ps));
+}
+
+std::vector<double> round_times_ms(const incast_client& app) {
+    std::vector<double> rt;
+    for (uint64_t t : app.round_times_ps())
+        rt.push_back(static_cast<double>(t) * 1e-9);
+    return rt;
+}
+
+void report_rounds(result& r, const incast_client& app) {
+    const std::vector<double> rt = round_times_ms(app);
+    r.set("rounds_completed", static_cast<int64_t>(app.rounds_completed()));
+    r.set("round_time_p50_ms", percentile(rt, 0.50));
+    r.set("round_time_p99_ms", percentile(rt, 0.99));
+    r.set("round_time_max_ms", rt.empty() ? 0.0 : *std::max_element(rt.begin(), rt.end()));
+    r.set("rounds_over_300ms", static_cast<int64_t>(std::count_if(rt.begin(), rt.end(),
+                                                                    [](double x) { return x > 300.0; })));
+}
+
+void report_tcp(result& r, const std::vector<tcp_stats>& stats) {
+    uint64_t timeouts = 0, max_timeouts = 0, fr = 0, lt = 0, idle = 0, rexmit = 0, reductions = 0;
+    for (const auto& st : stats) {
+        timeouts += st.timeouts;
+        max_timeouts = std::max(max_timeouts, st.timeouts);
+        fr += st.fast_retransmits;
+        lt += st.limited_transmits;
+        idle += st.idle_restarts;
+        rexmit += st.retransmitted_bytes;
+        reductions += st.ecn_reductions;
+    }
+    r.set("timeouts_per_flow_mean", static_cast<double>(timeouts) / static_cast<double>(stats.size()));
+    r.set("timeouts_max_flow", static_cast<int64_t>(max_timeouts));
+    r.set("timeouts", static_cast<int64_t>(timeouts));
+    r.set("fast_retransmits", static_cast<int64_t>(fr));
+    r.set("limited_transmits", static_cast<int64_t>(lt));
+    r.set("idle_restarts", static_cast<int64_t>(idle));
+    r.set("retransmitted_bytes", static_cast<int64_t>(rexmit));
+    r.set("ecn_reductions", static_cast<int64_t>(reductions));
+}
+
+void report_bottleneck(result& r, const network& net, const incast_plan& p) {
+    const egress_port& bottleneck = net.sw(0).egress(incast_workload::client);
+    r.set("marks", static_cast<int64_t>(net.sw(0).counters(incast_workload::client).marks));
+    const auto& occ = bottleneck.occupancy();
+    r.set("mean_queue_bytes", occ.mean(p.end_ps));
+    r.set("mean_queue_kb", occ.mean(p.end_ps) / 1024);
+    r.set("max_queue_bytes", static_cast<int64_t>(occ.max()));
+    r.set("bottleneck_utilization",
+          mbps(bottleneck.stats().tx_bytes, p.end_ps) * 1e6 / static_cast<double>(p.rate_bps));
+}
+
+// Table "flows": per incast flow; "rounds": each round's completion time.
+void report_flow_tables(result& r, const network& net, const incast_workload& w, const incast_plan& p) {
+    table& ft = r.add_table("flows");
+    auto& id = ft.column("flow");
+    auto& to = ft.column("timeouts");
+    auto& fx = ft.column("fast_retransmits");
+    auto& rb = ft.column("retransmitted_bytes");
+    auto& db = ft.column("delivered_bytes");
+    auto& cn = ft.column("cnms_received");
+    auto& ld = ft.column("link_delay_us");
+    for (int i = 0; i < p.n; ++i) {
+        const tcp_stats& st = w.stats[static_cast<size_t>(i)];
+        id.push_back(i);
+        to.push_back(static_cast<double>(st.timeouts));
+        fx.push_back(static_cast<double>(st.fast_retransmits));
+        rb.push_back(static_cast<double>(st.retransmitted_bytes));
+        db.push_back(static_cast<double>(st.bytes_delivered));
+        const reaction_point* rp = net.nic(i + 1).get_reaction_point();
+        cn.push_back(rp ? static_cast<double>(rp->notifications(static_cast<uint32_t>(i))) : 0.0);
+        ld.push_back(static_cast<double>(net.topo().links[static_cast<size_t>(i + 1)].delay_ps) * 1e-6);
+    }
+    r.add_table("rounds").column("round_time_ms") = round_times_ms(*w.app);
+}
+
+uint64_t sum_pause_frames(const ethernet_switch& sw) {
+    uint64_t n = 0;
+    for (int port = 0; port < sw.num_ports(); ++port)
+        n += sw.counters(port).pause_sent;
+    return n;
+}
+} // namespace
+
+result incast_scenario::run() {
+    const run_clock clock;
+    m_params.validate();
+    const incast_config c = m_cfg;
+    const incast_plan p = make_plan(c);
+    if (find_congestion_control(c.transport).needs_marking && !m_schemes.active(scheme_slot::marking))
+        throw config_error("transport = " + c.transport + " needs marking = step or red (it reacts to ECN marks only)");
+    m_schemes.check(c.transport);
+    result r;
+    r.set("scenario", std::string("incast"));
+    sim_context ctx;
+    {
+        network net(make_topology(c, p));
+        scheme_context schemes{net, static_cast<uint64_t>(c.seed), p.senders()};
+        m_schemes.install(schemes);
+        m_schemes.describe_setup(r);
+        trace_recorder* trace = c.trace ? net.sw(0).add_hook(std::make_unique<trace_recorder>()) : nullptr;
+        incast_workload w(net, c, p, trace);
+        const incast_series series(net, c, p, w);
+
+        ctx.run_until(p.end_ps);
+
+        r.set("flows", static_cast<int64_t>(p.n));
         r.set("buffer_kb", c.buffer_kb);
         r.set("min_rto_ms", c.min_rto_ms);
         r.set("transport", c.transport);
-        r.set("marking", c.marking);
-        uint64_t delivered = 0, timeouts = 0, max_timeouts = 0, fr = 0, lt = 0, idle = 0, rexmit = 0, reductions = 0;
-        for (const auto& st : stats) {
+        r.set("marking", m_schemes.selected(scheme_slot::marking));
+        uint64_t delivered = 0;
+        for (const auto& st : w.stats)
             delivered += st.bytes_delivered;
-            timeouts += st.timeouts;
-            max_timeouts = std::max(max_timeouts, st.timeouts);
-            fr += st.fast_retransmits;
-            lt += st.limited_transmits;
-            idle += st.idle_restarts;
-            rexmit += st.retransmitted_bytes;
-            reductions += st.ecn_reductions;
-        }
-        r.set("goodput_mbps", mbps(delivered, end_ps));   // incast application bytes only
-        uint64_t bulk_bytes = 0, elephant_bytes = 0, elephants_done = 0, bg_timeouts = 0;
-        for (int j = 0; j < nb + ne; ++j) {
-            const tcp_stats& st = bg_stats[static_cast<size_t>(j)];
-            (j < nb ? bulk_bytes : elephant_bytes) += st.bytes_delivered;
-            bg_timeouts += st.timeouts;
-            if (j >= nb)
-                elephants_done += bg_apps[static_cast<size_t>(j)]->completed();
-        }
-        r.set("bulk_goodput_mbps", mbps(bulk_bytes, end_ps));
-        r.set("elephant_goodput_mbps", mbps(elephant_bytes, end_ps));
-        r.set("elephants_completed", static_cast<int64_t>(elephants_done));
-        r.set("background_timeouts", static_cast<int64_t>(bg_timeouts));
-        r.set("udp_goodput_mbps", mbps(udp.received_bytes, end_ps));
-        r.set("cm", c.qcn.cm);
-        r.set("pause", c.pause);
-        uint64_t pauses = 0;
-        for (int p = 0; p < net.sw(0).num_ports(); ++p)
-            pauses += net.sw(0).counters(p).pause_sent;
-        r.set("pause_frames", static_cast<int64_t>(pauses));
-        if (c.qcn.enabled()) {
-            r.set("qcn_cp", c.qcn.cp);
-            r.set("qcn_rp", c.qcn.rp);
-            uint64_t cnms = 0;
-            for (int p = 0; p < net.sw(0).num_ports(); ++p)
-                cnms += net.sw(0).counters(p).cnms;
-            r.set("cnms", static_cast<int64_t>(cnms));
-            // seed 000's "avg minrate": the minimum current rate over the incast flows at each sample, averaged
-            double sum = 0;
-            size_t samples = n ? rates->gauge_values(0).size() : 0;
-            for (size_t k = 0; k < samples; ++k) {
-                double m = 1e300;
-                for (int i = 0; i < n; ++i)
-                    m = std::min(m, rates->gauge_values(static_cast<size_t>(i))[k]);
-                sum += m;
-            }
-            const double avg_min = samples ? sum / static_cast<double>(samples) : c.link_gbps * 1e3;
-            r.set("avg_minrate_mbps", avg_min);
-            r.set("avg_minrate_x_flows_mbps", avg_min * n);
-        }
-        r.set("rounds_completed", static_cast<int64_t>(app.rounds_completed()));
-        std::vector<double> rt;
-        for (uint64_t t : app.round_times_ps())
-            rt.push_back(static_cast<double>(t) * 1e-9);
-        r.set("round_time_p50_ms", percentile(rt, 0.50));
-        r.set("round_time_p99_ms", percentile(rt, 0.99));
-        r.set("round_time_max_ms", rt.empty() ? 0.0 : *std::max_element(rt.begin(), rt.end()));
-        r.set("rounds_over_300ms", static_cast<int64_t>(std::count_if(rt.begin(), rt.end(),
-                                                                        [](double x) { return x > 300.0; })));
-        r.set("timeouts_per_flow_mean", static_cast<double>(timeouts) / n);
-        r.set("timeouts_max_flow", static_cast<int64_t>(max_timeouts));
-        r.set("timeouts", static_cast<int64_t>(timeouts));
-        r.set("fast_retransmits", static_cast<int64_t>(fr));
-        r.set("limited_transmits", static_cast<int64_t>(lt));
-        r.set("idle_restarts", static_cast<int64_t>(idle));
-        r.set("retransmitted_bytes", static_cast<int64_t>(rexmit));
-        r.set("ecn_reductions", static_cast<int64_t>(reductions));
+        r.set("goodput_mbps", mbps(delivered, p.end_ps));   // incast application bytes only
+        report_background(r, w, p);
+        r.set("cm", m_schemes.selected(scheme_slot::l2));
+        r.set("pause", m_schemes.selected(scheme_slot::pause));
+        r.set("pause_frames", static_cast<int64_t>(sum_pause_frames(net.sw(0))));
+        m_schemes.report(scheme_slot::l2, net, r);
+        series.report_min_rate(r, c, p.n);
+        report_rounds(r, *w.app);
+        report_tcp(r, w.stats);
         report_drops(r, net);
-        r.set("marks", static_cast<int64_t>(net.sw(0).counters(client).marks));
-        const auto& occ = bottleneck.occupancy();
-        r.set("mean_queue_bytes", occ.mean(end_ps));
-        r.set("mean_queue_kb", occ.mean(end_ps) / 1024);
-        r.set("max_queue_bytes", static_cast<int64_t>(occ.max()));
-        r.set("bottleneck_utilization", mbps(bottleneck.stats().tx_bytes, end_ps) * 1e6 / static_cast<double>(rate_bps));
-        report_conservation(r, net);
-        r.set("simulated_s", static_cast<double>(end_ps) * 1e-12);
-        r.set("events", static_cast<int64_t>(net.events()));
-        r.set("events_kind", std::string("model queue entries dispatched (frame arrivals, transmitter wakeups, "
-                                         "TCP and application timers)"));
-        r.set("data_frames_to_client", static_cast<int64_t>(bottleneck.stats().tx_frames));
-        table& ft = r.add_table("flows");
-        auto& id = ft.column("flow");
-        auto& to = ft.column("timeouts");
-        auto& fx = ft.column("fast_retransmits");
-        auto& rb = ft.column("retransmitted_bytes");
-        auto& db = ft.column("delivered_bytes");
-        auto& cn = ft.column("cnms_received");
-        auto& ld = ft.column("link_delay_us");
-        for (int i = 0; i < n; ++i) {
-            const tcp_stats& st = stats[static_cast<size_t>(i)];
-            id.push_back(i);
-            to.push_back(static_cast<double>(st.timeouts));
-            fx.push_back(static_cast<double>(st.fast_retransmits));
-            rb.push_back(static_cast<double>(st.retransmitted_bytes));
-            db.push_back(static_cast<double>(st.bytes_delivered));
-            const reaction_point* rp = net.nic(i + 1).get_reaction_point();
-            cn.push_back(rp ? static_cast<double>(rp->notifications(static_cast<uint32_t>(i))) : 0.0);
-            ld.push_back(static_cast<double>(net.topo().links[static_cast<size_t>(i + 1)].delay_ps) * 1e-6);
-        }
-        table& rtt = r.add_table("rounds");
-        rtt.column("round_time_ms") = rt;
-        if (sampler)
-            sampler->export_to(r.add_table("queue_series"));
-        if (rates && c.series)
-            rates->export_to(r.add_table("rate_series"));
+        report_bottleneck(r, net, p);
+        report_run_end(r, net, static_cast<double>(p.end_ps) * 1e-12, events_kind);
+        r.set("data_frames_to_client", static_cast<int64_t>(net.sw(0).egress(incast_workload::client).stats().tx_frames));
+        report_flow_tables(r, net, w, p);
+        if (series.queue)
+            series.queue->export_to(r.add_table("queue_series"));
+        if (series.rates && c.series)
+            series.rates->export_to(r.add_table("rate_series"));
         if (trace)
             trace->export_to(r);
     }
-    r.set("wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count());
+    clock.report(r);
     return r;
 }
 

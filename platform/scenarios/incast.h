@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // TCP incast (seed 000 section IV): one client, `flows` servers on one switch, all links at link_gbps; the
 // switch port toward the client is the bottleneck whose static buffer is buffer_kb. Optional background traffic to
-// the same client from hosts of their own: long-lived bulk TCP flows and elephant flows of random size.
+// the same client from hosts of their own: long-lived bulk TCP flows and elephant flows of random size. Schemes:
+// marking (step, red), cm (qcn), pause (pause, pfc), as registered.
 #ifndef CMSWITCH_PLATFORM_SCENARIOS_INCAST_H
 #define CMSWITCH_PLATFORM_SCENARIOS_INCAST_H
 
-#include "platform/qcn_setup.h"
 #include "platform/scenario.h"
 
 #include <cstdint>
@@ -25,11 +25,6 @@ struct incast_config {
     double delay_skew_ns = 0;
     std::string transport = "newreno";
     bool ecn = false;
-    std::string marking = "none";
-    double ecn_k_kb = 29.296875;   // 20 packets of 1500 B
-    double red_kmin_kb = 29.296875;
-    double red_kmax_kb = 87.890625;
-    double red_pmax = 0.1;
     double dctcp_g = 0.0625;
     int64_t init_cwnd = 2;
     bool limited_transmit = true;
@@ -47,14 +42,11 @@ struct incast_config {
     double elephant_min_mb = 100;
     double elephant_max_mb = 512;
     double udp_cbr_mbps = 0;
-    std::string pause = "none";     // none | pause | pfc: lossless switch (per-ingress XOFF/XON)
-    double pause_xoff_kb = 0;       // 0: buffer_kb / flows - headroom (every server's share of the port)
-    double pause_xon_kb = 0;        // 0: XOFF - 2 MTU
+    double rate_sample_us = 1000;
     double sample_us = 1000;
     bool series = false;
     bool trace = false;
     bool trace_acks = false;
-    qcn_options qcn;
 };
 
 class incast_scenario final : public scenario {

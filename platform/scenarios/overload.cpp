@@ -2,6 +2,7 @@
 #include "platform/scenarios/overload.h"
 
 #include "model/errors.h"
+#include "model/units.h"
 #include "platform/network.h"
 #include "platform/queue_sampler.h"
 #include "platform/sim_context.h"
@@ -9,7 +10,6 @@
 #include "traffic/udp_sink.h"
 #include "traffic/udp_source.h"
 
-#include <chrono>
 #include <cmath>
 
 namespace cmswitch {
@@ -42,58 +42,52 @@ overload_scenario::overload_scenario() {
                  "how blocks share SystemC-driven event queues (speed only; see bench/)");
     t.add_real("warmup_s", &c.warmup_s, 0, 1e5, "s",
                "after this time: bottleneck drops, mean queue and per-flow rates are also reported as *_after_warmup");
-    c.qcn.add_params(t);
+    m_schemes.declare(t, scheme_slot::l2, "layer-2 congestion management");
     t.add_flag("no_decoupling", &c.no_decoupling,
                "return to the SystemC kernel at every model timestamp (same results, slower)");
 }
 
-result overload_scenario::run() {
-    m_params.validate();
-    const overload_config c = m_cfg;
-    const auto wall0 = std::chrono::steady_clock::now();
-    const uint64_t rate_bps = static_cast<uint64_t>(std::llround(c.link_gbps * 1e9));
-    const uint64_t delay_ps = static_cast<uint64_t>(std::llround(c.delay_us * 1e6));
-    const uint64_t end_ps = static_cast<uint64_t>(std::llround(c.duration_s * 1e12));
-    const int senders = static_cast<int>(c.senders);
-    const int receiver = senders;
-    const uint64_t src_rate = static_cast<uint64_t>(std::llround(c.load * static_cast<double>(rate_bps) / senders));
-    if (src_rate == 0)
-        throw config_error("load = " + format_number(c.load) + ": gives 0 bit/s per sender");
+namespace {
+constexpr const char* events_kind =
+    "model queue entries dispatched (frame arrivals, transmitter wakeups, source timers)";
 
+// A star: senders are hosts 0..n-1, the receiver host n.
+topology make_topology(const overload_config& c) {
     buffer_config buf;
     buf.policy = c.buffer_policy;
-    buf.port_limit_bytes = static_cast<uint64_t>(std::llround(c.buffer_kb * 1024));
-    buf.pool_bytes = static_cast<uint64_t>(std::llround(c.pool_kb * 1024));
+    buf.port_limit_bytes = kb_to_bytes(c.buffer_kb);
+    buf.pool_bytes = kb_to_bytes(c.pool_kb);
     buf.alpha = c.alpha;
+    topology topo = star_topology(static_cast<int>(c.senders) + 1, gbps_to_bps(c.link_gbps), us_to_ps(c.delay_us), buf);
+    topo.nic_queue_bytes = kb_to_bytes(c.nic_queue_kb);
+    topo.event_domains = c.event_domains;
+    topo.temporal_decoupling = !c.no_decoupling;
+    return topo;
+}
 
-    result r;
-    r.set("scenario", std::string("overload"));
-    sim_context ctx;
-    {
-        topology topo = star_topology(senders + 1, rate_bps, delay_ps, buf);
-        topo.nic_queue_bytes = static_cast<uint64_t>(std::llround(c.nic_queue_kb * 1024));
-        topo.event_domains = c.event_domains;
-        topo.temporal_decoupling = !c.no_decoupling;
-        network net(topo);
-        c.qcn.apply(net, static_cast<uint64_t>(c.seed));
-        std::vector<flow_stats> flows(static_cast<size_t>(senders));
-        std::vector<std::unique_ptr<udp_sink>> sinks;
-        std::vector<std::unique_ptr<cbr_source>> cbr;
-        std::vector<std::unique_ptr<transaction_source>> txn;
-        for (int i = 0; i < senders; ++i) {
+// One UDP flow per sender to the receiver: CBR with a random phase, or transactions with random arrivals.
+struct overload_workload {
+    std::vector<flow_stats> flows;
+    std::vector<std::unique_ptr<udp_sink>> sinks;
+    std::vector<std::unique_ptr<cbr_source>> cbr;
+    std::vector<std::unique_ptr<transaction_source>> txn;
+
+    overload_workload(network& net, const overload_config& c, uint64_t src_rate, uint64_t end_ps)
+        : flows(static_cast<size_t>(c.senders)) {
+        const int receiver = static_cast<int>(c.senders);
+        for (int i = 0; i < receiver; ++i) {
             flow_stats& f = flows[static_cast<size_t>(i)];
             f.flow = static_cast<uint32_t>(i);
             f.src = i;
             f.dst = receiver;
             sinks.emplace_back(new udp_sink(net.stack(receiver), f));
-            rng r_i(static_cast<uint64_t>(c.seed), static_cast<uint64_t>(i));
+            rng r_i(static_cast<uint64_t>(c.seed), stream_id(random_stream::source, static_cast<uint64_t>(i)));
             if (c.traffic == "cbr") {
                 cbr_params p;
                 p.rate_bps = src_rate;
                 p.frame_bytes = static_cast<uint32_t>(c.frame_bytes);
                 // random phase in one interval, so that perfectly clocked senders do not collide in lockstep
-                const uint64_t interval = serialization_ps(p.frame_bytes, p.rate_bps);
-                p.start_ps = r_i.below(interval);
+                p.start_ps = r_i.below(serialization_ps(p.frame_bytes, p.rate_bps));
                 p.stop_ps = end_ps;
                 cbr.emplace_back(new cbr_source(net.stack(i), f, p));
             } else {
@@ -102,106 +96,130 @@ result overload_scenario::run() {
                 p.rate_bps = src_rate;
                 p.txn_bytes = static_cast<uint32_t>(c.txn_bytes);
                 p.frame_bytes = static_cast<uint32_t>(c.frame_bytes);
-                p.slot_ps = serialization_ps(p.txn_bytes, rate_bps);
+                p.slot_ps = serialization_ps(p.txn_bytes, gbps_to_bps(c.link_gbps));
                 p.stop_ps = end_ps;
                 txn.emplace_back(new transaction_source(net.stack(i), {&f}, p, r_i));
             }
         }
-        const egress_port& bottleneck = net.sw(0).egress(receiver);
-        if (c.warmup_s >= c.duration_s)
-            throw config_error("warmup_s = " + format_number(c.warmup_s) + ": must be below duration_s = " +
-                               format_number(c.duration_s));
-        std::unique_ptr<queue_sampler> sampler;
-        if (c.sample_us > 0 || c.warmup_s > 0) {
-            sampler.reset(new queue_sampler("sampler", static_cast<uint64_t>(std::llround((c.sample_us > 0 ? c.sample_us : 100) * 1e6))));
-            sampler->watch("bottleneck_bytes", &bottleneck);
-            for (int i = 0; i < senders; ++i)
-                sampler->watch_counter("received_bytes_flow" + std::to_string(i),
-                                       &flows[static_cast<size_t>(i)].received_bytes);
-            const auto& bc = net.sw(0).counters(receiver);
-            sampler->watch_gauge("bottleneck_drops", [&bc] {
-                uint64_t d = 0;
-                for (uint64_t x : bc.drop_frames)
-                    d += x;
-                return static_cast<double>(d);
-            });
-            if (c.qcn.enabled())
-                for (int i = 0; i < senders; ++i) {
-                    const reaction_point* rp = net.nic(i).get_reaction_point();
-                    const uint32_t flow = static_cast<uint32_t>(i);
-                    sampler->watch_gauge("rate_mbps_flow" + std::to_string(i),
-                                         [rp, flow] { return rp->rate_bps(flow) / 1e6; });
-                }
+    }
+};
+
+// Samples of the bottleneck queue, each flow's received bytes, the bottleneck's drops and, when the senders'
+// NICs have reaction points, each flow's allowed rate.
+struct overload_series {
+    std::unique_ptr<queue_sampler> sampler;
+    size_t drops_gauge = 0;
+
+    overload_series(network& net, const overload_config& c, const overload_workload& w) {
+        if (c.sample_us <= 0 && c.warmup_s <= 0)
+            return;
+        const int receiver = static_cast<int>(c.senders);
+        sampler.reset(new queue_sampler("sampler", us_to_ps(c.sample_us > 0 ? c.sample_us : 100)));
+        sampler->watch("bottleneck_bytes", &net.sw(0).egress(receiver));
+        for (int i = 0; i < receiver; ++i)
+            sampler->watch_counter("received_bytes_flow" + std::to_string(i),
+                                   &w.flows[static_cast<size_t>(i)].received_bytes);
+        const auto& bc = net.sw(0).counters(receiver);
+        drops_gauge = sampler->watch_gauge("bottleneck_drops", [&bc] {
+            uint64_t d = 0;
+            for (uint64_t x : bc.drop_frames)
+                d += x;
+            return static_cast<double>(d);
+        });
+        if (net.nic(0).get_reaction_point())
+            for (int i = 0; i < receiver; ++i) {
+                const reaction_point* rp = net.nic(i).get_reaction_point();
+                const uint32_t flow = static_cast<uint32_t>(i);
+                sampler->watch_gauge("rate_mbps_flow" + std::to_string(i), [rp, flow] { return rp->rate_bps(flow) / 1e6; });
+            }
+    }
+
+    // From the samples after the warm-up: mean queue, drops, and each flow's received rate.
+    void report_after_warmup(result& r, const overload_config& c, const overload_workload& w, uint64_t end_ps) const {
+        if (c.warmup_s <= 0 || !sampler)
+            return;
+        const std::vector<double>& ts = sampler->times_ms();
+        size_t k0 = 0;
+        while (k0 < ts.size() && ts[k0] < c.warmup_s * 1e3)
+            ++k0;
+        const std::vector<double>& q = sampler->port_values(0);
+        const std::vector<double>& drops = sampler->gauge_values(drops_gauge);
+        double qsum = 0;
+        for (size_t k = k0; k < q.size(); ++k)
+            qsum += q[k];
+        const size_t nk = q.size() > k0 ? q.size() - k0 : 0;
+        r.set("mean_queue_bytes_after_warmup", nk ? qsum / static_cast<double>(nk) : 0.0);
+        r.set("drops_after_warmup", static_cast<int64_t>(nk ? drops.back() - (k0 ? drops[k0 - 1] : 0.0) : 0.0));
+        const double span_s = static_cast<double>(end_ps) * 1e-12 - (k0 ? ts[k0 - 1] * 1e-3 : 0.0);
+        table& fr = r.add_table("flow_rates_after_warmup");
+        auto& id = fr.column("flow");
+        auto& mb = fr.column("received_mbps");
+        for (size_t i = 0; i < w.flows.size(); ++i) {
+            const double before = k0 ? sampler->counter_values(i)[k0 - 1] : 0.0;
+            id.push_back(static_cast<double>(i));
+            mb.push_back((static_cast<double>(w.flows[i].received_bytes) - before) * 8 / span_s / 1e6);
         }
+    }
+};
+
+uint64_t frames_forwarded(const ethernet_switch& sw) {
+    uint64_t n = 0;
+    for (int p = 0; p < sw.num_ports(); ++p)
+        n += sw.egress(p).stats().tx_frames;
+    return n;
+}
+} // namespace
+
+result overload_scenario::run() {
+    const run_clock clock;
+    m_params.validate();
+    const overload_config c = m_cfg;
+    const uint64_t rate_bps = gbps_to_bps(c.link_gbps);
+    const uint64_t end_ps = s_to_ps(c.duration_s);
+    const uint64_t src_rate = static_cast<uint64_t>(std::llround(c.load * static_cast<double>(rate_bps) / static_cast<double>(c.senders)));
+    if (src_rate == 0)
+        throw config_error("load = " + format_number(c.load) + ": gives 0 bit/s per sender");
+    if (c.warmup_s >= c.duration_s)
+        throw config_error("warmup_s = " + format_number(c.warmup_s) + ": must be below duration_s = " +
+                           format_number(c.duration_s));
+    m_schemes.check("udp");
+    result r;
+    r.set("scenario", std::string("overload"));
+    sim_context ctx;
+    {
+        network net(make_topology(c));
+        scheme_context schemes{net, static_cast<uint64_t>(c.seed), 0};
+        m_schemes.install(schemes);
+        m_schemes.describe_setup(r);
+        const overload_workload w(net, c, src_rate, end_ps);
+        const overload_series series(net, c, w);
 
         ctx.run_until(end_ps);
 
-        r.set("senders", static_cast<int64_t>(senders));
+        r.set("senders", c.senders);
         r.set("load", c.load);
         r.set("link_gbps", c.link_gbps);
         r.set("buffer_policy", c.buffer_policy);
         uint64_t sent = 0, received = 0;
-        for (const auto& f : flows) {
+        for (const auto& f : w.flows) {
             sent += f.sent_bytes;
             received += f.received_bytes;
         }
         r.set("offered_mbps", mbps(sent, end_ps));
         r.set("delivered_mbps", mbps(received, end_ps));
-        report_port(r, "bottleneck_", bottleneck, rate_bps, end_ps);
-        r.set("cm", c.qcn.cm);
-        if (c.qcn.enabled()) {
-            uint64_t cnms = 0;
-            for (int p = 0; p < net.sw(0).num_ports(); ++p)
-                cnms += net.sw(0).counters(p).cnms;
-            r.set("cnms", static_cast<int64_t>(cnms));
-        }
-        if (c.warmup_s > 0 && sampler) {
-            // from the samples after the warm-up (the sampler's columns: queue, counters, gauges)
-            table t;
-            sampler->export_to(t);
-            const auto& ts = t.column("t_ms");
-            const double w_ms = c.warmup_s * 1e3;
-            size_t k0 = 0;
-            while (k0 < ts.size() && ts[k0] < w_ms)
-                ++k0;
-            const auto& q = t.column("bottleneck_bytes");
-            const auto& drops = t.column("bottleneck_drops");
-            double qsum = 0;
-            for (size_t k = k0; k < q.size(); ++k)
-                qsum += q[k];
-            const size_t nk = q.size() > k0 ? q.size() - k0 : 0;
-            r.set("mean_queue_bytes_after_warmup", nk ? qsum / static_cast<double>(nk) : 0.0);
-            r.set("drops_after_warmup",
-                  static_cast<int64_t>(nk ? drops.back() - (k0 ? drops[k0 - 1] : 0.0) : 0.0));
-            const double span_s = static_cast<double>(end_ps) * 1e-12 - (k0 ? ts[k0 - 1] * 1e-3 : 0.0);
-            table& fr = r.add_table("flow_rates_after_warmup");
-            auto& id = fr.column("flow");
-            auto& mb = fr.column("received_mbps");
-            for (int i = 0; i < senders; ++i) {
-                const auto& cum = t.column("received_bytes_flow" + std::to_string(i));
-                const double before = k0 ? cum[k0 - 1] : 0.0;
-                id.push_back(i);
-                mb.push_back((static_cast<double>(flows[static_cast<size_t>(i)].received_bytes) - before) * 8 /
-                             span_s / 1e6);
-            }
-        }
+        report_port(r, "bottleneck_", net.sw(0).egress(static_cast<int>(c.senders)), rate_bps, end_ps);
+        r.set("cm", m_schemes.selected(scheme_slot::l2));
+        m_schemes.report(scheme_slot::l2, net, r);
+        series.report_after_warmup(r, c, w, end_ps);
         report_drops(r, net);
-        uint64_t forwarded = 0;
-        for (int p = 0; p < net.sw(0).num_ports(); ++p)
-            forwarded += net.sw(0).egress(p).stats().tx_frames;
-        r.set("frames_forwarded", static_cast<int64_t>(forwarded));
-        report_conservation(r, net);
-        r.set("simulated_s", static_cast<double>(end_ps) * 1e-12);
-        r.set("events", static_cast<int64_t>(net.events()));
-        r.set("events_kind", std::string("model queue entries dispatched (frame arrivals, transmitter wakeups, "
-                                         "source timers)"));
-        report_flows(r, flows, end_ps);
-        if (sampler && c.series)
-            sampler->export_to(r.add_table("queue_series"));
+        r.set("frames_forwarded", static_cast<int64_t>(frames_forwarded(net.sw(0))));
+        report_run_end(r, net, static_cast<double>(end_ps) * 1e-12, events_kind);
+        report_flows(r, w.flows, end_ps);
+        if (series.sampler && c.series)
+            series.sampler->export_to(r.add_table("queue_series"));
         // the model goes before the context (sim_context's destructor)
     }
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    r.set("wall_s", wall);
+    clock.report(r);
     return r;
 }
 

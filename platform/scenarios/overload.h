@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // N-to-1 overload: `senders` hosts send UDP (CBR, Poisson or Bernoulli transactions) through one switch to one
 // receiving host; the switch port toward the receiver is the bottleneck whose queue, drops and delay we report.
+// Scheme: cm (qcn), as registered.
 #ifndef CMSWITCH_PLATFORM_SCENARIOS_OVERLOAD_H
 #define CMSWITCH_PLATFORM_SCENARIOS_OVERLOAD_H
 
-#include "platform/qcn_setup.h"
 #include "platform/scenario.h"
 
 #include <cstdint>
@@ -32,7 +32,6 @@ struct overload_config {
     std::string event_domains = "shared";
     bool no_decoupling = false;
     double warmup_s = 0;
-    qcn_options qcn;
 };
 
 class overload_scenario final : public scenario {

@@ -25,9 +25,9 @@ template <typename A> std::unique_ptr<tcp_congestion_control> make(const tcp_con
 
 const std::vector<tcp_cc_entry>& congestion_controls() {
     static const std::vector<tcp_cc_entry> all = {
-        {"newreno", "RFC 5681 window, RFC 6582 recovery; RFC 3168 ECN response with ecn", ecn_feedback::classic,
+        {"newreno", "RFC 5681 window, RFC 6582 recovery; RFC 3168 ECN response with ecn", ecn_feedback::classic, false,
          &make<newreno>},
-        {"dctcp", "RFC 8257: window cut by alpha/2 once per window of ECN-Echo", ecn_feedback::per_segment,
+        {"dctcp", "RFC 8257: window cut by alpha/2 once per window of ECN-Echo", ecn_feedback::per_segment, true,
          &make<dctcp>},
     };
     return all;

@@ -81,6 +81,7 @@ struct tcp_cc_entry {
     std::string name;
     std::string doc;
     ecn_feedback feedback;
+    bool needs_marking;   // reacts to ECN marks only: a scenario refuses it without a marking scheme
     std::unique_ptr<tcp_congestion_control> (*make)(const tcp_config& cfg);
 };
 

@@ -26,4 +26,15 @@ uint64_t pause_headroom_bytes(uint64_t rate_bps, uint64_t delay_ps, uint32_t mtu
     return wire_bytes + 2ull * mtu_bytes + response_bytes;
 }
 
+pause_split split_port_buffer(uint64_t port_buffer_bytes, int inputs, uint64_t rate_bps, uint64_t delay_ps,
+                              uint32_t mtu_bytes) {
+    pause_split p;
+    p.share_bytes = inputs > 0 ? port_buffer_bytes / static_cast<uint64_t>(inputs) : port_buffer_bytes;
+    p.headroom_bytes = pause_headroom_bytes(rate_bps, delay_ps, mtu_bytes);
+    p.xoff_bytes = p.share_bytes > p.headroom_bytes ? p.share_bytes - p.headroom_bytes : 0;
+    p.xon_bytes = default_xon_bytes(p.xoff_bytes, mtu_bytes);
+    p.lossless = p.xoff_bytes >= min_xoff_bytes(mtu_bytes);
+    return p;
+}
+
 } // namespace cmswitch

@@ -36,5 +36,24 @@ uint32_t pause_response_quanta(uint64_t rate_bps);
 // Headroom a port needs above XOFF (bytes).
 uint64_t pause_headroom_bytes(uint64_t rate_bps, uint64_t delay_ps, uint32_t mtu_bytes);
 
+// The default watermarks when `inputs` sending inputs share one egress port's buffer of port_buffer_bytes:
+// each input's share (buffer / inputs) minus its headroom is its XOFF; XON is 2 MTU lower. The split is
+// lossless only if XOFF leaves at least 3 MTU (min_xoff_bytes) below the share's headroom.
+struct pause_split {
+    uint64_t share_bytes;
+    uint64_t headroom_bytes;
+    uint64_t xoff_bytes;   // 0 when the headroom takes the whole share
+    uint64_t xon_bytes;
+    bool lossless;
+};
+pause_split split_port_buffer(uint64_t port_buffer_bytes, int inputs, uint64_t rate_bps, uint64_t delay_ps,
+                              uint32_t mtu_bytes = 1500);
+// XON for an XOFF when none is given: 2 MTU lower (0 if XOFF is smaller).
+inline uint64_t default_xon_bytes(uint64_t xoff_bytes, uint32_t mtu_bytes = 1500) {
+    return xoff_bytes > 2ull * mtu_bytes ? xoff_bytes - 2ull * mtu_bytes : 0;
+}
+// The smallest XOFF the model accepts as lossless: 3 MTU.
+inline uint64_t min_xoff_bytes(uint32_t mtu_bytes = 1500) { return 3ull * mtu_bytes; }
+
 } // namespace cmswitch
 #endif

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/cm/pause/pause_scheme.h"
+
+#include "model/cm/pause/pause_generator.h"
+#include "model/errors.h"
+#include "model/switch/ethernet_switch.h"
+#include "model/units.h"
+
+#include <algorithm>
+#include <memory>
+
+namespace cmswitch {
+
+namespace {
+// A pause_generator with cfg on switch s, each port told its link.
+void install_on(fabric& net, int s, const pause_config& cfg) {
+    const int ports = net.switch_at(s).num_ports();
+    std::vector<uint64_t> rate(static_cast<size_t>(ports)), delay(rate.size());
+    for (int p = 0; p < ports; ++p) {
+        rate[static_cast<size_t>(p)] = net.port_rate_bps(s, p);
+        delay[static_cast<size_t>(p)] = net.port_delay_ps(s, p);
+    }
+    net.switch_at(s).add_hook(std::make_unique<pause_generator>(cfg, rate, delay));
+}
+} // namespace
+
+void install_pause(fabric& net, const pause_config& cfg) {
+    if (!cfg.enabled())
+        return;
+    for (int s = 0; s < net.num_switches(); ++s)
+        install_on(net, s, cfg);
+}
+
+void pause_scheme::declare(param_table& t) {
+    t.add_real("pause_xoff_kb", &m_xoff_kb, 0, 1 << 20, "KB (1024 B)",
+               "per-input XOFF (0: the egress buffer split among the inputs that share it, minus the headroom)");
+    t.add_real("pause_xon_kb", &m_xon_kb, 0, 1 << 20, "KB (1024 B)", "per-input XON (0: XOFF - 2 x 1500 B)");
+    t.add_int("pause_quanta", &m_quanta, 1, 65535, "quanta (512 bit times)", "pause time of each XOFF");
+}
+
+void pause_scheme::install(const std::string& v, scheme_context& ctx) {
+    if (m_xoff_kb == 0 && ctx.inputs_per_port == 0)
+        throw config_error("pause_xoff_kb = 0 splits the egress buffer among the inputs that share it, which this "
+                           "scenario does not know: set pause_xoff_kb");
+    for (int s = 0; s < ctx.net.num_switches(); ++s) {
+        pause_config pc;
+        pc.mode = v;
+        pc.pause_quanta = static_cast<uint32_t>(m_quanta);
+        // the split rule, for the port whose link needs the most headroom
+        uint64_t rate = 0, delay = 0, headroom = 0;
+        for (int p = 0; p < ctx.net.switch_at(s).num_ports(); ++p) {
+            const uint64_t h = pause_headroom_bytes(ctx.net.port_rate_bps(s, p), ctx.net.port_delay_ps(s, p), 1500);
+            if (h > headroom) {
+                headroom = h;
+                rate = ctx.net.port_rate_bps(s, p);
+                delay = ctx.net.port_delay_ps(s, p);
+            }
+        }
+        const uint64_t buffer = ctx.net.switch_at(s).buffer().port_capacity_bytes();
+        const pause_split split = split_port_buffer(buffer, ctx.inputs_per_port, rate, delay);
+        pc.xoff_bytes = m_xoff_kb > 0 ? kb_to_bytes(m_xoff_kb) : split.xoff_bytes;
+        pc.xon_bytes = m_xon_kb > 0 ? kb_to_bytes(m_xon_kb) : default_xon_bytes(pc.xoff_bytes);
+        if (pc.xoff_bytes < min_xoff_bytes()) {
+            if (m_xoff_kb > 0)
+                throw config_error("pause_xoff_kb = " + format_number(m_xoff_kb) + ": below 3 frames (" +
+                                   std::to_string(min_xoff_bytes()) + " B), not lossless");
+            throw config_error("pause: buffer_kb = " + format_number(static_cast<double>(buffer) / 1024) +
+                               " shared by " + std::to_string(ctx.inputs_per_port) + " inputs leaves " +
+                               std::to_string(split.share_bytes) + " B each, less than the headroom " +
+                               std::to_string(split.headroom_bytes) +
+                               " B plus 3 frames: not lossless; raise buffer_kb or set pause_xoff_kb");
+        }
+        if (s == 0)
+            m_xoff_bytes = pc.xoff_bytes;
+        install_on(ctx.net, s, pc);
+    }
+}
+
+void pause_scheme::describe_setup(result& r) const { r.set("pause_xoff_bytes", static_cast<int64_t>(m_xoff_bytes)); }
+
+} // namespace cmswitch

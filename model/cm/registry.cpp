@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+// The built-in congestion-management schemes: one line each. A new scheme adds its line here (or registers
+// itself at run time with register_scheme).
+#include "model/cm/ecn/ecn_scheme.h"
+#include "model/cm/pause/pause_scheme.h"
+#include "model/cm/qcn/qcn_scheme.h"
+#include "model/cm/scheme.h"
+
+#include <memory>
+
+namespace cmswitch {
+
+namespace {
+template <typename S> std::unique_ptr<scheme> make() { return std::make_unique<S>(); }
+} // namespace
+
+std::vector<scheme_entry>& builtin_schemes() {
+    static std::vector<scheme_entry> all = {
+        {scheme_slot::marking, "ECN marking on the instantaneous egress queue: step (> K), red (Kmin/Kmax/Pmax)",
+         &make<ecn_scheme>},
+        {scheme_slot::l2, "IEEE 802.1Qau QCN: congestion points on the switches, reaction points on the NICs",
+         &make<qcn_scheme>},
+        {scheme_slot::pause, "802.3x PAUSE or 802.1Qbb PFC at the switch inputs", &make<pause_scheme>},
+    };
+    return all;
+}
+
+} // namespace cmswitch
