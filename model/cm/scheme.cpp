@@ -81,6 +81,11 @@ void scheme_set::select(scheme_slot slot, const std::string& variant) {
     throw config_error(std::string(slot_param(slot)) + " = '" + variant + "': allowed values are " + names);
 }
 
+std::vector<std::string> scheme_set::offered(scheme_slot slot) const {
+    const std::vector<std::string>& n = m_slots[static_cast<size_t>(slot)].names;
+    return n.empty() ? n : std::vector<std::string>(n.begin() + 1, n.end());
+}
+
 scheme* scheme_set::chosen(scheme_slot slot) const {
     const std::string& v = selected(slot);
     for (const auto& sc : m_slots[static_cast<size_t>(slot)].schemes)

@@ -99,6 +99,8 @@ public:
     void install(scheme_context& ctx);
     void describe_setup(result& r) const;
     void report(scheme_slot slot, const fabric& net, result& r) const;
+    // The names a slot offers besides "none", in registration order.
+    std::vector<std::string> offered(scheme_slot slot) const;
     // The scheme of the slot if one is chosen, else null.
     scheme* chosen(scheme_slot slot) const;
 

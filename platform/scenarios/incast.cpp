@@ -359,8 +359,13 @@ result incast_scenario::run() {
     m_params.validate();
     const incast_config c = m_cfg;
     const incast_plan p = make_plan(c);
-    if (find_congestion_control(c.transport).needs_marking && !m_schemes.active(scheme_slot::marking))
-        throw config_error("transport = " + c.transport + " needs marking = step or red (it reacts to ECN marks only)");
+    if (find_congestion_control(c.transport).needs_marking && !m_schemes.active(scheme_slot::marking)) {
+        std::string offered;
+        for (const std::string& v : m_schemes.offered(scheme_slot::marking))
+            offered += (offered.empty() ? "" : " or ") + v;
+        throw config_error("transport = " + c.transport + " needs marking = " + offered +
+                           " (it reacts to ECN marks only)");
+    }
     m_schemes.check(c.transport);
     result r;
     r.set("scenario", std::string("incast"));
@@ -381,6 +386,7 @@ result incast_scenario::run() {
         r.set("min_rto_ms", c.min_rto_ms);
         r.set("transport", c.transport);
         r.set("marking", m_schemes.selected(scheme_slot::marking));
+        m_schemes.report(scheme_slot::marking, net, r);
         uint64_t delivered = 0;
         for (const auto& st : w.stats)
             delivered += st.bytes_delivered;
