@@ -5,6 +5,7 @@
 // strings, and gets plain dicts and NumPy arrays back.
 #include "model/errors.h"
 #include "model/cm/pause/pause_config.h"
+#include "model/units.h"
 #include "platform/scenario.h"
 #include "platform/sim_context.h"
 
@@ -30,6 +31,7 @@ py::dict describe(const std::string& name) {
         d["name"] = p.name;
         d["unit"] = p.unit;
         d["help"] = p.help;
+        d["group"] = p.group;   // "" for the scenario's own, else the scheme that declared it
         switch (p.type) {
         case param_table::kind::integer:
             d["type"] = "int";
@@ -114,6 +116,26 @@ py::dict run(const std::string& name, const std::map<std::string, std::string>& 
     return to_python(r);
 }
 
+// The PFC/PAUSE split rule of model/cm/pause (one XOFF + headroom per input of a port's buffer), in user units.
+py::dict pause_split_of(double buffer_kb, int inputs, double link_gbps, double delay_us, int mtu_bytes) {
+    if (inputs < 1)
+        throw config_error("inputs = " + std::to_string(inputs) + " is out of range: allowed [1, ...]");
+    if (mtu_bytes < 64)
+        throw config_error("mtu_bytes = " + std::to_string(mtu_bytes) + " is out of range: allowed [64, ...]");
+    if (!(buffer_kb >= 0) || !(link_gbps > 0) || !(delay_us >= 0))
+        throw config_error("buffer_kb, link_gbps, delay_us: must be >= 0, > 0, >= 0");
+    const pause_split s = split_port_buffer(kb_to_bytes(buffer_kb), inputs, gbps_to_bps(link_gbps),
+                                            us_to_ps(delay_us), static_cast<uint32_t>(mtu_bytes));
+    py::dict d;
+    d["share_bytes"] = s.share_bytes;
+    d["headroom_bytes"] = s.headroom_bytes;
+    d["xoff_bytes"] = s.xoff_bytes;
+    d["xon_bytes"] = s.xon_bytes;
+    d["min_xoff_bytes"] = min_xoff_bytes(static_cast<uint32_t>(mtu_bytes));
+    d["lossless"] = s.lossless;
+    return d;
+}
+
 } // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -126,9 +148,10 @@ PYBIND11_MODULE(_core, m) {
           R"doc(Runs one scenario with parameters given as strings; returns {"summary": dict, "tables": dict}.
 Raises ValueError for a bad parameter (naming it and its allowed range), RuntimeError if the model breaks an
 invariant, KeyboardInterrupt on Ctrl-C.)doc");
-    m.def("pause_headroom_bytes", &pause_headroom_bytes, py::arg("rate_bps"), py::arg("delay_ps"),
-          py::arg("mtu_bytes") = 1500,
-          "Headroom (bytes) a PAUSE/PFC port needs above XOFF: cable both ways, a maximum frame each side, the "
-          "802.3 31B.3.7 response time.");
+    m.def("pause_split", &pause_split_of, py::arg("buffer_kb"), py::arg("inputs"), py::arg("link_gbps"),
+          py::arg("delay_us"), py::arg("mtu_bytes") = 1500,
+          "The PAUSE/PFC default watermarks when `inputs` inputs share one port's buffer of buffer_kb over links "
+          "of link_gbps and delay_us: share, headroom, XOFF, XON (bytes) and whether it is lossless (XOFF at "
+          "least min_xoff_bytes). The rule the pause scheme applies when pause_xoff_kb is 0.");
     py::register_exception<model_error>(m, "ModelError", PyExc_RuntimeError);
 }

@@ -1,10 +1,19 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Scenario configurations: one validated dataclass per scenario of the core.
+"""Scenario configurations: one validated, frozen dataclass per scenario of the core, generated at import.
+
+Nothing here is written by hand per parameter: the classes, their fields, types, defaults, units, ranges,
+choices and docs come from the C++ parameter tables (``_core.describe``), the same tables the command line and
+``--help`` use. A parameter added to a scenario or to a congestion-management scheme in C++ is a field here
+after a rebuild; the package and ``cmswitch-sim`` accept and refuse exactly the same values, and a bad value
+raises ``ValueError`` naming the field and what is allowed, before any simulation starts.
 
 Field names carry their units (``buffer_kb`` is KB of 1024 bytes, ``min_rto_ms`` milliseconds, ``link_gbps``
-Gbit/s). Types, ranges and choices come from the C++ parameter tables (``_core.describe``), so the Python
-package and ``cmswitch-sim`` accept and refuse exactly the same values; a bad value raises ``ValueError``
-naming the field and what is allowed, before any simulation starts.
+Gbit/s). A scenario ``name`` gives the class ``NameConfig`` (``rdma-incast`` -> ``RdmaIncastConfig``). A core
+parameter called ``scenario`` (the baseline scenario's workload) becomes the field named after the scenario
+(``BaselineConfig.baseline``), since ``scenario`` is the class's own name.
+
+For editors and type checkers the package ships ``config.pyi``, generated from the same tables by
+``scripts/gen_config_stub.py`` (a test checks it is current).
 """
 from __future__ import annotations
 
@@ -12,16 +21,15 @@ import dataclasses
 import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass, fields
 from functools import lru_cache
-from typing import Any, ClassVar, Dict, Mapping
+from typing import Any, ClassVar, Dict, List, Mapping, Tuple, Type, TypeVar
 
 from . import _core
 
-__all__ = ["ScenarioConfig", "OverloadConfig", "IncastConfig", "BaselineConfig", "config_class", "CONFIG_CLASSES"]
-
-# Python field names that differ from the core's (the config's own "scenario" is its class)
-_RENAMED = {"baseline": {"baseline": "scenario"}}
+_TYPES: Dict[str, type] = {"int": int, "float": float, "choice": str, "bool": bool}
+_C = TypeVar("_C", bound="ScenarioConfig")
 
 
 @lru_cache(maxsize=None)
@@ -29,11 +37,34 @@ def _spec(scenario: str) -> Dict[str, dict]:
     return {p["name"]: p for p in _core.describe(scenario)["params"]}
 
 
+def class_name(scenario: str) -> str:
+    """The config class of a scenario: ``incast`` -> ``IncastConfig``, ``rdma-incast`` -> ``RdmaIncastConfig``."""
+    return "".join(w[:1].upper() + w[1:] for w in re.split(r"[-_]", scenario) if w) + "Config"
+
+
+def field_name(scenario: str, core_name: str) -> str:
+    """The Python field of a core parameter (the same name, except ``scenario``: see the module doc)."""
+    return scenario.replace("-", "_") if core_name == "scenario" else core_name
+
+
 def _fmt(x: float) -> str:
     return repr(float(x)) if not float(x).is_integer() else str(int(x)) if abs(x) < 1e15 else repr(float(x))
 
 
-def _check(cls_name: str, name: str, value: Any, p: dict) -> None:
+def describe_field(p: Mapping[str, Any]) -> str:
+    """One line for a parameter: type, unit, range or choices, default, what it is, who declares it."""
+    unit = f" {p['unit']}" if p.get("unit") else ""
+    if p["type"] in ("int", "float"):
+        what = f"{'(' if p.get('min_open') else '['}{_fmt(p['min'])}, {_fmt(p['max'])}]{unit}"
+    elif p["type"] == "choice":
+        what = "one of " + ", ".join(p["choices"])
+    else:
+        what = "True or False"
+    owner = f" [{p['group']} scheme]" if p.get("group") else ""
+    return f"{what}; default {p['default']!r}{owner}. {p['help']}"
+
+
+def _check(cls_name: str, name: str, value: Any, p: Mapping[str, Any]) -> None:
     where = f"{cls_name}.{name}"
     kind = p["type"]
     unit = f" {p['unit']}" if p.get("unit") else ""
@@ -64,21 +95,17 @@ class ScenarioConfig:
 
     def __post_init__(self) -> None:
         spec = _spec(self.scenario)
-        renamed = _RENAMED.get(self.scenario, {})
         for f in fields(self):
-            core_name = renamed.get(f.name, f.name)
-            if core_name not in spec:
-                raise TypeError(f"{type(self).__name__}.{f.name} is not a parameter of scenario {self.scenario!r}")
+            p = spec[f.metadata["core_name"]]
             value = getattr(self, f.name)
-            _check(type(self).__name__, f.name, value, spec[core_name])
+            _check(type(self).__name__, f.name, value, p)
             # one representation per value, so that equal configs hash equal (64 and 64.0 KB)
-            kind = spec[core_name]["type"]
-            if kind == "int":
+            if p["type"] == "int":
                 object.__setattr__(self, f.name, int(value))
-            elif kind == "float":
+            elif p["type"] == "float":
                 object.__setattr__(self, f.name, float(value))
 
-    def replace(self, **changes: Any) -> "ScenarioConfig":
+    def replace(self: _C, **changes: Any) -> _C:
         """A copy with some fields changed (validated)."""
         unknown = set(changes) - {f.name for f in fields(self)}
         if unknown:
@@ -90,15 +117,12 @@ class ScenarioConfig:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def to_params(self) -> Dict[str, str]:
-        """Parameters as the core parses them (exact: floats in shortest round-trip form)."""
+        """Parameters as the core parses them, by their core names (floats in shortest round-trip form)."""
         out = {}
-        for k, v in self.to_dict().items():
-            if isinstance(v, bool):
-                out[k] = "true" if v else "false"
-            elif isinstance(v, float):
-                out[k] = repr(v)
-            else:
-                out[k] = str(v)
+        for f in fields(self):
+            v = getattr(self, f.name)
+            out[f.metadata["core_name"]] = ("true" if v else "false") if isinstance(v, bool) else \
+                repr(v) if isinstance(v, float) else str(v)
         return out
 
     def key(self, version: str) -> str:
@@ -109,7 +133,7 @@ class ScenarioConfig:
         return hashlib.sha256(blob.encode()).hexdigest()
 
     @classmethod
-    def from_dict(cls, values: Mapping[str, Any]) -> "ScenarioConfig":
+    def from_dict(cls: Type[_C], values: Mapping[str, Any]) -> _C:
         names = {f.name for f in fields(cls)}
         unknown = set(values) - names
         if unknown:
@@ -117,170 +141,88 @@ class ScenarioConfig:
                              f"fields are {', '.join(sorted(names))}")
         return cls(**dict(values))
 
-
-@dataclass(frozen=True)
-class OverloadConfig(ScenarioConfig):
-    """N UDP senders into one receiver through one switch; the receiver's port is the bottleneck."""
-
-    scenario: ClassVar[str] = "overload"
-    senders: int = 4
-    link_gbps: float = 1.0
-    delay_us: float = 1.0
-    load: float = 1.25
-    traffic: str = "cbr"
-    frame_bytes: int = 1500
-    txn_bytes: int = 1500
-    buffer_policy: str = "static"
-    buffer_kb: float = 150.0
-    pool_kb: float = 1024.0
-    alpha: float = 1.0
-    nic_queue_kb: float = 1024.0
-    duration_s: float = 1.0
-    seed: int = 1
-    sample_us: float = 1000.0
-    series: bool = False
-    event_domains: str = "shared"
-    no_decoupling: bool = False
-    warmup_s: float = 0.0
-    cm: str = "none"
-    qcn_cp: str = "standard"
-    qcn_rp: str = "standard"
-    qcn_rp_variant: str = "sef1"
-    qcn_quantizer: str = "linear"
-    qcn_qeq_kb: float = 25.390625
-    qcn_w: float = 2.0
-    qcn_sample_base_kb: float = 146.484375
-    qcn_memory_decay_ms: float = 250.0
-    qcn_detailed_min_kb: float = 0.9765625
-    qcn_gd: float = 0.0078125
-    qcn_min_rate_mbps: float = 10.0
-    qcn_byte_counter_kb: float = 146.484375
-    qcn_timer_ms: float = 15.0
-    qcn_fast_recovery: int = 5
-    qcn_rai_mbps: float = 5.0
-    qcn_rhai_mbps: float = 50.0
-    rate_sample_us: float = 1000.0
-    qcn_rl_queue_kb: float = 1024.0
+    @classmethod
+    def field_info(cls, name: str) -> Mapping[str, Any]:
+        """What the core says of a field: type, unit, default, min/max or choices, help, group."""
+        for f in fields(cls):
+            if f.name == name:
+                return _spec(cls.scenario)[f.metadata["core_name"]]
+        raise ValueError(f"{cls.__name__} has no field {name}")
 
 
-@dataclass(frozen=True)
-class IncastConfig(ScenarioConfig):
-    """Barrier-synchronized TCP incast (seed 000): a client fetches one SRU from each of `flows` servers."""
-
-    scenario: ClassVar[str] = "incast"
-    flows: int = 8
-    buffer_kb: float = 128.0
-    min_rto_ms: float = 200.0
-    duration_s: float = 20.0
-    seed: int = 1
-    sru_kb: float = 256.0
-    link_gbps: float = 1.0
-    delay_us: float = 25.0
-    delay_skew_ns: float = 0.0
-    transport: str = "newreno"
-    ecn: bool = False
-    marking: str = "none"
-    ecn_k_kb: float = 29.296875
-    red_kmin_kb: float = 29.296875
-    red_kmax_kb: float = 87.890625
-    red_pmax: float = 0.1
-    dctcp_g: float = 0.0625
-    init_cwnd: int = 2
-    limited_transmit: bool = True
-    slow_start_after_idle: bool = True
-    ssthresh_rule: str = "cwnd"
-    sack: bool = False
-    timestamps: bool = False
-    request_timing: str = "simultaneous"
-    rwnd_segments: int = 0
-    delayed_ack: bool = False
-    jitter_ns: float = 0.0
-    jitter_scope: str = "all"
-    bulk_flows: int = 0
-    elephant_flows: int = 0
-    elephant_min_mb: float = 100.0
-    elephant_max_mb: float = 512.0
-    udp_cbr_mbps: float = 0.0
-    pause: str = "none"
-    pause_xoff_kb: float = 0.0
-    pause_xon_kb: float = 0.0
-    cm: str = "none"
-    qcn_cp: str = "standard"
-    qcn_rp: str = "standard"
-    qcn_rp_variant: str = "sef1"
-    qcn_quantizer: str = "linear"
-    qcn_qeq_kb: float = 25.390625
-    qcn_w: float = 2.0
-    qcn_sample_base_kb: float = 146.484375
-    qcn_memory_decay_ms: float = 250.0
-    qcn_detailed_min_kb: float = 0.9765625
-    qcn_gd: float = 0.0078125
-    qcn_min_rate_mbps: float = 10.0
-    qcn_byte_counter_kb: float = 146.484375
-    qcn_timer_ms: float = 15.0
-    qcn_fast_recovery: int = 5
-    qcn_rai_mbps: float = 5.0
-    qcn_rhai_mbps: float = 50.0
-    rate_sample_us: float = 1000.0
-    qcn_rl_queue_kb: float = 1024.0
-    sample_us: float = 1000.0
-    series: bool = False
-    trace: bool = False
-    trace_acks: bool = False
+def _make_class(scenario: str) -> Type[ScenarioConfig]:
+    desc = _core.describe(scenario)
+    spec: List[Tuple[str, type, Any]] = []
+    doc = [desc["description"], "", "Fields:"]
+    for p in desc["params"]:
+        name = field_name(scenario, p["name"])
+        meta = {"core_name": p["name"], "unit": p["unit"], "help": p["help"], "group": p["group"]}
+        spec.append((name, _TYPES[p["type"]], dataclasses.field(default=p["default"], metadata=meta)))
+        doc.append(f"    {name}: {describe_field(p)}")
+    cls = dataclasses.make_dataclass(class_name(scenario), spec, bases=(ScenarioConfig,), frozen=True,
+                                     namespace={"scenario": scenario, "__doc__": "\n".join(doc)})
+    cls.__module__ = __name__
+    return cls
 
 
-@dataclass(frozen=True)
-class BaselineConfig(ScenarioConfig):
-    """IEEE 802.1Qau baselines of seed 002 at 10 Gb/s: og-hotspot, periodic-hotspot, pause-spreading, with the
-    scheme in `cm` (tcp|udp, +qcn, +pause). Results: innocent vs victim throughput, queues per switch, PAUSE."""
-
-    scenario: ClassVar[str] = "baseline"
-    baseline: str = "og-hotspot"
-    cm: str = "tcp-qcn-pause"
-    link_gbps: float = 10.0
-    duration_s: float = 1.0
-    seed: int = 1
-    hot_rate_gbps: float = 0.0
-    loop_latency_us: float = 0.0
-    txn_bytes: int = 9000
-    buffer_kb: float = 146.484375
-    pause_mode: str = "pause"
-    pause_xoff_kb: float = 126.953125
-    pause_xon_kb: float = 107.421875
-    pause_quanta: int = 65535
-    min_rto_ms: float = 10.0
-    sample_us: float = 1000.0
-    series: bool = True
-    qcn_cp: str = "standard"
-    qcn_rp: str = "standard"
-    qcn_rp_variant: str = "sef1"
-    qcn_quantizer: str = "linear"
-    qcn_qeq_kb: float = 25.390625
-    qcn_w: float = 2.0
-    qcn_sample_base_kb: float = 146.484375
-    qcn_memory_decay_ms: float = 250.0
-    qcn_detailed_min_kb: float = 0.9765625
-    qcn_gd: float = 0.0078125
-    qcn_min_rate_mbps: float = 10.0
-    qcn_byte_counter_kb: float = 146.484375
-    qcn_timer_ms: float = 15.0
-    qcn_fast_recovery: int = 5
-    qcn_rai_mbps: float = 5.0
-    qcn_rhai_mbps: float = 50.0
-    rate_sample_us: float = 1000.0
-    qcn_rl_queue_kb: float = 1024.0
-
-    def to_params(self):
-        p = super().to_params()
-        p["scenario"] = p.pop("baseline")   # the core calls this field "scenario"
-        return p
+CONFIG_CLASSES: Dict[str, Type[ScenarioConfig]] = {s: _make_class(s) for s in _core.scenario_names()}
+globals().update({c.__name__: c for c in CONFIG_CLASSES.values()})   # importable (and picklable) by name
 
 
-CONFIG_CLASSES = {c.scenario: c for c in (OverloadConfig, IncastConfig, BaselineConfig)}
-
-
-def config_class(scenario: str):
+def config_class(scenario: str) -> Type[ScenarioConfig]:
     try:
         return CONFIG_CLASSES[scenario]
     except KeyError:
         raise ValueError(f"scenario = {scenario!r}: known scenarios are {', '.join(CONFIG_CLASSES)}") from None
+
+
+def _docstring(text: str) -> str:
+    text = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    return text + " " if text.endswith('"') else text
+
+
+def stub_text() -> str:
+    """The text of config.pyi for the core this package was built with (scripts/gen_config_stub.py)."""
+    out = [
+        "# SPDX-License-Identifier: Apache-2.0",
+        "# Generated by scripts/gen_config_stub.py from the C++ parameter tables (_core.describe): do not edit.",
+        "from dataclasses import dataclass",
+        "from typing import Any, ClassVar, Dict, Literal, Mapping, Type, TypeVar",
+        "",
+        '_C = TypeVar("_C", bound="ScenarioConfig")',
+        "",
+        "def class_name(scenario: str) -> str: ...",
+        "def field_name(scenario: str, core_name: str) -> str: ...",
+        "def describe_field(p: Mapping[str, Any]) -> str: ...",
+        "",
+        "@dataclass(frozen=True)",
+        "class ScenarioConfig:",
+        "    scenario: ClassVar[str]",
+        "    def replace(self: _C, **changes: Any) -> _C: ...",
+        "    def to_dict(self) -> Dict[str, Any]: ...",
+        "    def to_params(self) -> Dict[str, str]: ...",
+        "    def key(self, version: str) -> str: ...",
+        "    @classmethod",
+        "    def from_dict(cls: Type[_C], values: Mapping[str, Any]) -> _C: ...",
+        "    @classmethod",
+        "    def field_info(cls, name: str) -> Mapping[str, Any]: ...",
+    ]
+    for scenario, cls in CONFIG_CLASSES.items():
+        desc = _core.describe(scenario)
+        out += ["", "@dataclass(frozen=True)", f"class {cls.__name__}(ScenarioConfig):",
+                f'    """{desc["description"]}"""']
+        for p in desc["params"]:
+            if p["type"] == "choice":
+                typ = "Literal[" + ", ".join(json.dumps(c) for c in p["choices"]) + "]"
+            else:
+                typ = _TYPES[p["type"]].__name__
+            out.append(f"    {field_name(scenario, p['name'])}: {typ} = ...")
+            out.append(f'    """{_docstring(describe_field(p))}"""')
+    out += ["", "CONFIG_CLASSES: Dict[str, Type[ScenarioConfig]]",
+            "def config_class(scenario: str) -> Type[ScenarioConfig]: ...",
+            "def stub_text() -> str: ...", ""]
+    return "\n".join(out)
+
+
+__all__ = ["ScenarioConfig", "CONFIG_CLASSES", "config_class", "class_name", "field_name", "describe_field",
+           "stub_text"] + [c.__name__ for c in CONFIG_CLASSES.values()]

@@ -6,7 +6,7 @@ import html
 import os
 import time
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence
 
 import pandas as pd
 
@@ -47,11 +47,28 @@ SCHEME_TEXT = {
 }
 
 
+class PauseSplit(NamedTuple):
+    """PAUSE/PFC watermarks of one input when several share a port's buffer (bytes)."""
+    share_bytes: int
+    headroom_bytes: int
+    xoff_bytes: int        # 0 when the headroom takes the whole share
+    xon_bytes: int
+    min_xoff_bytes: int    # the smallest XOFF the model accepts as lossless (3 MTU)
+    lossless: bool
+
+
+def pause_split(buffer_kb: float, inputs: int, link_gbps: float, delay_us: float, mtu_bytes: int = 1500) -> PauseSplit:
+    """The XOFF/XON the pause scheme chooses when pause_xoff_kb is 0: the port's buffer split into one share per
+    sending input, each its headroom (cable both ways, 2 MTU, the 802.3 response time) plus XOFF. Asks the core
+    (model/cm/pause), so that the rule lives once."""
+    from . import _core
+    d = _core.pause_split(buffer_kb, inputs, link_gbps, delay_us, mtu_bytes)
+    return PauseSplit(**{k: (bool(v) if k == "lossless" else int(v)) for k, v in d.items()})
+
+
 def pfc_feasible(base: IncastConfig, buffer_kb: float, flows: int) -> bool:
     """Whether the port's buffer can hold every server's XOFF (at least 3 frames) plus its headroom."""
-    from . import _core
-    headroom = _core.pause_headroom_bytes(int(round(base.link_gbps * 1e9)), int(round(base.delay_us * 1e6)), 1500)
-    return buffer_kb * 1024 / flows - headroom >= 4500
+    return pause_split(buffer_kb, flows, base.link_gbps, base.delay_us).lossless
 
 
 @dataclass

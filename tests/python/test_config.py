@@ -11,14 +11,54 @@ from cmswitch import _core
 from conftest import ROOT
 
 
+def test_every_scenario_of_the_core_has_a_config_class():
+    assert set(cmswitch.CONFIG_CLASSES) == set(_core.scenario_names())
+    assert cmswitch.config_class("baseline") is cmswitch.BaselineConfig
+    assert cmswitch.config.class_name("rdma-incast") == "RdmaIncastConfig"
+
+
 @pytest.mark.parametrize("cls", list(cmswitch.CONFIG_CLASSES.values()))
-def test_fields_match_the_core_parameter_tables(cls):
-    spec = {p["name"]: p for p in _core.describe(cls.scenario)["params"]}
-    renamed = {"baseline": "scenario"} if cls.scenario == "baseline" else {}
-    fields = {renamed.get(f.name, f.name): f for f in dataclasses.fields(cls)}
-    assert set(fields) == set(spec), "dataclass and C++ parameter table differ"
-    for name, f in fields.items():
-        assert f.default == spec[name]["default"], name
+def test_fields_are_the_core_parameter_tables_in_order(cls):
+    # generated from _core.describe, so this holds by construction; it guards the generator (renames, order,
+    # types, defaults) rather than a hand copy
+    spec = _core.describe(cls.scenario)["params"]
+    fields = dataclasses.fields(cls)
+    assert [f.metadata["core_name"] for f in fields] == [p["name"] for p in spec]
+    types = {"int": int, "float": float, "choice": str, "bool": bool}
+    for f, p in zip(fields, spec):
+        assert f.default == p["default"] and type(f.default) is types[p["type"]], f.name
+        assert f.name == (cls.scenario if p["name"] == "scenario" else p["name"])
+        assert f.metadata["unit"] == p["unit"] and f.metadata["group"] == p["group"]
+        assert f.name in cls.__doc__
+
+
+def test_scheme_parameters_are_fields_of_every_scenario_that_offers_the_scheme():
+    # declared once in model/cm/qcn (group "qcn"); the three scenarios offer QCN, so all three have them
+    qcn = [p["name"] for p in _core.describe("incast")["params"] if p["group"] == "qcn"]
+    assert "qcn_qeq_kb" in qcn and len(qcn) > 10
+    for cls in (cmswitch.IncastConfig, cmswitch.OverloadConfig, cmswitch.BaselineConfig):
+        assert {f.name for f in dataclasses.fields(cls)} >= set(qcn), cls.__name__
+        assert cls.field_info("qcn_qeq_kb")["default"] == 26000 / 1024   # Q_eq = 26 000 bytes (802.1Qau)
+    assert cmswitch.IncastConfig.field_info("pause_xoff_kb")["group"] == "pause"
+
+
+def test_baseline_workload_field_is_the_core_scenario_parameter():
+    cfg = cmswitch.BaselineConfig(baseline="periodic-hotspot")
+    assert cfg.to_params()["scenario"] == "periodic-hotspot" and "baseline" not in cfg.to_params()
+
+
+def test_pause_split_is_the_core_rule_by_hand():
+    # 1 Gbps, 25 us: headroom = 2 x 1e9 x 25e-6 / 8 = 6250 B of cable + 2 x 1500 B + 2 quanta x 64 B = 9378 B.
+    # 128 KB over 8 inputs: share 16384 B, XOFF 16384 - 9378 = 7006 B, XON 2 MTU lower = 4006 B, lossless
+    s = cmswitch.pause_split(128, 8, 1.0, 25.0)
+    assert (s.share_bytes, s.headroom_bytes, s.xoff_bytes, s.xon_bytes, s.lossless) == (16384, 9378, 7006, 4006, True)
+    # 64 KB over 8: share 8192 < headroom, no XOFF fits
+    assert cmswitch.pause_split(64, 8, 1.0, 25.0).lossless is False
+    # the boundary: XOFF exactly 3 MTU (4500 B) is lossless, one byte less is not
+    assert cmswitch.pause_split((9378 + 4500) / 1024, 1, 1.0, 25.0).lossless is True
+    assert cmswitch.pause_split((9378 + 4499) / 1024, 1, 1.0, 25.0).lossless is False
+    with pytest.raises(ValueError, match="inputs"):
+        cmswitch.pause_split(128, 0, 1.0, 25.0)
 
 
 @pytest.mark.parametrize("field, value, words", [
