@@ -33,6 +33,16 @@ protected:
     scheme_set m_schemes;
 };
 
+// A scenario whose parameter table writes into a plain settings struct (the user's units, one field per
+// parameter), read by run().
+template <typename Config> class configured_scenario : public scenario {
+public:
+    Config& config() { return m_cfg; }
+
+protected:
+    Config m_cfg;
+};
+
 // The wall-clock time of a run, reported as wall_s.
 class run_clock {
 public:

@@ -35,18 +35,14 @@ struct baseline_config {
     bool series = true;
 };
 
-class baseline_scenario final : public scenario {
+class baseline_scenario final : public configured_scenario<baseline_config> {
 public:
     baseline_scenario();
     const char* name() const override { return "baseline"; }
     const char* description() const override {
         return "IEEE 802.1Qau baselines (seed 002): output-generated hotspot, periodic hotspot, PAUSE spreading";
     }
-    baseline_config& config() { return m_cfg; }
     result run() override;
-
-private:
-    baseline_config m_cfg;
 };
 
 } // namespace cmswitch

@@ -49,18 +49,14 @@ struct incast_config {
     bool trace_acks = false;
 };
 
-class incast_scenario final : public scenario {
+class incast_scenario final : public configured_scenario<incast_config> {
 public:
     incast_scenario();
     const char* name() const override { return "incast"; }
     const char* description() const override {
         return "barrier-synchronized TCP incast: a client fetches one SRU from each of N servers per round";
     }
-    incast_config& config() { return m_cfg; }
     result run() override;
-
-private:
-    incast_config m_cfg;
 };
 
 } // namespace cmswitch

@@ -34,18 +34,14 @@ struct overload_config {
     double warmup_s = 0;
 };
 
-class overload_scenario final : public scenario {
+class overload_scenario final : public configured_scenario<overload_config> {
 public:
     overload_scenario();
     const char* name() const override { return "overload"; }
     const char* description() const override {
         return "N UDP senders into one receiver through one switch: the receiver's port is the bottleneck";
     }
-    overload_config& config() { return m_cfg; }
     result run() override;
-
-private:
-    overload_config m_cfg;
 };
 
 } // namespace cmswitch
