@@ -35,7 +35,7 @@ bool host_nic::send(frame* f, bool backpressured) {
         drop(f, drop_reason::nic_queue_full);
         return false;
     }
-    if (m_rp) {
+    if (m_rp && m_rp->limiting(f->flow)) {
         const auto taken = m_rp->take(f, now_ps(), backpressured);
         if (taken == reaction_point::take_result::taken)
             return true;

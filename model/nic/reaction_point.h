@@ -10,6 +10,7 @@
 #include "model/frame.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace cmswitch {
 
@@ -35,8 +36,11 @@ public:
     // Takes f if its flow is being limited (taken); not_limited: the NIC queues it itself; over_limit: the
     // flow's limiter is full and the NIC drops f - never for a back-pressured sender, which sends only with room
     // (retransmissions may go a little over).
+    // The NIC calls take only for flows the reaction point says it limits (an inline check, so that the frames of
+    // unlimited flows, most of them, cost no virtual call).
     enum class take_result { not_limited, taken, over_limit };
     virtual take_result take(frame* f, uint64_t now_ps, bool backpressured) = 0;
+    bool limiting(uint32_t flow) const { return flow < m_limiting.size() && m_limiting[flow]; }
     // A congestion notification for this host arrived (frame_kind::cnm): act on it. The NIC releases f after.
     virtual void on_notification(const frame& f, uint64_t now_ps) = 0;
 
@@ -64,10 +68,17 @@ protected:
         m_held_bytes -= f.bytes;
         --m_held_frames;
     }
+    // An implementation says which flows it limits (take is called for those only).
+    void set_limiting(uint32_t flow, bool on) {
+        if (flow >= m_limiting.size())
+            m_limiting.resize(flow + 1, 0);
+        m_limiting[flow] = on ? 1 : 0;
+    }
 
 private:
     nic_services* m_nic = nullptr;
     uint64_t m_held_bytes = 0, m_held_frames = 0;
+    std::vector<uint8_t> m_limiting;   // per flow
 };
 
 } // namespace cmswitch

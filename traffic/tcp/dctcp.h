@@ -16,6 +16,7 @@ public:
     const char* name() const override { return "dctcp"; }
     bool ecn_capable() const override { return true; }
     void on_acked(tcp_window& w, const tcp_ack_event& a) override;
+    bool wants_on_acked() const override { return true; }
     ecn_response on_ecn_echo(tcp_window& w, const tcp_ack_event& a) override;
     void on_timeout() override { m_reduced = false; }
     double alpha() const { return m_alpha; }

@@ -24,6 +24,7 @@ constexpr uint32_t dup_thresh = 3;   // RFC 5681 / RFC 6675 DupThresh
 tcp_sender::tcp_sender(host_stack& host, uint32_t flow, int dst, const tcp_config& cfg, tcp_stats& stats, rng r)
     : m_host(host), m_flow(flow), m_dst(dst), m_cfg(cfg), m_stats(stats), m_rng(r),
       m_cc(make_congestion_control(cfg)), m_ecn_codepoint(m_cc->ecn_capable() ? ecn_ect0 : ecn_not_ect),
+      m_cc_on_acked(m_cc->wants_on_acked()),
       m_w{static_cast<uint64_t>(cfg.initial_cwnd) * cfg.mss, UINT64_MAX},
       m_rto(cfg.initial_rto_ps ? std::max(cfg.initial_rto_ps, cfg.min_rto_ps) : cfg.min_rto_ps) {
     host.bind(flow, this);
@@ -157,9 +158,11 @@ void tcp_sender::on_new_ack(const ack_info& a, tcp_ack_event& ev, uint64_t now) 
     } else if (restart_timer) {
         arm_rto(now);             // RFC 6298 5.3
     }
-    ev.snd_nxt = m_snd_nxt;
-    ev.in_recovery = m_in_fr;
-    m_cc->on_acked(m_w, ev);
+    if (m_cc_on_acked) {
+        ev.snd_nxt = m_snd_nxt;
+        ev.in_recovery = m_in_fr;
+        m_cc->on_acked(m_w, ev);
+    }
 }
 
 void tcp_sender::on_dupack(uint64_t now) {

@@ -134,6 +134,7 @@ private:
     rng m_rng;
     std::unique_ptr<tcp_congestion_control> m_cc;
     uint8_t m_ecn_codepoint;
+    bool m_cc_on_acked;          // m_cc->wants_on_acked()
     flow_endpoint* m_other = nullptr;
     listener* m_listener = nullptr;
     tcp_observer* m_observer = nullptr;

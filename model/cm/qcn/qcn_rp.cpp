@@ -83,6 +83,7 @@ void qcn_reaction_point::on_cnm(uint32_t flow, uint8_t q, uint64_t now) {
     ++rl.cnms;
     if (!rl.active) {   // first CNM: install a limiter at line rate
         rl.active = true;
+        set_limiting(flow, true);
         rl.cr = rl.tr = m_c;
         rl.si_count = rl.timer_scount = 0;
         rl.tx_bcount = static_cast<int64_t>(m_cfg.byte_counter_bytes);
@@ -145,6 +146,7 @@ void qcn_reaction_point::after_transmit(uint32_t flow, uint32_t bytes, uint64_t 
     limiter& rl = m_rl[flow];
     if (!m_ns3 && rl.cr >= m_c && !rl.queue.head) {   // back at line rate: remove the limiter
         rl.active = false;
+        set_limiting(flow, false);
         rl.cr = rl.tr = m_c;
         rl.si_count = rl.timer_scount = 0;
         rl.tx_bcount = static_cast<int64_t>(m_cfg.byte_counter_bytes);
