@@ -40,5 +40,21 @@ inline frame* make_cnm_frame(frame_pool& pool, const frame& about, const cnm_fie
     return f;
 }
 
+// A RoCEv2 CNP about data frame `about` (made by the NIC that received it; to the sender, same flow id). RoCEv2
+// CNPs are minimum-size frames; they travel in the control priority (the paper's testbed gives them a priority of
+// their own above the RDMA traffic so that PFC never holds them).
+inline frame* make_cnp_frame(frame_pool& pool, const frame& about, uint32_t period_ns, uint64_t now_ps) {
+    frame* f = pool.acquire();
+    f->kind = frame_kind::cnp;
+    f->bytes = min_frame_bytes;
+    f->prio = control_priority;
+    f->src = about.dst;
+    f->dst = about.src;
+    f->flow = about.flow;
+    f->ctl.cnp = cnp_fields{period_ns};
+    f->created_ps = now_ps;
+    return f;
+}
+
 } // namespace cmswitch
 #endif

@@ -20,12 +20,16 @@ enum class frame_kind : uint8_t {
     request,  // application request of the incast client
     cnm,      // 802.1Qau congestion notification message
     pause,    // 802.3x PAUSE / 802.1Qbb PFC
+    rdma,     // RoCEv2 packet of a queue pair: data, ACK or NACK (rdma_flags)
+    cnp,      // RoCEv2 congestion notification packet (DCQCN), from the receiver's NIC to the sender's
 };
 
 // ECN codepoint as in the IP header (RFC 3168).
 enum ecn_bits : uint8_t { ecn_not_ect = 0, ecn_ect1 = 1, ecn_ect0 = 2, ecn_ce = 3 };
 
 enum tcp_flags : uint8_t { tcp_ack = 1, tcp_ece = 2, tcp_cwr = 4, tcp_fin = 8 };
+// kind == rdma: an ACK (ack = next byte expected) or a NACK (go back to ack); neither: data at seq.
+enum rdma_flags : uint8_t { rdma_ack = 1, rdma_nack = 2 };
 
 // Every field of a frame but its SACK blocks; the pool resets these on acquire (frame_pool.h).
 struct frame_fields {
@@ -65,6 +69,11 @@ struct pause_fields {
     uint16_t quanta;        // pause time in quanta of 512 bit times; 0 = XON (resume now)
 };
 
+// RoCEv2 CNP (kind cnp) for the flow in frame.flow. DCQCN+ carries the notification point's current CNP period.
+struct cnp_fields {
+    uint32_t period_ns;   // DCQCN+: the CNP interval tau the NP uses for this flow; 0 in plain DCQCN
+};
+
 struct frame : frame_fields {
     // TCP SACK blocks: only the first sack_blocks are meaningful (the pool does not clear them, so that frames
     // without SACK cost nothing for them)
@@ -76,6 +85,7 @@ struct frame : frame_fields {
     union control_fields {
         cnm_fields cnm;
         pause_fields pause;
+        cnp_fields cnp;
     } ctl;
 };
 

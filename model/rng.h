@@ -31,6 +31,8 @@ enum class random_stream : uint64_t {
     qcn_rp = 4000000,               // + host: QCN reaction point timer and byte-counter jitter
     cbr_phase = 5000000,            // the incast's UDP CBR flow's start phase
     delay_skew = 6000000,           // the incast's per-server link delay skew
+    dcqcn_marking = 7000000,        // + switch: DCQCN congestion point marking decisions
+    rdma_start = 8000000,           // the RDMA incast's queue-pair start times
 };
 constexpr uint64_t stream_id(random_stream s, uint64_t index = 0) { return static_cast<uint64_t>(s) + index; }
 

@@ -7,6 +7,7 @@
 #include "platform/scenarios/baseline.h"
 #include "platform/scenarios/incast.h"
 #include "platform/scenarios/overload.h"
+#include "platform/scenarios/rdma_incast.h"
 
 namespace cmswitch {
 
@@ -19,7 +20,7 @@ void report_run_end(result& r, const network& net, double simulated_s, const cha
 }
 
 const std::vector<std::string>& scenario_names() {
-    static const std::vector<std::string> names{"overload", "incast", "baseline"};
+    static const std::vector<std::string> names{"overload", "incast", "baseline", "rdma-incast"};
     return names;
 }
 
@@ -30,6 +31,8 @@ std::unique_ptr<scenario> make_scenario(const std::string& name) {
         return std::make_unique<incast_scenario>();
     if (name == "baseline")
         return std::make_unique<baseline_scenario>();
+    if (name == "rdma-incast")
+        return std::make_unique<rdma_incast_scenario>();
     std::string known;
     for (const auto& n : scenario_names())
         known += (known.empty() ? "" : ", ") + n;

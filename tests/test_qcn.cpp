@@ -132,6 +132,9 @@ struct rp_bench final : nic_services, event_handler {
     }
     void flow_writable(uint32_t, uint64_t) override {}
     void schedule_timer(uint64_t t, timer_client* c, uint32_t tag) override { events.schedule(t, this, 0, tag, c); }
+    void send_own(frame* f) override { pool.release(f); }
+    frame_pool& frames() override { return pool; }
+    uint64_t egress_backlog_bytes() const override { return 0; }
     void on_event(uint32_t, uint32_t index, void* ptr) override { static_cast<timer_client*>(ptr)->on_timer(index); }
 };
 qcn_rp_config rp_cfg() {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The built-in congestion-management schemes: one line each. A new scheme adds its line here (or registers
 // itself at run time with register_scheme).
+#include "model/cm/dcqcn/dcqcn_scheme.h"
 #include "model/cm/ecn/ecn_scheme.h"
 #include "model/cm/pause/pause_scheme.h"
 #include "model/cm/qcn/qcn_scheme.h"
@@ -21,6 +22,10 @@ std::vector<scheme_entry>& builtin_schemes() {
         {scheme_slot::l2, "IEEE 802.1Qau QCN: congestion points on the switches, reaction points on the NICs",
          &make<qcn_scheme>},
         {scheme_slot::pause, "802.3x PAUSE or 802.1Qbb PFC at the switch inputs", &make<pause_scheme>},
+        {scheme_slot::marking, "the DCQCN congestion point: RED-like on the instantaneous queue, at dequeue or enqueue",
+         &make<dcqcn_cp_scheme>},
+        {scheme_slot::l2, "DCQCN / DCQCN+ at the RoCE NICs (notification and reaction points; transport rdma)",
+         &make<dcqcn_scheme>},
     };
     return all;
 }

@@ -47,6 +47,8 @@ struct scheme_context {
     // Sending inputs that share one egress port's buffer (for rules that split it among them, such as the
     // PFC XOFF default); 0: the scenario does not say.
     int inputs_per_port = 0;
+    // The largest data frame the workload sends (bytes on the wire), for rules that need it (DCQCN+'s MTU / RC).
+    uint32_t mtu_bytes = 1500;
 };
 
 enum class scheme_slot : uint8_t { marking, l2, pause };

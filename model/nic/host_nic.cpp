@@ -25,6 +25,9 @@ void host_nic::set_reaction_point(std::unique_ptr<reaction_point> rp) {
     if (rp)
         rp->attach(*this);
     m_rp = std::move(rp);
+    const uint8_t ev = m_rp ? m_rp->nic_events() : 0;
+    m_rp_receives = (ev & reaction_point::on_receive_event) != 0;
+    m_port.set_dequeue_listener((ev & reaction_point::on_egress_dequeue_event) ? this : nullptr);
 }
 
 bool host_nic::send(frame* f, bool backpressured) {
@@ -69,13 +72,17 @@ void host_nic::on_event(uint32_t kind, uint32_t index, void* ptr) {
             m_port.on_pause(f->ctl.pause.class_enable, f->ctl.pause.quanta, now_ps());
             ++m_consumed_frames;
             m_pool.release(f);
-        } else if (f->kind == frame_kind::cnm && m_rp) {   // 802.1Qau: the NIC's reaction point consumes it
-            m_rp->on_notification(*f, now_ps());
+        } else if ((f->kind == frame_kind::cnm || f->kind == frame_kind::cnp) && m_rp) {
+            m_rp->on_notification(*f, now_ps());   // 802.1Qau CNM, RoCEv2 CNP: the reaction point consumes it
             m_pool.release(f);
-        } else if (m_upper)
-            m_upper->receive(f, now_ps());
-        else
-            m_pool.release(f);
+        } else {
+            if (m_rp_receives)
+                m_rp->on_receive(*f, now_ps());
+            if (m_upper)
+                m_upper->receive(f, now_ps());
+            else
+                m_pool.release(f);
+        }
         break;
     }
     case ev_tx_done:

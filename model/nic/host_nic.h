@@ -27,7 +27,7 @@ protected:
     ~frame_receiver() = default;
 };
 
-class host_nic : public sc_core::sc_module, private event_handler, private nic_services {
+class host_nic : public sc_core::sc_module, private event_handler, private nic_services, private dequeue_listener {
 public:
 
     frame_initiator_socket tx{"tx"};
@@ -89,6 +89,10 @@ private:
     void receive(int, frame& f, sc_core::sc_time& delay);
     void on_event(uint32_t kind, uint32_t index, void* ptr) override;
     void transmit(frame* f, uint64_t now_ps) override { m_port.enqueue(f, now_ps); }
+    void send_own(frame* f) override { send(f, false); }
+    frame_pool& frames() override { return m_pool; }
+    uint64_t egress_backlog_bytes() const override { return m_port.bytes(); }
+    void on_dequeue(uint32_t, frame&, uint64_t now_ps) override { m_rp->on_egress_dequeue(now_ps); }
     void flow_writable(uint32_t flow, uint64_t now_ps) override {
         if (m_upper)
             m_upper->writable(flow, now_ps);
@@ -100,6 +104,7 @@ private:
     frame_receiver* m_upper = nullptr;
     egress_port m_port;
     std::unique_ptr<reaction_point> m_rp;
+    bool m_rp_receives = false;   // m_rp wants on_receive
     uint64_t m_offered_frames = 0, m_offered_bytes = 0;
     uint64_t m_delivered_frames = 0, m_delivered_bytes = 0;
     uint64_t m_dropped_frames = 0, m_dropped_bytes = 0;

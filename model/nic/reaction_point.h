@@ -8,6 +8,7 @@
 
 #include "model/event_domain.h"
 #include "model/frame.h"
+#include "model/frame_pool.h"
 
 #include <cstdint>
 #include <vector>
@@ -23,6 +24,11 @@ public:
     virtual void flow_writable(uint32_t flow, uint64_t now_ps) = 0;
     // The host's timer service: client->on_timer(tag) at t_ps (>= now).
     virtual void schedule_timer(uint64_t t_ps, timer_client* client, uint32_t tag) = 0;
+    // Sends a frame the NIC itself makes (a CNP): counted as offered by this host, queued like any other.
+    virtual void send_own(frame* f) = 0;
+    virtual frame_pool& frames() = 0;
+    // Bytes waiting in the egress queue behind the frame on the wire (a scheduler that pulls keeps this small).
+    virtual uint64_t egress_backlog_bytes() const = 0;
 protected:
     ~nic_services() = default;
 };
@@ -32,6 +38,13 @@ public:
     virtual ~reaction_point() = default;
     // Called once when the NIC takes it.
     virtual void attach(nic_services& nic) { m_nic = &nic; }
+    // Which further NIC events it wants (the NIC calls only those): every frame arriving for the host (a
+    // notification point sees the data it receives), and every transmission start of the egress queue (a
+    // scheduler that pulls frames releases the next one then).
+    enum nic_event_mask : uint8_t { on_receive_event = 1, on_egress_dequeue_event = 2 };
+    virtual uint8_t nic_events() const { return 0; }
+    virtual void on_receive(const frame& f, uint64_t now_ps) { (void)f; (void)now_ps; }
+    virtual void on_egress_dequeue(uint64_t now_ps) { (void)now_ps; }
 
     // Takes f if its flow is being limited (taken); not_limited: the NIC queues it itself; over_limit: the
     // flow's limiter is full and the NIC drops f - never for a back-pressured sender, which sends only with room
@@ -40,7 +53,7 @@ public:
     // unlimited flows, most of them, cost no virtual call).
     enum class take_result { not_limited, taken, over_limit };
     virtual take_result take(frame* f, uint64_t now_ps, bool backpressured) = 0;
-    bool limiting(uint32_t flow) const { return flow < m_limiting.size() && m_limiting[flow]; }
+    bool limiting(uint32_t flow) const { return m_take_all || (flow < m_limiting.size() && m_limiting[flow]); }
     // A congestion notification for this host arrived (frame_kind::cnm): act on it. The NIC releases f after.
     virtual void on_notification(const frame& f, uint64_t now_ps) = 0;
 
@@ -68,6 +81,8 @@ protected:
         m_held_bytes -= f.bytes;
         --m_held_frames;
     }
+    // An implementation that schedules every frame it can (an RDMA NIC's QP scheduler) asks for all of them.
+    void take_every_frame() { m_take_all = true; }
     // An implementation says which flows it limits (take is called for those only).
     void set_limiting(uint32_t flow, bool on) {
         if (flow >= m_limiting.size())
@@ -79,6 +94,7 @@ private:
     nic_services* m_nic = nullptr;
     uint64_t m_held_bytes = 0, m_held_frames = 0;
     std::vector<uint8_t> m_limiting;   // per flow
+    bool m_take_all = false;
 };
 
 } // namespace cmswitch

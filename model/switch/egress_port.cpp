@@ -34,8 +34,13 @@ void egress_port::try_transmit(uint64_t now) {
     --m_frames;
     if (m_buffer && f->kind != frame_kind::pause && f->kind != frame_kind::cnm)   // control frames: no admission
         m_buffer->release(static_cast<int>(m_index), prio, f->bytes);
-    if (m_dequeue)
+    if (m_dequeue) {
+        // the listener may queue a frame here (a NIC's scheduler pulls the next one): it must wait for this one
+        const bool pending = m_wakeup_pending;
+        m_wakeup_pending = true;
         notify_dequeue(*f, now);
+        m_wakeup_pending = pending;
+    }
     m_occ.set(now, m_bytes);
     const uint64_t wait = now - f->enq_ps;
     m_cnt.wait_sum_ps += wait;
@@ -50,7 +55,7 @@ void egress_port::try_transmit(uint64_t now) {
     request_wakeup();
 }
 
-void egress_port::notify_dequeue(const frame& f, uint64_t now) {
+void egress_port::notify_dequeue(frame& f, uint64_t now) {
     m_dequeue->on_dequeue(m_index, f, now);
 }
 

@@ -49,7 +49,7 @@ struct frame_fifo {
 // Told when a frame leaves a queue (its transmission starts): the switch passes it on to its hooks.
 class dequeue_listener {
 public:
-    virtual void on_dequeue(uint32_t port_index, const frame& f, uint64_t now_ps) = 0;
+    virtual void on_dequeue(uint32_t port_index, frame& f, uint64_t now_ps) = 0;
 protected:
     ~dequeue_listener() = default;
 };
@@ -133,7 +133,7 @@ private:
     void try_transmit(uint64_t now);
     // Out of line on purpose: inlined, the listener's code costs every transmission register spills, listener
     // or not (measured with callgrind on the DCTCP incast).
-    [[gnu::noinline]] void notify_dequeue(const frame& f, uint64_t now);
+    [[gnu::noinline]] void notify_dequeue(frame& f, uint64_t now);
     void request_wakeup() {
         if (!m_wakeup_pending && (m_nonempty & ~m_paused)) {
             m_wakeup_pending = true;

@@ -113,7 +113,7 @@ void ethernet_switch::on_event(uint32_t kind, uint32_t index, void* ptr) {
     }
 }
 
-void ethernet_switch::on_dequeue(uint32_t port, const frame& f, uint64_t now) {
+void ethernet_switch::on_dequeue(uint32_t port, frame& f, uint64_t now) {
     const egress_port& ep = m_ports[port];
     const queue_view q{static_cast<int>(port), f.prio, ep.bytes(f.prio), ep.bytes()};
     for (switch_hook* h : m_dequeue_hooks)

@@ -82,7 +82,7 @@ public:
 private:
     enum : uint32_t { ev_arrival = 0, ev_tx_done = 1, ev_pause_expiry = 2, ev_hook_timer = 3 };
     void insert_hook(std::unique_ptr<switch_hook> h);
-    void on_dequeue(uint32_t port, const frame& f, uint64_t now) override;
+    void on_dequeue(uint32_t port, frame& f, uint64_t now) override;
     void receive(int port, frame& f, sc_core::sc_time& delay);
     void on_event(uint32_t kind, uint32_t index, void* ptr) override;
     void forward(int in_port, frame* f, uint64_t now);

@@ -79,8 +79,8 @@ public:
     }
     // A data frame admitted to queue q, about to be queued.
     virtual void on_enqueue(const queue_view& q, frame& f, uint64_t now_ps) { (void)q; (void)f; (void)now_ps; }
-    // A frame's transmission starts (it leaves queue q).
-    virtual void on_dequeue(const queue_view& q, const frame& f, uint64_t now_ps) { (void)q; (void)f; (void)now_ps; }
+    // A frame's transmission starts (it leaves queue q); a hook may still mark it (ECN marking at dequeue).
+    virtual void on_dequeue(const queue_view& q, frame& f, uint64_t now_ps) { (void)q; (void)f; (void)now_ps; }
     // The switch dropped f at `port` (the egress port, or the ingress port for ingress and routing drops).
     virtual void on_drop(int port, const frame& f, drop_reason why, uint64_t now_ps) {
         (void)port; (void)f; (void)why; (void)now_ps;

@@ -360,9 +360,10 @@ result incast_scenario::run() {
     const incast_config c = m_cfg;
     const incast_plan p = make_plan(c);
     if (find_congestion_control(c.transport).needs_marking && !m_schemes.active(scheme_slot::marking)) {
+        const std::vector<std::string> names = m_schemes.offered(scheme_slot::marking);
         std::string offered;
-        for (const std::string& v : m_schemes.offered(scheme_slot::marking))
-            offered += (offered.empty() ? "" : " or ") + v;
+        for (size_t i = 0; i < names.size(); ++i)
+            offered += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
         throw config_error("transport = " + c.transport + " needs marking = " + offered +
                            " (it reacts to ECN marks only)");
     }

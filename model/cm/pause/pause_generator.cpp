@@ -74,7 +74,7 @@ void pause_generator::on_enqueue(const queue_view&, frame& f, uint64_t now) {
     }
 }
 
-void pause_generator::on_dequeue(const queue_view&, const frame& f, uint64_t now) {
+void pause_generator::on_dequeue(const queue_view&, frame& f, uint64_t now) {
     if (f.ingress == 0xffff)
         return;
     const int cls = pause_class(f.prio);

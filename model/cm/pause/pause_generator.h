@@ -27,7 +27,7 @@ public:
     void attach(switch_services& sw) override;
     drop_reason on_ingress(int in_port, frame& f, uint64_t now_ps) override;
     void on_enqueue(const queue_view& q, frame& f, uint64_t now_ps) override;
-    void on_dequeue(const queue_view& q, const frame& f, uint64_t now_ps) override;
+    void on_dequeue(const queue_view& q, frame& f, uint64_t now_ps) override;
     void on_timer(uint32_t tag, uint64_t now_ps) override;
 
     uint64_t ingress_bytes(int port, int cls) const {

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/cm/dcqcn/dcqcn_endpoint.h"
+
+#include "model/control_frames.h"
+#include "model/errors.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace cmswitch {
+
+dcqcn_endpoint::dcqcn_endpoint(const dcqcn_endpoint_config& cfg, double line_rate_bps)
+    : m_cfg(cfg), m_cc(cfg.rp, line_rate_bps), m_tau_ps(cfg.np.cnp_interval_ps) {
+    if (cfg.qp_buffer_bytes < cfg.rp.mtu_bytes)
+        throw config_error("qp_buffer_bytes = " + std::to_string(cfg.qp_buffer_bytes) + ": must be >= the MTU, " +
+                           std::to_string(cfg.rp.mtu_bytes) + " bytes");
+    take_every_frame();
+}
+
+dcqcn_endpoint::qp& dcqcn_endpoint::at(uint32_t flow) {
+    if (flow >= m_qp.size()) {
+        const size_t old = m_qp.size();
+        m_qp.resize(flow + 1);
+        for (size_t i = old; i < m_qp.size(); ++i)
+            m_cc.init(m_qp[i].cc);
+    }
+    return m_qp[flow];
+}
+
+reaction_point::take_result dcqcn_endpoint::take(frame* f, uint64_t now, bool) {
+    if (f->kind != frame_kind::rdma || f->flags != 0)
+        return take_result::not_limited;   // ACKs, NACKs and anything else go straight to the queue
+    qp& q = at(f->flow);
+    q.queue.push(f);
+    count_held(*f);
+    if (!q.ready && !q.pace_pending) {
+        if (now >= q.next_tx_ps) {
+            q.ready = true;
+            m_ready.push_back(f->flow);
+        } else {
+            q.pace_pending = true;
+            schedule(q.next_tx_ps, f->flow, tag_pace);
+        }
+    }
+    pump(now);
+    return take_result::taken;
+}
+
+void dcqcn_endpoint::pump(uint64_t now) {
+    if (m_pumping)
+        return;
+    m_pumping = true;
+    while (!m_ready.empty() && nic().egress_backlog_bytes() == 0) {
+        const uint32_t flow = m_ready.front();
+        m_ready.pop_front();
+        m_qp[flow].ready = false;
+        if (m_qp[flow].queue.head)
+            release(flow, now);
+    }
+    m_pumping = false;
+}
+
+void dcqcn_endpoint::release(uint32_t flow, uint64_t now) {
+    qp& q = m_qp[flow];
+    frame* f = q.queue.pop();
+    count_released(*f);
+    const uint32_t bytes = f->bytes;
+    nic().transmit(f, now);
+    m_cc.on_sent(q.cc, bytes);
+    const double rate = q.cc.limited ? q.cc.rc : m_cc.line_rate();
+    q.next_tx_ps = now + static_cast<uint64_t>(std::ceil(bytes * 8e12 / rate));
+    if (q.waiting && room(flow) >= m_cfg.rp.mtu_bytes) {
+        q.waiting = false;
+        nic().flow_writable(flow, now);   // the sender may hand over its next frames (take)
+    }
+    if (q.queue.head && !q.ready && !q.pace_pending) {
+        q.pace_pending = true;
+        schedule(q.next_tx_ps, flow, tag_pace);
+    }
+}
+
+void dcqcn_endpoint::restart_rate_timer(uint32_t flow, uint64_t now) {
+    qp& q = m_qp[flow];
+    q.rate_deadline = now + m_cc.rate_timer_period(q.cc);
+    if (q.rate_deadline < q.rate_entry) {   // lazy: one entry at or before the deadline
+        q.rate_entry = q.rate_deadline;
+        schedule(q.rate_deadline, flow, tag_rate);
+    }
+}
+
+void dcqcn_endpoint::on_notification(const frame& f, uint64_t now) {
+    if (f.kind != frame_kind::cnp || m_cfg.rp.variant == dcqcn_variant::none)
+        return;
+    ++m_cnps_received;
+    qp& q = at(f.flow);
+    const bool decrease = m_cc.on_cnp(q.cc, now, static_cast<uint64_t>(f.ctl.cnp.period_ns) * 1000);
+    if (m_cfg.rp.variant == dcqcn_variant::mlx) {
+        if (decrease && !q.decrease_pending) {
+            q.decrease_pending = true;
+            schedule(m_cc.decrease_at(q.cc, now), f.flow, tag_decrease);
+        }
+        return;
+    }
+    restart_rate_timer(f.flow, now);
+}
+
+void dcqcn_endpoint::on_timer(uint32_t tag) {
+    const uint32_t flow = tag >> 2;
+    const uint64_t now = now_ps();
+    qp& q = m_qp[flow];
+    switch (tag & 3) {
+    case tag_pace:
+        q.pace_pending = false;
+        if (q.queue.head && !q.ready) {
+            q.ready = true;
+            m_ready.push_back(flow);
+        }
+        pump(now);
+        return;
+    case tag_rate:
+        if (now == q.rate_entry)
+            q.rate_entry = UINT64_MAX;
+        if (q.rate_deadline == 0)
+            return;
+        if (now < q.rate_deadline) {
+            if (q.rate_deadline < q.rate_entry) {
+                q.rate_entry = q.rate_deadline;
+                schedule(q.rate_deadline, flow, tag_rate);
+            }
+            return;
+        }
+        m_cc.on_rate_timer(q.cc);
+        if (m_cc.increasing(q.cc))
+            restart_rate_timer(flow, now);
+        else
+            q.rate_deadline = 0;
+        return;
+    case tag_decrease:
+        q.decrease_pending = false;
+        m_cc.on_decrease_timer(q.cc, now);
+        restart_rate_timer(flow, now);
+        return;
+    default:
+        return;
+    }
+}
+
+void dcqcn_endpoint::count_np_flow(uint32_t flow, uint64_t now) {
+    if (now >= m_window_end) {   // a new window: the last one's count sets tau
+        m_np_flows_last = now >= m_window_end + m_cfg.np.window_ps ? 0 : m_np_flows;
+        m_np_flows = 0;
+        ++m_window;
+        m_window_end = now + m_cfg.np.window_ps;
+        const uint64_t demand = static_cast<uint64_t>(m_np_flows_last) * m_cfg.np.cnp_cost_ps;
+        m_tau_ps = std::min(m_cfg.np.max_interval_ps, std::max(m_cfg.np.cnp_interval_ps, demand));
+    }
+    np_flow& s = m_np[flow];
+    if (s.window != m_window) {
+        s.window = m_window;
+        ++m_np_flows;
+    }
+}
+
+void dcqcn_endpoint::on_receive(const frame& f, uint64_t now) {
+    if (!m_cfg.np.enabled || f.kind != frame_kind::rdma || f.flags != 0)
+        return;
+    if (f.flow >= m_np.size())
+        m_np.resize(f.flow + 1);
+    if (m_cfg.np.adaptive)
+        count_np_flow(f.flow, now);
+    if (f.ecn != ecn_ce)
+        return;
+    np_flow& s = m_np[f.flow];
+    const uint64_t interval = m_cfg.np.adaptive ? m_tau_ps : m_cfg.np.cnp_interval_ps;
+    if (s.sent && now - s.last_cnp_ps < interval)
+        return;
+    s.sent = true;
+    s.last_cnp_ps = now;
+    ++m_cnps_sent;
+    const uint32_t period_ns = m_cfg.np.adaptive ? static_cast<uint32_t>(m_tau_ps / 1000) : 0;
+    nic().send_own(make_cnp_frame(nic().frames(), f, period_ns, now));
+}
+
+} // namespace cmswitch

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// A recorder on a switch's frame path: the queueing delay (enqueue to transmission start) of every data frame of
+// one kind leaving one egress port, kept whole so that percentiles are exact.
+#ifndef CMSWITCH_PLATFORM_DELAY_RECORDER_H
+#define CMSWITCH_PLATFORM_DELAY_RECORDER_H
+
+#include "model/switch/switch_hook.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace cmswitch {
+
+class delay_recorder final : public switch_hook {
+public:
+    delay_recorder(int port, frame_kind kind) : m_port(port), m_kind(kind) {}
+    uint8_t events() const override { return on_dequeue_event; }
+    int stage() const override { return stage_recorder; }
+    void on_dequeue(const queue_view& q, frame& f, uint64_t now) override {
+        if (q.port == m_port && f.kind == m_kind && f.flags == 0)
+            m_ns.push_back(static_cast<uint32_t>(std::min<uint64_t>((now - f.enq_ps) / 1000, UINT32_MAX)));
+    }
+    size_t samples() const { return m_ns.size(); }
+    // The p-quantile (nearest rank) of the delays in us; 0 without samples.
+    double quantile_us(double p) const {
+        if (m_ns.empty())
+            return 0.0;
+        std::vector<uint32_t> v = m_ns;
+        const size_t rank = std::min(v.size() - 1, static_cast<size_t>(std::ceil(p * static_cast<double>(v.size()))) - (p > 0 ? 1 : 0));
+        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(rank), v.end());
+        return v[rank] * 1e-3;
+    }
+
+private:
+    int m_port;
+    frame_kind m_kind;
+    std::vector<uint32_t> m_ns;
+};
+
+} // namespace cmswitch
+#endif

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "platform/scenarios/rdma_incast.h"
+
+#include "model/cm/dcqcn/dcqcn_endpoint.h"
+#include "model/cm/dcqcn/dcqcn_scheme.h"
+#include "model/errors.h"
+#include "model/units.h"
+#include "platform/delay_recorder.h"
+#include "platform/network.h"
+#include "platform/queue_sampler.h"
+#include "platform/sim_context.h"
+#include "platform/statistics.h"
+#include "traffic/rdma/rdma_qp.h"
+
+#include <algorithm>
+#include <memory>
+
+namespace cmswitch {
+
+rdma_incast_scenario::rdma_incast_scenario() {
+    auto& t = m_params;
+    auto& c = m_cfg;
+    t.add_int("senders", &c.senders, 1, 1000, "hosts", "sending hosts (one more host receives)");
+    t.add_int("qps", &c.qps, 1, 10000, "queue pairs", "queue pairs per sender (flows = senders x qps)");
+    t.add_real("link_gbps", &c.link_gbps, 0, 1000, "Gbps", "rate of every link", true);
+    t.add_real("delay_us", &c.delay_us, 0, 1e6, "us", "propagation delay of every link, each direction");
+    t.add_real("duration_s", &c.duration_s, 0, 1e4, "s", "simulated time", true);
+    t.add_int("seed", &c.seed, 0, INT64_MAX, "", "seed of every random choice of the run");
+    t.add_int("mtu_bytes", &c.mtu_bytes, 256, 4096, "bytes", "RoCE MTU: payload bytes per packet (62 header bytes more)");
+    t.add_real("message_kb", &c.message_kb, 0, 1e9, "KB (1024 B)", "bytes each QP sends (0: endless, as ib_send_bw)");
+    t.add_int("ack_every", &c.ack_every, 1, 1 << 20, "packets", "the responder ACKs every this many in-order packets");
+    t.add_real("rto_us", &c.rto_us, 0, 1e7, "us",
+               "go-back-N retransmission timeout (ConnectX: 4.096 us x 2^timeout; perftest default 14: 67 ms)", true);
+    t.add_real("start_spread_us", &c.start_spread_us, 0, 1e7, "us",
+               "each QP starts at a random time in [0, spread] (the paper's flows start within a second)");
+    t.add_choice("buffer_policy", &c.buffer_policy, {"static", "dynamic"},
+                 "static: per-port byte limit; dynamic: shared pool with dynamic thresholds");
+    t.add_real("buffer_kb", &c.buffer_kb, 1, 1 << 22, "KB (1024 B)", "static: limit of each egress port (SN2700: 5.1 MB)");
+    t.add_real("pool_kb", &c.pool_kb, 1, 1 << 22, "KB (1024 B)", "dynamic: shared pool");
+    t.add_real("alpha", &c.alpha, 0, 64, "", "dynamic: threshold = alpha x free pool bytes", true);
+    m_schemes.declare(t, scheme_slot::marking, "switch ECN marking");
+    t.set_default("marking", "dcqcn");
+    m_schemes.declare(t, scheme_slot::l2, "NIC congestion control");
+    t.set_default("cm", "dcqcn");
+    m_schemes.declare(t, scheme_slot::pause, "PFC at the switch inputs");
+    t.set_default("pause", "pfc");
+    t.add_real("converge_kb", &c.converge_kb, 0, 1 << 22, "KB (1024 B)",
+               "converged: the bottleneck queue stays under this (default 1 MB: a fifth of the buffer, well above the marking range) ...");
+    t.add_real("converge_window_ms", &c.converge_window_ms, 0, 1e6, "ms", "... for this long", true);
+    t.add_real("sample_us", &c.sample_us, 0, 1e9, "us", "queue sampling period (convergence, series)", true);
+    t.add_flag("series", &c.series, "include the queue time series in the output");
+}
+
+namespace {
+constexpr const char* events_kind =
+    "model queue entries dispatched (frame arrivals, transmitter wakeups, QP pacing and DCQCN timers)";
+
+struct rdma_plan {
+    int senders, qps, flows;
+    uint64_t rate_bps, end_ps;
+    rdma_config qp;
+};
+
+rdma_plan make_plan(const rdma_incast_config& c) {
+    rdma_plan p{static_cast<int>(c.senders), static_cast<int>(c.qps), static_cast<int>(c.senders * c.qps),
+                gbps_to_bps(c.link_gbps), s_to_ps(c.duration_s), rdma_config{}};
+    if (p.flows > 1 << 20)
+        throw config_error("senders x qps = " + std::to_string(p.flows) + ": at most 1048576 flows");
+    p.qp.mtu = static_cast<uint32_t>(c.mtu_bytes);
+    p.qp.message_bytes = kb_to_bytes(c.message_kb);
+    p.qp.ack_every = static_cast<uint32_t>(c.ack_every);
+    p.qp.rto_ps = us_to_ps(c.rto_us);
+    return p;
+}
+
+topology make_topology(const rdma_incast_config& c, const rdma_plan& p) {
+    buffer_config buf;
+    buf.policy = c.buffer_policy;
+    buf.port_limit_bytes = kb_to_bytes(c.buffer_kb);
+    buf.pool_bytes = kb_to_bytes(c.pool_kb);
+    buf.alpha = c.alpha;
+    return star_topology(p.senders + 1, p.rate_bps, us_to_ps(c.delay_us), buf);
+}
+
+// One QP (flow) per sender x qps to the receiver (host `senders`), each starting at a random time.
+struct rdma_workload {
+    std::vector<rdma_stats> stats;
+    std::vector<std::unique_ptr<rdma_sender>> senders;
+    std::vector<std::unique_ptr<rdma_receiver>> receivers;
+
+    rdma_workload(network& net, const rdma_incast_config& c, const rdma_plan& p) : stats(static_cast<size_t>(p.flows)) {
+        rng r(static_cast<uint64_t>(c.seed), stream_id(random_stream::rdma_start));
+        const uint64_t spread = us_to_ps(c.start_spread_us);
+        for (int f = 0; f < p.flows; ++f) {
+            const uint32_t flow = static_cast<uint32_t>(f);
+            rdma_stats& st = stats[static_cast<size_t>(f)];
+            receivers.emplace_back(new rdma_receiver(net.stack(p.senders), flow, p.qp, st));
+            senders.emplace_back(new rdma_sender(net.stack(f / p.qps), flow, p.senders, p.qp, st));
+            senders.back()->start(spread ? r.below(spread + 1) : 0);
+        }
+    }
+};
+
+// The bottleneck queue every sample_us; each flow's delivered bytes at half time and at the end.
+struct rdma_series {
+    queue_sampler queue;
+    queue_sampler halves;
+    rdma_series(network& net, const rdma_incast_config& c, const rdma_plan& p, const rdma_workload& w)
+        : queue("queue", us_to_ps(c.sample_us)), halves("halves", std::max<uint64_t>(1, p.end_ps / 2)) {
+        queue.watch("bottleneck_bytes", &net.sw(0).egress(p.senders));
+        for (int f = 0; f < p.flows; ++f)
+            halves.watch_counter("delivered_flow" + std::to_string(f), &w.stats[static_cast<size_t>(f)].bytes_delivered);
+    }
+
+    // First time after the queue first exceeded the threshold that it stays under it for the window.
+    void report_convergence(result& r, const rdma_incast_config& c) const {
+        const std::vector<double>& t = queue.times_ms();
+        const std::vector<double>& q = queue.port_values(0);
+        const double th = c.converge_kb * 1024, window = c.converge_window_ms;
+        bool burst = false;
+        double since = -1, at = -1;
+        for (size_t k = 0; k < q.size() && at < 0; ++k) {
+            if (q[k] >= th) {
+                burst = true;
+                since = -1;
+            } else if (burst || k + 1 == q.size()) {
+                if (since < 0)
+                    since = t[k];
+                if (t[k] - since >= window)
+                    at = since;
+            }
+        }
+        if (!burst)
+            at = 0;   // never above the threshold
+        r.set("converged", at >= 0);
+        r.set("convergence_ms", at >= 0 ? at : c.duration_s * 1e3);
+        double tail = 0;
+        size_t n = 0;
+        for (size_t k = q.size() - q.size() / 5; k < q.size(); ++k, ++n)
+            tail += q[k];
+        r.set("queue_last_fifth_kb", n ? tail / static_cast<double>(n) / 1024 : 0.0);
+    }
+
+    // Per-flow rates over the second half and their Jain fairness index.
+    std::vector<double> second_half_mbps(const rdma_plan& p, const rdma_workload& w) const {
+        std::vector<double> rates(static_cast<size_t>(p.flows), 0.0);
+        const double span_s = static_cast<double>(p.end_ps - p.end_ps / 2) * 1e-12;
+        for (size_t f = 0; f < rates.size(); ++f) {
+            const std::vector<double>& v = halves.counter_values(f);   // the sample at half time
+            const double half = v.empty() ? 0.0 : v[0];
+            rates[f] = (static_cast<double>(w.stats[f].bytes_delivered) - half) * 8 / span_s / 1e6;
+        }
+        return rates;
+    }
+};
+
+void report_rates(result& r, const std::vector<double>& rates) {
+    double sum = 0, sq = 0;
+    for (double x : rates) {
+        sum += x;
+        sq += x * x;
+    }
+    r.set("jain_fairness", sq > 0 ? sum * sum / (static_cast<double>(rates.size()) * sq) : 0.0);
+    r.set("rate_min_mbps", *std::min_element(rates.begin(), rates.end()));
+    r.set("rate_max_mbps", *std::max_element(rates.begin(), rates.end()));
+}
+
+// PFC: pause frames the switch sent and the longest paused time of any transmitter (switch ports and NICs).
+void report_pfc(result& r, const network& net, const rdma_plan& p) {
+    uint64_t pauses = 0;
+    double max_paused = 0;
+    table& ports = r.add_table("ports");
+    for (int port = 0; port < net.sw(0).num_ports(); ++port) {
+        const double paused_ms = static_cast<double>(net.sw(0).egress(port).paused_ps(p.end_ps)) * 1e-9;
+        pauses += net.sw(0).counters(port).pause_sent;
+        max_paused = std::max(max_paused, paused_ms);
+        ports.column("port").push_back(port);
+        ports.column("pause_sent").push_back(static_cast<double>(net.sw(0).counters(port).pause_sent));
+        ports.column("paused_ms").push_back(paused_ms);
+    }
+    for (int h = 0; h <= p.senders; ++h)
+        max_paused = std::max(max_paused, static_cast<double>(net.nic(h).egress().paused_ps(p.end_ps)) * 1e-9);
+    r.set("pause_frames", static_cast<int64_t>(pauses));
+    r.set("paused_ms_max_port", max_paused);
+}
+
+// CNPs and the per-flow table.
+void report_flows_and_cnps(result& r, const network& net, const rdma_plan& p, const rdma_workload& w,
+                           const std::vector<double>& rates) {
+    uint64_t sent = 0, received = 0;
+    for (int h = 0; h <= p.senders; ++h)
+        if (const auto* e = net.nic(h).reaction_point_as<dcqcn_endpoint>()) {
+            sent += e->cnps_sent();
+            received += e->cnps_received();
+        }
+    r.set("cnps_sent", static_cast<int64_t>(sent));
+    r.set("cnps_received", static_cast<int64_t>(received));
+    table& ft = r.add_table("flows");
+    for (int f = 0; f < p.flows; ++f) {
+        const rdma_stats& st = w.stats[static_cast<size_t>(f)];
+        const reaction_point* rp = net.nic(f / p.qps).get_reaction_point();
+        ft.column("flow").push_back(f);
+        ft.column("sender").push_back(f / p.qps);
+        ft.column("delivered_bytes").push_back(static_cast<double>(st.bytes_delivered));
+        ft.column("second_half_mbps").push_back(rates[static_cast<size_t>(f)]);
+        ft.column("rate_mbps_end").push_back(rp ? rp->rate_bps(static_cast<uint32_t>(f)) / 1e6 : 0.0);
+        ft.column("cnps").push_back(rp ? static_cast<double>(rp->notifications(static_cast<uint32_t>(f))) : 0.0);
+        ft.column("retransmitted_bytes").push_back(static_cast<double>(st.retransmitted_bytes));
+    }
+}
+} // namespace
+
+result rdma_incast_scenario::run() {
+    const run_clock clock;
+    m_params.validate();
+    const rdma_incast_config c = m_cfg;
+    const rdma_plan p = make_plan(c);
+    if (m_schemes.active(scheme_slot::l2) && !m_schemes.active(scheme_slot::marking))
+        throw config_error("cm = " + m_schemes.selected(scheme_slot::l2) + " needs marking (it reacts to ECN marks)");
+    if (m_schemes.active(scheme_slot::l2) && m_schemes.selected(scheme_slot::l2).rfind("dcqcn", 0) != 0)
+        throw config_error("cm = " + m_schemes.selected(scheme_slot::l2) + ": RDMA queue pairs take dcqcn, dcqcn+ or none");
+    m_schemes.check("rdma");
+    result r;
+    r.set("scenario", std::string("rdma-incast"));
+    sim_context ctx;
+    {
+        network net(make_topology(c, p));
+        scheme_context schemes{net, static_cast<uint64_t>(c.seed), p.senders, p.qp.frame_bytes()};
+        m_schemes.install(schemes);
+        if (!m_schemes.active(scheme_slot::l2))   // the NICs still schedule their QPs, at line rate
+            install_rdma_endpoints(net, dcqcn_scheme{}, "none", p.qp.frame_bytes());
+        m_schemes.describe_setup(r);
+        auto* delays = net.sw(0).add_hook(std::make_unique<delay_recorder>(p.senders, frame_kind::rdma));
+        const rdma_workload w(net, c, p);
+        const rdma_series series(net, c, p, w);
+
+        ctx.run_until(p.end_ps);
+
+        r.set("flows", static_cast<int64_t>(p.flows));
+        r.set("link_gbps", c.link_gbps);
+        r.set("marking", m_schemes.selected(scheme_slot::marking));
+        r.set("cm", m_schemes.selected(scheme_slot::l2));
+        r.set("pause", m_schemes.selected(scheme_slot::pause));
+        uint64_t delivered = 0;
+        for (const auto& st : w.stats)
+            delivered += st.bytes_delivered;
+        r.set("goodput_gbps", mbps(delivered, p.end_ps) / 1e3);
+        report_port(r, "bottleneck_", net.sw(0).egress(p.senders), p.rate_bps, p.end_ps);
+        series.report_convergence(r, c);
+        r.set("delay_p50_us", delays->quantile_us(0.5));
+        r.set("delay_p99_us", delays->quantile_us(0.99));
+        r.set("delay_max_us", delays->quantile_us(1.0));
+        const std::vector<double> rates = series.second_half_mbps(p, w);
+        report_rates(r, rates);
+        report_pfc(r, net, p);
+        report_drops(r, net);
+        r.set("data_frames_to_receiver", static_cast<int64_t>(net.sw(0).egress(p.senders).stats().tx_frames));
+        report_run_end(r, net, c.duration_s, events_kind);
+        report_flows_and_cnps(r, net, p, w, rates);
+        if (c.series)
+            series.queue.export_to(r.add_table("queue_series"));
+    }
+    clock.report(r);
+    return r;
+}
+
+} // namespace cmswitch

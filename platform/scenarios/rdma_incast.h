@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+// RDMA incast (seed 003): `senders` hosts with `qps` queue pairs each send to one receiver through one switch
+// (RoCEv2 queue pairs, traffic/rdma/rdma_qp.h), all links at link_gbps; the switch port toward the receiver is
+// the bottleneck. Schemes: marking (dcqcn: the DCQCN congestion point by default), cm (dcqcn, dcqcn+; none: QPs
+// at line rate, scheduled by their NIC), pause (pfc by default: lossless). Reports the bottleneck queue over
+// time, when it converged (first time it stays under converge_kb for converge_window_ms), per-flow rates over
+// the second half and their Jain fairness, the queueing delay's p50/p99/max, PFC pause frames and paused time
+// per port, and CNPs.
+#ifndef CMSWITCH_PLATFORM_SCENARIOS_RDMA_INCAST_H
+#define CMSWITCH_PLATFORM_SCENARIOS_RDMA_INCAST_H
+
+#include "platform/scenario.h"
+
+#include <cstdint>
+#include <string>
+
+namespace cmswitch {
+
+struct rdma_incast_config {
+    int64_t senders = 8;
+    int64_t qps = 10;
+    double link_gbps = 10;
+    double delay_us = 1;
+    double duration_s = 0.1;
+    int64_t seed = 1;
+    int64_t mtu_bytes = 1024;
+    double message_kb = 0;
+    int64_t ack_every = 64;
+    double rto_us = 67108.864;   // perftest's default: 4.096 us x 2^14
+    double start_spread_us = 10;
+    std::string buffer_policy = "static";
+    double buffer_kb = 5222;       // the paper's switch: 5.1 MB
+    double pool_kb = 5222;
+    double alpha = 1;
+    double converge_kb = 1024;
+    double converge_window_ms = 5;
+    double sample_us = 10;
+    bool series = false;
+};
+
+class rdma_incast_scenario final : public configured_scenario<rdma_incast_config> {
+public:
+    rdma_incast_scenario();
+    const char* name() const override { return "rdma-incast"; }
+    const char* description() const override {
+        return "RoCEv2 incast (seed 003): S senders x Q queue pairs into one receiver through one switch, DCQCN or "
+               "DCQCN+ over PFC";
+    }
+    result run() override;
+};
+
+} // namespace cmswitch
+#endif
