@@ -195,6 +195,10 @@ void report_flows_and_cnps(result& r, const network& net, const rdma_plan& p, co
         }
     r.set("cnps_sent", static_cast<int64_t>(sent));
     r.set("cnps_received", static_cast<int64_t>(received));
+    uint64_t rexmit = 0;
+    for (const auto& st : w.stats)
+        rexmit += st.retransmitted_bytes;
+    r.set("retransmitted_bytes_total", static_cast<int64_t>(rexmit));
     table& ft = r.add_table("flows");
     for (int f = 0; f < p.flows; ++f) {
         const rdma_stats& st = w.stats[static_cast<size_t>(f)];
@@ -241,10 +245,15 @@ result rdma_incast_scenario::run() {
         r.set("marking", m_schemes.selected(scheme_slot::marking));
         r.set("cm", m_schemes.selected(scheme_slot::l2));
         r.set("pause", m_schemes.selected(scheme_slot::pause));
-        uint64_t delivered = 0;
-        for (const auto& st : w.stats)
+        uint64_t delivered = 0, done = 0;
+        for (const auto& st : w.stats) {
             delivered += st.bytes_delivered;
+            done += st.done_ps ? 1 : 0;
+        }
         r.set("goodput_gbps", mbps(delivered, p.end_ps) / 1e3);
+        r.set("payload_delivered_bytes", static_cast<int64_t>(delivered));
+        r.set("qps_done", static_cast<int64_t>(done));   // message QPs whose last byte was acknowledged
+        r.set("marks", static_cast<int64_t>(net.sw(0).counters(p.senders).marks));
         report_port(r, "bottleneck_", net.sw(0).egress(p.senders), p.rate_bps, p.end_ps);
         series.report_convergence(r, c);
         r.set("delay_p50_us", delays->quantile_us(0.5));
