@@ -16,6 +16,14 @@ event_domain::event_domain(sc_core::sc_module_name name, bool decoupled)
     dont_initialize();
 }
 
+void event_domain::set_bucket_shift(int shift) {
+    if (shift < 10 || shift > 40)
+        throw model_error(std::string(name()) + ": bucket shift " + std::to_string(shift) + " outside [10, 40]");
+    if (m_ring_count || !m_heap.empty())
+        throw model_error(std::string(name()) + ": bucket width changed with events pending");
+    bucket_shift = shift;
+}
+
 void event_domain::reset() {
     for (auto& b : m_buckets)
         b.clear();
@@ -108,10 +116,22 @@ void event_domain::ring_insert(uint128 k) {
     std::vector<uint128>& bucket = m_buckets[idx];
     m_occupied[idx / 64] |= 1ull << (idx % 64);
     bucket.push_back(k);
-    // keep the earliest key last; a new key is usually the latest, so it walks to the front of a short bucket
-    for (size_t i = bucket.size() - 1; i > 0 && bucket[i - 1] < bucket[i]; --i)
-        std::swap(bucket[i - 1], bucket[i]);
+    // keep the earliest key last; a new key is usually the latest, so it walks to the front of a short bucket; a
+    // long one (many events in a bucket's time) is searched instead
+    if (bucket.size() > 32) {
+        place_in_long_bucket(bucket);
+    } else {
+        for (size_t i = bucket.size() - 1; i > 0 && bucket[i - 1] < bucket[i]; --i)
+            std::swap(bucket[i - 1], bucket[i]);
+    }
     ++m_ring_count;
+}
+
+void event_domain::place_in_long_bucket(std::vector<uint128>& bucket) {
+    const uint128 k = bucket.back();
+    const auto at = std::upper_bound(bucket.begin(), bucket.end() - 1, k, [](uint128 a, uint128 b) { return b < a; });
+    std::move_backward(at, bucket.end() - 1, bucket.end());
+    *at = k;
 }
 
 void event_domain::migrate() {

@@ -5,6 +5,7 @@
 #include "model/errors.h"
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 
 namespace cmswitch {
@@ -33,24 +34,39 @@ reaction_point::take_result dcqcn_endpoint::take(frame* f, uint64_t now, bool) {
     qp& q = at(f->flow);
     q.queue.push(f);
     count_held(*f);
-    if (!q.ready && !q.pace_pending) {
-        if (now >= q.next_tx_ps) {
-            q.ready = true;
-            m_ready.push_back(f->flow);
-        } else {
-            q.pace_pending = true;
-            schedule(q.next_tx_ps, f->flow, tag_pace);
-        }
-    }
+    if (!q.ready && !q.pace_pending)
+        make_eligible(f->flow, now);
     pump(now);
     return take_result::taken;
+}
+
+void dcqcn_endpoint::make_eligible(uint32_t flow, uint64_t now) {
+    qp& q = m_qp[flow];
+    if (now >= q.next_tx_ps) {
+        q.ready = true;
+        m_ready.push_back(flow);
+    } else {   // its rate limiter holds it: it waits, in time order, for a pump at or after next_tx
+        q.pace_pending = true;
+        m_pacing.push_back({q.next_tx_ps, flow});
+        std::push_heap(m_pacing.begin(), m_pacing.end(), std::greater<>());
+    }
 }
 
 void dcqcn_endpoint::pump(uint64_t now) {
     if (m_pumping)
         return;
     m_pumping = true;
-    while (!m_ready.empty() && nic().egress_backlog_bytes() == 0) {
+    for (;;) {
+        while (!m_pacing.empty() && m_pacing.front().first <= now) {   // rate limiters that have let go
+            const uint32_t flow = m_pacing.front().second;
+            std::pop_heap(m_pacing.begin(), m_pacing.end(), std::greater<>());
+            m_pacing.pop_back();
+            m_qp[flow].pace_pending = false;
+            m_qp[flow].ready = true;
+            m_ready.push_back(flow);
+        }
+        if (m_ready.empty() || nic().egress_backlog_bytes() != 0)
+            break;
         const uint32_t flow = m_ready.front();
         m_ready.pop_front();
         m_qp[flow].ready = false;
@@ -58,6 +74,11 @@ void dcqcn_endpoint::pump(uint64_t now) {
             release(flow, now);
     }
     m_pumping = false;
+    // nothing may go now: wake up when the earliest held QP may (a transmission start may come first and pump)
+    if (m_ready.empty() && !m_pacing.empty() && m_pacing.front().first < m_wake_at) {
+        m_wake_at = m_pacing.front().first;
+        schedule(m_wake_at, 0, tag_pace);
+    }
 }
 
 void dcqcn_endpoint::release(uint32_t flow, uint64_t now) {
@@ -73,10 +94,8 @@ void dcqcn_endpoint::release(uint32_t flow, uint64_t now) {
         q.waiting = false;
         nic().flow_writable(flow, now);   // the sender may hand over its next frames (take)
     }
-    if (q.queue.head && !q.ready && !q.pace_pending) {
-        q.pace_pending = true;
-        schedule(q.next_tx_ps, flow, tag_pace);
-    }
+    if (q.queue.head && !q.ready && !q.pace_pending)
+        make_eligible(flow, now);
 }
 
 void dcqcn_endpoint::restart_rate_timer(uint32_t flow, uint64_t now) {
@@ -107,16 +126,14 @@ void dcqcn_endpoint::on_notification(const frame& f, uint64_t now) {
 void dcqcn_endpoint::on_timer(uint32_t tag) {
     const uint32_t flow = tag >> 2;
     const uint64_t now = now_ps();
-    qp& q = m_qp[flow];
-    switch (tag & 3) {
-    case tag_pace:
-        q.pace_pending = false;
-        if (q.queue.head && !q.ready) {
-            q.ready = true;
-            m_ready.push_back(flow);
-        }
+    if ((tag & 3) == tag_pace) {
+        if (now == m_wake_at)
+            m_wake_at = UINT64_MAX;
         pump(now);
         return;
+    }
+    qp& q = m_qp[flow];
+    switch (tag & 3) {
     case tag_rate:
         if (now == q.rate_entry)
             q.rate_entry = UINT64_MAX;

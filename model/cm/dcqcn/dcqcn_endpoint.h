@@ -48,7 +48,7 @@ public:
     struct qp {
         frame_fifo queue;
         uint64_t next_tx_ps = 0;
-        bool ready = false, pace_pending = false, waiting = false, decrease_pending = false;
+        bool ready = false, pace_pending = false, waiting = false, decrease_pending = false;   // pace_pending: held
         uint64_t rate_deadline = 0, rate_entry = UINT64_MAX;
         dcqcn_flow cc;
     };
@@ -83,6 +83,7 @@ private:
     enum : uint32_t { tag_pace = 0, tag_rate = 1, tag_decrease = 2 };
     qp& at(uint32_t flow);
     void pump(uint64_t now);
+    void make_eligible(uint32_t flow, uint64_t now);
     void release(uint32_t flow, uint64_t now);
     void restart_rate_timer(uint32_t flow, uint64_t now);
     void schedule(uint64_t t, uint32_t flow, uint32_t type) { nic().schedule_timer(t, this, (flow << 2) | type); }
@@ -92,6 +93,8 @@ private:
     dcqcn_rate_control m_cc;
     std::vector<qp> m_qp;
     std::deque<uint32_t> m_ready;   // QPs that may send now, in turn
+    std::vector<std::pair<uint64_t, uint32_t>> m_pacing;   // QPs held by their rate limiter: min-heap (time, flow)
+    uint64_t m_wake_at = UINT64_MAX;                       // the pacing wake-up scheduled (earliest)
     bool m_pumping = false;
     uint64_t m_cnps_sent = 0, m_cnps_received = 0;
     // NP
