@@ -7,7 +7,7 @@ root=$(dirname "$here")
 build="$root/build-bench"
 reps=${1:-3}
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMSWITCH_BUILD_TESTS=OFF >/dev/null
-cmake --build "$build" --target bench_forwarding bench_incast >/dev/null
+cmake --build "$build" --target bench_forwarding bench_incast bench_rdma >/dev/null
 out="$here/RESULTS.md"
 {
   echo "# Speed benchmarks"
@@ -29,6 +29,12 @@ out="$here/RESULTS.md"
   echo "about 40 s). Data frames are those the switch sent to the client; as many ACKs cross the switch the other way."
   echo
   "$build/bench/bench_incast" "$reps"
+  echo
+  echo "## RDMA incast: 8 senders x 50 queue pairs, 40 Gb/s, PFC, 100 ms"
+  echo
+  echo "Target from issue 11: at least 2 M data frames (through the bottleneck) per wall second."
+  echo
+  "$build/bench/bench_rdma" "$reps"
   echo
   echo "Comparisons with earlier builds (instructions and wall time per frame): [NOTES.md](NOTES.md)."
   if [ -x "$root/.venv/bin/python" ]; then

@@ -12,6 +12,7 @@ from .config import CONFIG_CLASSES, BaselineConfig, IncastConfig, OverloadConfig
 from .result import Result
 from .runner import run
 from .store import ResultStore
+from .dcqcn_study import dcqcn_scale
 from .study import MinBuffer, PauseSplit, buffer_sizing, find_min_buffer, pause_split
 from .sweep import expand_grid, sweep
 
@@ -31,5 +32,5 @@ def _build_id() -> str:
 
 BUILD_ID = _build_id()
 
-__all__ = ["run", "sweep", "expand_grid", "find_min_buffer", "buffer_sizing", "Result", "ResultStore", "MinBuffer", "PauseSplit", "pause_split",
+__all__ = ["run", "sweep", "expand_grid", "find_min_buffer", "buffer_sizing", "dcqcn_scale", "Result", "ResultStore", "MinBuffer", "PauseSplit", "pause_split",
            "ScenarioConfig", "IncastConfig", "OverloadConfig", "BaselineConfig", "CONFIG_CLASSES", "config_class", "__version__"]

@@ -4,6 +4,7 @@
   cmswitch run <scenario> [--field value ...]      one run; prints its summary as JSON
   cmswitch sweep <spec.toml|spec.yaml>             a sweep described in a file; writes a CSV
   cmswitch study buffer-sizing --out DIR           the buffer-sizing study (the main job)
+  cmswitch study dcqcn-scale --out DIR             DCQCN vs DCQCN+ over flows x link speed (seed 003)
   cmswitch scenarios [<scenario>]                  the scenarios and their fields (unit, default, range)
 """
 from __future__ import annotations
@@ -102,27 +103,35 @@ def cmd_sweep(ns, rest: List[str]) -> int:
 
 
 def cmd_study(ns, rest: List[str]) -> int:
-    from .study import SCHEMES, buffer_sizing
+    from .study import buffer_sizing
     if rest:
         raise ValueError(f"unexpected arguments {rest}")
-    if ns.study != "buffer-sizing":
-        raise ValueError(f"study = {ns.study!r}: known studies are buffer-sizing")
+    if ns.study not in ("buffer-sizing", "dcqcn-scale"):
+        raise ValueError(f"study = {ns.study!r}: known studies are buffer-sizing, dcqcn-scale")
     kw: Dict[str, Any] = dict(out=ns.out, workers=ns.workers, store=ns.store)
-    if ns.quick:
-        kw.update(flows=(4, 16, 64), buffers_kb=(32, 128, 512), seeds=(1,), duration_s=1.0)
     if ns.flows:
         kw["flows"] = tuple(int(x) for x in ns.flows.split(","))
-    if ns.buffers_kb:
-        kw["buffers_kb"] = tuple(float(x) for x in ns.buffers_kb.split(","))
     if ns.schemes:
         kw["schemes"] = tuple(ns.schemes.split(","))
     if ns.seeds:
         kw["seeds"] = tuple(int(x) for x in ns.seeds.split(","))
     if ns.duration_s is not None:
         kw["duration_s"] = ns.duration_s
-    if ns.min_rtos_ms:
-        kw["min_rtos_ms"] = tuple(float(x) for x in ns.min_rtos_ms.split(","))
-    buffer_sizing(**kw)
+    if ns.study == "dcqcn-scale":
+        from .dcqcn_study import dcqcn_scale
+        if ns.quick:
+            kw = dict(dict(flows=(16, 80), link_gbps=(10,), duration_s=0.02, lambdas=(1.0, 2.0)), **kw)
+        if ns.link_gbps:
+            kw["link_gbps"] = tuple(float(x) for x in ns.link_gbps.split(","))
+        dcqcn_scale(**kw)
+    else:
+        if ns.quick:
+            kw = dict(dict(flows=(4, 16, 64), buffers_kb=(32, 128, 512), seeds=(1,), duration_s=1.0), **kw)
+        if ns.buffers_kb:
+            kw["buffers_kb"] = tuple(float(x) for x in ns.buffers_kb.split(","))
+        if ns.min_rtos_ms:
+            kw["min_rtos_ms"] = tuple(float(x) for x in ns.min_rtos_ms.split(","))
+        buffer_sizing(**kw)
     print(f"report: {os.path.join(ns.out, 'index.html')} and {os.path.join(ns.out, 'report.md')}", file=sys.stderr)
     return 0
 
@@ -156,15 +165,17 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--store", help="SQLite result store: finished points are reused")
     p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
     p.set_defaults(fn=cmd_sweep)
-    p = sub.add_parser("study", help="a packaged study: buffer-sizing")
+    p = sub.add_parser("study", help="a packaged study: buffer-sizing, dcqcn-scale")
     p.add_argument("study")
     p.add_argument("--out", default="report", help="report folder (default: report)")
     p.add_argument("--quick", action="store_true", help="a small grid, 1 s runs (a smoke test)")
-    p.add_argument("--flows", help="comma-separated flow counts (default 2,4,8,16,32,64)")
+    p.add_argument("--flows", help="comma-separated flow counts (buffer-sizing 2,4,8,16,32,64; dcqcn-scale 16,80,160,400)")
+    p.add_argument("--link-gbps", help="dcqcn-scale: comma-separated link speeds (default 10,40,100)")
     p.add_argument("--buffers-kb", help="comma-separated buffer sizes in KB (default 16,32,64,128,256,512,1024)")
-    p.add_argument("--schemes", help="comma-separated schemes (default droptail,red-ecn,dctcp,qcn,qcn-mod,pfc)")
+    p.add_argument("--schemes", help="comma-separated schemes (buffer-sizing droptail,red-ecn,dctcp,qcn,qcn-mod,pfc; "
+                   "dcqcn-scale dcqcn,dcqcn+)")
     p.add_argument("--seeds", help="comma-separated seeds (default 1,2)")
-    p.add_argument("--duration-s", type=float, help="simulated seconds per run (default 10)")
+    p.add_argument("--duration-s", type=float, help="simulated seconds per run (buffer-sizing 10, dcqcn-scale 0.2)")
     p.add_argument("--min-rtos-ms", help="comma-separated TCP minimum RTOs in ms (default 200,10)")
     p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
     p.add_argument("--store", help="SQLite result store: finished points are reused")

@@ -79,6 +79,44 @@ def queue_over_time(result, column: Optional[str] = None, title: str = ""):
     return fig
 
 
+def queue_vs_time_by_case(results, title: str = ""):
+    """The bottleneck queue (KB) over time of several runs made with series=True, one line each: a mapping of
+    label -> Result (e.g. one run per flow count)."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    for label, result in results.items():
+        s = result.series
+        if s is None:
+            raise ValueError(f"{label}: the run has no time series: run it with series=True")
+        col = next(c for c in s.columns if c.endswith("bytes") and "_flow" not in c)
+        ax.plot(s.index, s[col] / 1024, label=label, lw=1)
+    ax.set_xlabel("time (ms)")
+    ax.set_ylabel("queue (KB)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def sorted_flow_rates(results, column: str = "second_half_mbps", title: str = ""):
+    """Each run's per-flow rates (its flows table), sorted: flat lines are fair shares. A mapping label ->
+    Result."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    for label, result in results.items():
+        rates = result.flows[column].sort_values().to_numpy()
+        ax.plot(range(len(rates)), rates, label=label, lw=1.2)
+    ax.set_xlabel("flows, by rate")
+    ax.set_ylabel("rate (Mbps)")
+    ax.set_yscale("log")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
 def flow_rates_over_time(result, flows: Optional[Sequence[str]] = None, title: str = ""):
     """Per-flow rate (Mbps) per sampling interval of a run made with series=True."""
     plt = _plt()

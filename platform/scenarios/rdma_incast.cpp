@@ -134,6 +134,14 @@ struct rdma_series {
             at = 0;   // never above the threshold
         r.set("converged", at >= 0);
         r.set("convergence_ms", at >= 0 ? at : c.duration_s * 1e3);
+        // whether it stayed there: the share of the samples after convergence with the queue above the threshold
+        size_t after = 0, above = 0;
+        for (size_t k = 0; k < q.size(); ++k)
+            if (at >= 0 && t[k] >= at) {
+                ++after;
+                above += q[k] >= th ? 1 : 0;
+            }
+        r.set("above_threshold_after_convergence", after ? static_cast<double>(above) / static_cast<double>(after) : 0.0);
         double tail = 0;
         size_t n = 0;
         for (size_t k = q.size() - q.size() / 5; k < q.size(); ++k, ++n)

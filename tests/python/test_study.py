@@ -62,3 +62,27 @@ def test_find_min_buffer_explains_bad_requests():
     with pytest.raises(ValueError, match="does not meet the target"):
         cmswitch.find_min_buffer(cmswitch.IncastConfig(flows=2, duration_s=0.1), target_goodput_mbps=2000,
                                  seeds=(1,), hi_kb=64, workers=1)
+
+
+def test_dcqcn_scale_quick_report(tmp_path):
+    # 16 and 80 flows at 10 Gb/s, 20 ms: both schemes drain the burst (the DCQCN paper's constants), PFC loses nothing
+    df = cmswitch.dcqcn_scale(str(tmp_path), flows=(16, 80), link_gbps=(10,), duration_s=0.02, lambdas=(1.0,),
+                              workers=1, progress=False)
+    assert len(df) == 4 and set(df["cm"]) == {"dcqcn", "dcqcn+"}
+    assert (df["drops"] == 0).all() and df["conservation_ok"].all()
+    assert df[df["cm"] == "dcqcn"]["converged"].all()
+    for name in ("report.md", "index.html", "points.csv", "sensitivity.csv", "queue_dcqcn_10g.png",
+                 "queue_dcqcnplus_10g.png", "rates_10g.png"):
+        assert (tmp_path / name).exists(), name
+    text = (tmp_path / "report.md").read_text()
+    assert "| 10 | 80 | dcqcn |" in text and "PFC kept every run lossless" in text
+
+
+def test_rdma_incast_config_is_generated_with_the_scheme_parameters():
+    cls = cmswitch.config_class("rdma-incast")
+    assert cls.__name__ == "RdmaIncastConfig"
+    cfg = cls()
+    assert (cfg.marking, cfg.cm, cfg.pause) == ("dcqcn", "dcqcn", "pfc")   # the scenario's defaults
+    assert cls.field_info("dcqcn_kmax_kb")["group"] == "dcqcn"
+    with pytest.raises(ValueError, match="dcqcn_rp_variant"):
+        cls(dcqcn_rp_variant="cx7")

@@ -1,0 +1,151 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The DCQCN scale study (seed 003): does the bottleneck queue drain after an RDMA incast's first burst, as the
+flow count and the link speed grow, with DCQCN and with DCQCN+? Sweeps flows x link speed x scheme on the
+rdma-incast scenario (8 senders, PFC on) and writes a report folder like the buffer-sizing study."""
+from __future__ import annotations
+
+import html
+import os
+import time
+from typing import Any, Dict, List, Optional, Sequence
+
+import pandas as pd
+
+from .config import config_class
+from .runner import run
+from .sweep import sweep
+
+SCHEMES = ("dcqcn", "dcqcn+")
+
+
+def rdma_base(**changes: Any):
+    """The study's base point: rdma-incast with 8 senders, PFC and the DCQCN congestion point (paper values),
+    and MIN_RATE 10 Mb/s for both schemes (below the 400-flow fair share at 10 Gb/s, 23.6 Mb/s, so that the
+    rate floor itself never decides convergence; the paper variant's 100 Mb/s would make 160 flows at 10 Gb/s
+    unable to drain by arithmetic: 160 x 100 Mb/s > 10 Gb/s)."""
+    cls = config_class("rdma-incast")
+    fields: Dict[str, Any] = dict(senders=8, duration_s=0.2, dcqcn_min_rate_mbps=10.0, sample_us=100.0)
+    fields.update(changes)
+    return cls(**fields)
+
+
+def dcqcn_scale(out: str, flows: Sequence[int] = (16, 80, 160, 400), link_gbps: Sequence[float] = (10, 40, 100),
+                schemes: Sequence[str] = SCHEMES, seeds: Sequence[int] = (1,), duration_s: float = 0.2,
+                lambdas: Sequence[float] = (0.5, 1.0, 2.0, 4.0), workers: Optional[int] = None, store=None,
+                progress: bool = True, base=None) -> pd.DataFrame:
+    """Sweeps flows x link speed x scheme (x seeds) and writes `out`: points.csv, sensitivity.csv (DCQCN+'s lambda
+    at the largest flow count and the smallest speed), queue_<scheme>_<speed>g.png (queue vs time for every flow
+    count), rates_<speed>g.png (per-flow rates over the second half, sorted), report.md and index.html. Flow
+    counts are rounded to a multiple of the senders. Returns the points."""
+    for s in schemes:
+        if s not in SCHEMES:
+            raise ValueError(f"scheme = {s!r}: known schemes are {', '.join(SCHEMES)}")
+    base = base or rdma_base(duration_s=duration_s)
+    qps = {f: max(1, round(f / base.senders)) for f in flows}
+    points = [dict(cm=s, link_gbps=float(g), qps=int(qps[f]), seed=int(seed))
+              for g in link_gbps for f in flows for s in schemes for seed in seeds]
+    os.makedirs(out, exist_ok=True)
+    t0 = time.time()
+    df = sweep(base, points=points, workers=workers, store=store, progress=progress)
+    big, slow = max(flows), min(link_gbps)
+    sens = sweep(base.replace(cm="dcqcn+", link_gbps=float(slow), qps=int(qps[big])),
+                 {"dcqcnp_lambda": list(lambdas)}, workers=workers, store=store, progress=progress)
+    elapsed = time.time() - t0
+    df.to_csv(os.path.join(out, "points.csv"), index=False)
+    sens.to_csv(os.path.join(out, "sensitivity.csv"), index=False)
+
+    from . import plots
+    figures = []
+    for g in link_gbps:
+        by_scheme: Dict[str, Any] = {}
+        for s in schemes:
+            runs = {f"{qps[f] * base.senders} flows": run(base.replace(cm=s, link_gbps=float(g), qps=int(qps[f]),
+                                                                       series=True)) for f in flows}
+            by_scheme[s] = runs[f"{qps[big] * base.senders} flows"]
+            fig = plots.queue_vs_time_by_case(runs, title=f"{s}, {g:g} Gb/s, 8 senders")
+            name = f"queue_{s.replace('+', 'plus')}_{g:g}g.png"
+            fig.savefig(os.path.join(out, name), dpi=110)
+            figures.append((name, f"Bottleneck queue over time, {s} at {g:g} Gb/s, one line per flow count"))
+        fig = plots.sorted_flow_rates(by_scheme, title=f"{qps[big] * base.senders} flows at {g:g} Gb/s")
+        name = f"rates_{g:g}g.png"
+        fig.savefig(os.path.join(out, name), dpi=110)
+        figures.append((name, f"Per-flow rates over the second half at {qps[big] * base.senders} flows, {g:g} Gb/s"))
+    import matplotlib.pyplot as plt
+    plt.close("all")
+    reading = _reading(df, sens, schemes, link_gbps, base)
+    runs_text = f"{len(df) + len(sens)} sweep runs in {elapsed:.0f} s on this machine"
+    _write_report(out, base, df, sens, schemes, figures, reading, runs_text)
+    return df
+
+
+def _summary(df: pd.DataFrame) -> pd.DataFrame:
+    df = df.assign(flows_total=df["senders"] * df["qps"])
+    agg = df.groupby(["link_gbps", "flows_total", "cm"]).agg(
+        converged=("converged", "all"), convergence_ms=("convergence_ms", "max"),
+        above_after=("above_threshold_after_convergence", "max"),
+        queue_end_kb=("queue_last_fifth_kb", "mean"), delay_p50_us=("delay_p50_us", "mean"),
+        delay_p99_us=("delay_p99_us", "mean"), jain=("jain_fairness", "mean"),
+        goodput_gbps=("goodput_gbps", "mean"), drops=("drops", "sum")).reset_index()
+    return agg
+
+
+def _reading(df, sens, schemes, link_gbps, base) -> List[str]:
+    agg = _summary(df)
+    lines = []
+    for g in link_gbps:
+        for s in schemes:
+            a = agg[(agg["link_gbps"] == g) & (agg["cm"] == s)]
+            ok = [int(f) for f in a[a["converged"]]["flows_total"]]
+            bad = [int(f) for f in a[~a["converged"]]["flows_total"]]
+            back = [int(f) for f in a[a["converged"] & (a["above_after"] > 0.05)]["flows_total"]]
+            lines.append(f"{s} at {g:g} Gb/s: the queue drains after the burst at {', '.join(map(str, ok)) or 'no'} "
+                         f"flows" + (f"; it stays high at {', '.join(map(str, bad))} flows" if bad else "") +
+                         (f"; after draining it fills again (above the threshold > 5 % of the time) at "
+                          f"{', '.join(map(str, back))} flows" if back else "") + ".")
+    drops = int(df["drops"].sum()) + int(sens["drops"].sum())
+    lines.append(f"PFC kept every run lossless: {drops} drops in all." if drops == 0 else
+                 f"{drops} frames were dropped although PFC was on: see points.csv.")
+    best = sens.sort_values("convergence_ms").iloc[0]
+    lines.append(f"DCQCN+ lambda at {int(best['senders'] * best['qps'])} flows, {best['link_gbps']:g} Gb/s: "
+                 + ", ".join(f"{r.dcqcnp_lambda:g} -> {'converged at %.1f ms' % r.convergence_ms if r.converged else 'no convergence'}"
+                             for r in sens.itertuples()) + ".")
+    return lines
+
+
+def _write_report(out, base, df, sens, schemes, figures, reading, runs_text):
+    agg = _summary(df)
+    md = ["# DCQCN and DCQCN+ at scale (RDMA incast)", "",
+          f"rdma-incast: {base.senders} senders x Q queue pairs into one receiver through one switch, PFC on, "
+          f"{base.buffer_kb:g} KB per port, DCQCN congestion point Kmin {base.dcqcn_kmin_kb:g} KB / Kmax "
+          f"{base.dcqcn_kmax_kb:g} KB / Pmax {base.dcqcn_pmax:g}, reaction point `{base.dcqcn_rp_variant}`, MIN_RATE "
+          f"{base.dcqcn_min_rate_mbps:g} Mb/s, {base.duration_s * 1e3:g} ms per run; {runs_text}. Converged: the queue "
+          f"stays under {base.converge_kb:g} KB for {base.converge_window_ms:g} ms after the burst.", "",
+          "## Reading", ""] + [f"- {l}" for l in reading] + ["", "## Every point", "",
+          "| Gb/s | flows | scheme | converged | at (ms) | above threshold after (%) | queue, last fifth (KB) | delay p50 / p99 (us) | Jain | goodput (Gb/s) | drops |",
+          "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in agg.itertuples():
+        md.append(f"| {r.link_gbps:g} | {r.flows_total} | {r.cm} | {'yes' if r.converged else 'no'} | "
+                  f"{r.convergence_ms:.1f} | {100 * r.above_after:.0f} | {r.queue_end_kb:.0f} | {r.delay_p50_us:.0f} / {r.delay_p99_us:.0f} | "
+                  f"{r.jain:.3f} | {r.goodput_gbps:.2f} | {r.drops} |")
+    md += ["", "## DCQCN+ lambda (rate timer K = lambda x max(tau, MTU / RC))", "",
+           "| lambda | converged | at (ms) | above threshold after (%) | queue, last fifth (KB) | Jain | goodput (Gb/s) |",
+           "|---|---|---|---|---|---|---|"]
+    for r in sens.itertuples():
+        md.append(f"| {r.dcqcnp_lambda:g} | {'yes' if r.converged else 'no'} | {r.convergence_ms:.1f} | "
+                  f"{100 * r.above_threshold_after_convergence:.0f} | "
+                  f"{r.queue_last_fifth_kb:.0f} | {r.jain_fairness:.3f} | {r.goodput_gbps:.2f} |")
+    md += ["", "## Figures", ""]
+    for name, caption in figures:
+        md += [f"### {caption}", "", f"![{caption}]({name})", ""]
+    with open(os.path.join(out, "report.md"), "w") as fh:
+        fh.write("\n".join(md))
+    body = ["<h1>DCQCN and DCQCN+ at scale</h1>", f"<p>{html.escape(md[2])}</p>", "<h2>Reading</h2><ul>"] + \
+           [f"<li>{html.escape(l)}</li>" for l in reading] + ["</ul>", "<h2>Every point</h2>",
+            agg.to_html(index=False, float_format=lambda v: f"{v:.3g}"), "<h2>Figures</h2>"] + \
+           [f"<figure><img src='{n}' alt='{html.escape(c)}'><figcaption>{html.escape(c)}</figcaption></figure>"
+            for n, c in figures]
+    with open(os.path.join(out, "index.html"), "w") as fh:
+        fh.write("<!doctype html><meta charset='utf-8'><title>cmswitch DCQCN scale</title>"
+                 "<style>body{font-family:sans-serif;max-width:980px;margin:2em auto}img{max-width:100%}"
+                 "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px}</style>"
+                 + "\n".join(body))
