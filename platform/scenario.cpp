@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "platform/scenario.h"
 
+#include "model/units.h"
+
 #include "model/errors.h"
 #include "platform/network.h"
 #include "platform/statistics.h"
@@ -22,6 +24,23 @@ void report_run_end(result& r, const network& net, double simulated_s, const cha
 const std::vector<std::string>& scenario_names() {
     static const std::vector<std::string> names{"overload", "incast", "baseline", "rdma-incast"};
     return names;
+}
+
+void declare_buffer(param_table& t, buffer_settings& b) {
+    t.add_choice("buffer_policy", &b.buffer_policy, {"static", "dynamic"},
+                 "static: per-port byte limit (drop-tail); dynamic: shared pool with dynamic thresholds");
+    t.add_real("buffer_kb", &b.buffer_kb, 1, 1 << 22, "KB (1024 B)", "static: byte limit of each egress port");
+    t.add_real("pool_kb", &b.pool_kb, 1, 1 << 22, "KB (1024 B)", "dynamic: shared pool size");
+    t.add_real("alpha", &b.alpha, 0, 64, "", "dynamic: threshold = alpha x free pool bytes", true);
+}
+
+buffer_config make_buffer_config(const buffer_settings& b) {
+    buffer_config buf;
+    buf.policy = b.buffer_policy;
+    buf.port_limit_bytes = kb_to_bytes(b.buffer_kb);
+    buf.pool_bytes = kb_to_bytes(b.pool_kb);
+    buf.alpha = b.alpha;
+    return buf;
 }
 
 std::unique_ptr<scenario> make_scenario(const std::string& name) {

@@ -8,6 +8,7 @@
 #include "model/cm/scheme.h"
 #include "model/params.h"
 #include "model/result.h"
+#include "model/switch/buffer_manager.h"
 
 #include <chrono>
 #include <memory>
@@ -42,6 +43,17 @@ public:
 protected:
     Config m_cfg;
 };
+
+// The switch buffer a scenario offers (buffer_policy, buffer_kb, pool_kb, alpha): a static per-port limit or a
+// shared pool with dynamic thresholds. A scenario's settings struct derives from it and sets its own defaults.
+struct buffer_settings {
+    std::string buffer_policy = "static";
+    double buffer_kb = 150;
+    double pool_kb = 1024;
+    double alpha = 1.0;
+};
+void declare_buffer(param_table& t, buffer_settings& b);
+buffer_config make_buffer_config(const buffer_settings& b);
 
 // The wall-clock time of a run, reported as wall_s.
 class run_clock {

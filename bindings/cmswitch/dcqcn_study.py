@@ -4,7 +4,6 @@ flow count and the link speed grow, with DCQCN and with DCQCN+? Sweeps flows x l
 rdma-incast scenario (8 senders, PFC on) and writes a report folder like the buffer-sizing study."""
 from __future__ import annotations
 
-import html
 import os
 import time
 from typing import Any, Dict, List, Optional, Sequence
@@ -139,13 +138,6 @@ def _write_report(out, base, df, sens, schemes, figures, reading, runs_text):
         md += [f"### {caption}", "", f"![{caption}]({name})", ""]
     with open(os.path.join(out, "report.md"), "w") as fh:
         fh.write("\n".join(md))
-    body = ["<h1>DCQCN and DCQCN+ at scale</h1>", f"<p>{html.escape(md[2])}</p>", "<h2>Reading</h2><ul>"] + \
-           [f"<li>{html.escape(l)}</li>" for l in reading] + ["</ul>", "<h2>Every point</h2>",
-            agg.to_html(index=False, float_format=lambda v: f"{v:.3g}"), "<h2>Figures</h2>"] + \
-           [f"<figure><img src='{n}' alt='{html.escape(c)}'><figcaption>{html.escape(c)}</figcaption></figure>"
-            for n, c in figures]
-    with open(os.path.join(out, "index.html"), "w") as fh:
-        fh.write("<!doctype html><meta charset='utf-8'><title>cmswitch DCQCN scale</title>"
-                 "<style>body{font-family:sans-serif;max-width:980px;margin:2em auto}img{max-width:100%}"
-                 "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px}</style>"
-                 + "\n".join(body))
+    from .study import write_html
+    write_html(os.path.join(out, "index.html"), "DCQCN and DCQCN+ at scale", md[2], reading, "Every point",
+               agg.to_html(index=False, float_format=lambda v: f"{v:.3g}"), figures)

@@ -6,7 +6,7 @@ import html
 import os
 import time
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 import pandas as pd
 
@@ -236,14 +236,20 @@ def _write_report(out, base, schemes, min_rtos_ms, flows, buffers_kb, seeds, tar
         md += [f"### {caption}", "", f"![{caption}]({name})", ""]
     with open(os.path.join(out, "report.md"), "w") as fh:
         fh.write("\n".join(md))
-    body = ["<h1>Buffer sizing for TCP incast</h1>",
-            f"<p>{html.escape(md[2])}</p>", "<h2>Reading</h2><ul>"] + \
-           [f"<li>{html.escape(l)}</li>" for l in reading] + ["</ul>", "<h2>Smallest buffer (KB)</h2>",
-            table.to_html(na_rep="-", float_format=lambda v: f"{v:g}"), "<h2>Figures</h2>"] + \
+    write_html(os.path.join(out, "index.html"), "Buffer sizing for TCP incast", md[2], reading,
+               "Smallest buffer (KB)", table.to_html(na_rep="-", float_format=lambda v: f"{v:g}"), figures)
+
+
+def write_html(path: str, title: str, intro: str, reading: Sequence[str], table_title: str, table_html: str,
+               figures: Sequence[Tuple[str, str]]) -> None:
+    """A study's index.html: title, the set-up, the reading as a list, one table, the figures with captions."""
+    body = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(intro)}</p>", "<h2>Reading</h2><ul>"] + \
+           [f"<li>{html.escape(l)}</li>" for l in reading] + ["</ul>", f"<h2>{html.escape(table_title)}</h2>",
+            table_html, "<h2>Figures</h2>"] + \
            [f"<figure><img src='{n_}' alt='{html.escape(c)}'><figcaption>{html.escape(c)}</figcaption></figure>"
             for n_, c in figures]
-    with open(os.path.join(out, "index.html"), "w") as fh:
-        fh.write("<!doctype html><meta charset='utf-8'><title>cmswitch buffer sizing</title>"
+    with open(path, "w") as fh:
+        fh.write(f"<!doctype html><meta charset='utf-8'><title>cmswitch: {html.escape(title)}</title>"
                  "<style>body{font-family:sans-serif;max-width:980px;margin:2em auto}img{max-width:100%}"
                  "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px}</style>"
                  + "\n".join(body))

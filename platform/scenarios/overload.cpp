@@ -28,11 +28,7 @@ overload_scenario::overload_scenario() {
               "frame size on the wire (IP packet size)");
     t.add_int("txn_bytes", &c.txn_bytes, min_frame_bytes, 1 << 30, "bytes",
               "poisson/bernoulli: bytes per transaction, split into frames of frame_bytes");
-    t.add_choice("buffer_policy", &c.buffer_policy, {"static", "dynamic"},
-                 "static: per-port byte limit (drop-tail); dynamic: shared pool with dynamic thresholds");
-    t.add_real("buffer_kb", &c.buffer_kb, 1, 1 << 20, "KB (1024 B)", "static: byte limit of each egress port");
-    t.add_real("pool_kb", &c.pool_kb, 1, 1 << 22, "KB (1024 B)", "dynamic: shared pool size");
-    t.add_real("alpha", &c.alpha, 0, 64, "", "dynamic: threshold = alpha x free pool bytes", true);
+    declare_buffer(t, c);
     t.add_real("nic_queue_kb", &c.nic_queue_kb, 9, 1 << 22, "KB (1024 B)", "host NIC egress queue limit");
     t.add_real("duration_s", &c.duration_s, 0, 1e5, "s", "simulated time", true);
     t.add_int("seed", &c.seed, 0, INT64_MAX, "", "seed of every random choice of the run");
@@ -53,11 +49,7 @@ constexpr const char* events_kind =
 
 // A star: senders are hosts 0..n-1, the receiver host n.
 topology make_topology(const overload_config& c) {
-    buffer_config buf;
-    buf.policy = c.buffer_policy;
-    buf.port_limit_bytes = kb_to_bytes(c.buffer_kb);
-    buf.pool_bytes = kb_to_bytes(c.pool_kb);
-    buf.alpha = c.alpha;
+    const buffer_config buf = make_buffer_config(c);
     topology topo = star_topology(static_cast<int>(c.senders) + 1, gbps_to_bps(c.link_gbps), us_to_ps(c.delay_us), buf);
     topo.nic_queue_bytes = kb_to_bytes(c.nic_queue_kb);
     topo.event_domains = c.event_domains;

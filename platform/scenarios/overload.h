@@ -12,7 +12,7 @@
 
 namespace cmswitch {
 
-struct overload_config {
+struct overload_config : buffer_settings {
     int64_t senders = 4;
     double link_gbps = 1.0;
     double delay_us = 1.0;
@@ -20,10 +20,6 @@ struct overload_config {
     std::string traffic = "cbr";
     int64_t frame_bytes = 1500;
     int64_t txn_bytes = 1500;
-    std::string buffer_policy = "static";
-    double buffer_kb = 150;
-    double pool_kb = 1024;
-    double alpha = 1.0;
     double nic_queue_kb = 1024;
     double duration_s = 1.0;
     int64_t seed = 1;

@@ -33,11 +33,7 @@ rdma_incast_scenario::rdma_incast_scenario() {
                "go-back-N retransmission timeout (ConnectX: 4.096 us x 2^timeout; perftest default 14: 67 ms)", true);
     t.add_real("start_spread_us", &c.start_spread_us, 0, 1e7, "us",
                "each QP starts at a random time in [0, spread] (the paper's flows start within a second)");
-    t.add_choice("buffer_policy", &c.buffer_policy, {"static", "dynamic"},
-                 "static: per-port byte limit; dynamic: shared pool with dynamic thresholds");
-    t.add_real("buffer_kb", &c.buffer_kb, 1, 1 << 22, "KB (1024 B)", "static: limit of each egress port (SN2700: 5.1 MB)");
-    t.add_real("pool_kb", &c.pool_kb, 1, 1 << 22, "KB (1024 B)", "dynamic: shared pool");
-    t.add_real("alpha", &c.alpha, 0, 64, "", "dynamic: threshold = alpha x free pool bytes", true);
+    declare_buffer(t, c);
     m_schemes.declare(t, scheme_slot::marking, "switch ECN marking");
     t.set_default("marking", "dcqcn");
     m_schemes.declare(t, scheme_slot::l2, "NIC congestion control");
@@ -74,11 +70,7 @@ rdma_plan make_plan(const rdma_incast_config& c) {
 }
 
 topology make_topology(const rdma_incast_config& c, const rdma_plan& p) {
-    buffer_config buf;
-    buf.policy = c.buffer_policy;
-    buf.port_limit_bytes = kb_to_bytes(c.buffer_kb);
-    buf.pool_bytes = kb_to_bytes(c.pool_kb);
-    buf.alpha = c.alpha;
+    const buffer_config buf = make_buffer_config(c);
     return star_topology(p.senders + 1, p.rate_bps, us_to_ps(c.delay_us), buf);
 }
 

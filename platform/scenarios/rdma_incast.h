@@ -16,7 +16,8 @@
 
 namespace cmswitch {
 
-struct rdma_incast_config {
+struct rdma_incast_config : buffer_settings {
+    rdma_incast_config() { buffer_kb = pool_kb = 5222; }   // the paper's switch: 5.1 MB
     int64_t senders = 8;
     int64_t qps = 10;
     double link_gbps = 10;
@@ -28,10 +29,6 @@ struct rdma_incast_config {
     int64_t ack_every = 64;
     double rto_us = 67108.864;   // perftest's default: 4.096 us x 2^14
     double start_spread_us = 10;
-    std::string buffer_policy = "static";
-    double buffer_kb = 5222;       // the paper's switch: 5.1 MB
-    double pool_kb = 5222;
-    double alpha = 1;
     double converge_kb = 1024;
     double converge_window_ms = 5;
     double sample_us = 10;
