@@ -74,8 +74,10 @@ void dcqcn_endpoint::pump(uint64_t now) {
             release(flow, now);
     }
     m_pumping = false;
-    // nothing may go now: wake up when the earliest held QP may (a transmission start may come first and pump)
-    if (m_ready.empty() && !m_pacing.empty() && m_pacing.front().first < m_wake_at) {
+    // the egress is idle and nothing may go now: wake up when the earliest held QP may (a busy or paused egress
+    // pumps again at its next transmission start)
+    if (m_ready.empty() && !m_pacing.empty() && m_pacing.front().first < m_wake_at &&
+        nic().egress_backlog_bytes() == 0) {
         m_wake_at = m_pacing.front().first;
         schedule(m_wake_at, 0, tag_pace);
     }
