@@ -317,6 +317,16 @@ TEST(RdmaIncast, PfcKeepsEveryRandomizedIncastLossless) {
             EXPECT_GT(r.number("pause_frames"), 0) << seed << " " << cm;   // the burst needed PFC
             EXPECT_TRUE(std::get<bool>(*r.get("conservation_ok")));
         }
+    // a shared buffer with dynamic thresholds: the split gives the inputs alpha / (1 + alpha) of the pool (what one
+    // congested port can hold), 600 KB x 1/2 here, so PFC stops them before the threshold drops anything
+    for (const char* seed : {"1", "2"}) {
+        const result r = run_rdma({"--senders", "8", "--qps", "4", "--link-gbps", "40", "--cm", "dcqcn", "--seed", seed,
+                                   "--duration-s", "0.004", "--buffer-policy", "dynamic", "--pool-kb", "600",
+                                   "--alpha", "1"});
+        EXPECT_EQ(r.number("drops"), 0) << seed;
+        EXPECT_EQ(r.number("pause_xoff_bytes"), 600 * 1024 / 2 / 8 - 20552);   // share minus 40 Gb/s headroom
+        EXPECT_GT(r.number("pause_frames"), 0);
+    }
 }
 
 TEST(RdmaIncast, GoBackNDeliversEverythingInOrderWhenPfcIsOff) {

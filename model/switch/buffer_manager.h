@@ -44,6 +44,9 @@ public:
     uint64_t queue_bytes(int port, int prio) const { return m_queue[port * num_priorities + prio]; }
     // Largest number of bytes one port can hold (scales the occupancy histogram).
     virtual uint64_t port_capacity_bytes() const = 0;
+    // Bytes one port can surely hold when it is the only one queueing (what a lossless PAUSE/PFC split may give
+    // its inputs): the static limit; with dynamic thresholds alpha / (1 + alpha) of the pool (q = alpha (B - q)).
+    virtual uint64_t lone_port_bytes() const { return port_capacity_bytes(); }
     virtual const char* name() const = 0;
     void reset();
 
@@ -77,6 +80,9 @@ class dynamic_threshold_buffer final : public buffer_manager {
 public:
     dynamic_threshold_buffer(int num_ports, uint64_t pool_bytes, double alpha);
     uint64_t port_capacity_bytes() const override { return m_pool; }
+    uint64_t lone_port_bytes() const override {
+        return static_cast<uint64_t>(m_alpha / (1 + m_alpha) * static_cast<double>(m_pool));
+    }
     const char* name() const override { return "dynamic"; }
     // Current threshold of every queue: alpha x free pool bytes.
     double threshold_bytes() const { return m_alpha * static_cast<double>(m_pool - used_bytes()); }

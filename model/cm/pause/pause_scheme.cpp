@@ -33,7 +33,8 @@ void install_pause(fabric& net, const pause_config& cfg) {
 
 void pause_scheme::declare(param_table& t) {
     t.add_real("pause_xoff_kb", &m_xoff_kb, 0, 1 << 20, "KB (1024 B)",
-               "per-input XOFF (0: the egress buffer split among the inputs that share it, minus the headroom)");
+               "per-input XOFF (0: the egress buffer split among the inputs that share it, minus the headroom; a "
+               "shared pool with dynamic thresholds counts alpha / (1 + alpha) of it, what one port can hold)");
     t.add_real("pause_xon_kb", &m_xon_kb, 0, 1 << 20, "KB (1024 B)", "per-input XON (0: XOFF - 2 x 1500 B)");
     t.add_int("pause_quanta", &m_quanta, 1, 65535, "quanta (512 bit times)", "pause time of each XOFF");
 }
@@ -56,7 +57,7 @@ void pause_scheme::install(const std::string& v, scheme_context& ctx) {
                 delay = ctx.net.port_delay_ps(s, p);
             }
         }
-        const uint64_t buffer = ctx.net.switch_at(s).buffer().port_capacity_bytes();
+        const uint64_t buffer = ctx.net.switch_at(s).buffer().lone_port_bytes();
         const pause_split split = split_port_buffer(buffer, ctx.inputs_per_port, rate, delay);
         pc.xoff_bytes = m_xoff_kb > 0 ? kb_to_bytes(m_xoff_kb) : split.xoff_bytes;
         pc.xon_bytes = m_xon_kb > 0 ? kb_to_bytes(m_xon_kb) : default_xon_bytes(pc.xoff_bytes);
