@@ -4,7 +4,9 @@
 #include "model/errors.h"
 #include "traffic/tcp/congestion_control.h"
 #include "traffic/tcp/dctcp.h"
+#include "traffic/tcp/dc_vegas.h"
 #include "traffic/tcp/newreno.h"
+#include "traffic/tcp/vegas.h"
 #include "traffic/tcp/sack_scoreboard.h"
 
 #include <gtest/gtest.h>
@@ -14,19 +16,19 @@ using namespace cmswitch;
 namespace {
 constexpr uint64_t mss = 1460;
 tcp_ack_event ack_event(uint64_t ack, uint64_t newly, uint64_t snd_nxt, bool ece) {
-    return tcp_ack_event{0, ack, newly, snd_nxt, 0, ece, false};
+    return tcp_ack_event{0, ack, newly, snd_nxt, 0, 0, ece, false};
 }
 } // namespace
 
 TEST(CongestionControl, RegistryNamesTheAlgorithmsAndRefusesOthers) {
-    EXPECT_EQ(congestion_control_names(), (std::vector<std::string>{"newreno", "dctcp"}));
+    EXPECT_EQ(congestion_control_names(), (std::vector<std::string>{"newreno", "dctcp", "vegas", "dc-vegas"}));
     EXPECT_EQ(find_congestion_control("newreno").feedback, ecn_feedback::classic);
     EXPECT_EQ(find_congestion_control("dctcp").feedback, ecn_feedback::per_segment);
     try {
         find_congestion_control("cubic");
         FAIL() << "no error";
     } catch (const config_error& e) {
-        EXPECT_STREQ(e.what(), "transport = 'cubic': allowed values are newreno, dctcp");
+        EXPECT_STREQ(e.what(), "transport = 'cubic': allowed values are newreno, dctcp, vegas, dc-vegas");
     }
     tcp_config c;
     c.congestion_control = "dctcp";
@@ -147,4 +149,53 @@ TEST(SackScoreboard, IsLostByBytesOrByBlocks) {
     const sack_scoreboard::range d[] = {{2000, 3000}};
     one.update(0, 10000, d, 1);
     EXPECT_EQ(one.lost_below(0, 1000, 3), 0u);     // nothing lost: snd_una
+}
+
+TEST(Vegas, OneStepPerRttBelowAlphaBetweenAndAboveBeta) {
+    // MSS 1000 B, cwnd 10 segments in congestion avoidance, baseRTT 100 us: diff = 10 (rtt - 100) / 100 segments
+    tcp_config cfg;   // alpha 2, beta 4, gamma 1
+    vegas v(cfg);
+    v.set_mss(1000);
+    tcp_window w{10000, 5000};
+    v.on_increase(w, tcp_ack_event{0, 1, 1000, 2000, 0, 100000000, false, false});   // baseRTT = 100 us
+    ASSERT_EQ(v.base_rtt(), 100000000u);
+    w = {10000, 5000};
+    v.step(w, 110000000, 3);   // diff 1 < alpha: one more segment
+    EXPECT_EQ(w.cwnd, 11000u);
+    w = {10000, 5000};
+    v.step(w, 130000000, 3);   // diff 3 in [alpha, beta]: unchanged
+    EXPECT_EQ(w.cwnd, 10000u);
+    w = {10000, 5000};
+    v.step(w, 160000000, 3);   // diff 6 > beta: one less, ssthresh min(5000, 9000 - 1000)
+    EXPECT_EQ(w.cwnd, 9000u);
+    EXPECT_EQ(w.ssthresh, 5000u);
+    w = {10000, 1000000};
+    v.step(w, 130000000, 3);   // slow start, diff 3 > gamma: cwnd = min(10, target 10 x 100/130 = 7 (+1)) = 8
+    EXPECT_EQ(w.cwnd, 8000u);
+    EXPECT_EQ(w.ssthresh, 7000u);
+    w = {10000, 5000};
+    v.step(w, 160000000, 2);   // two samples only: Reno, + MSS^2 / cwnd = 100 B
+    EXPECT_EQ(w.cwnd, 10100u);
+}
+
+TEST(DcVegas, QueueEstimateAgainstKvThenDctcpCut) {
+    // cwnd 20 segments, baseRTT 100 us, K_v 4: rtt 125 us gives q = 20/125 x 25 = 4 (not over), 150 us 6.67 (over)
+    tcp_config cfg;   // K_v 4, g 1/16
+    dc_vegas d(cfg);
+    d.set_mss(1000);
+    tcp_window w{20000, 1000000};
+    d.sample(w, 100000000);   // q = 0
+    d.sample(w, 125000000);
+    d.sample(w, 150000000);
+    d.sample(w, 150000000);
+    // F = 2 / 4: alpha = 15/16 + 1/16 x 0.5 = 0.96875; cwnd = ssthresh = 20000 x (1 - 0.484375) = 10312 B
+    d.end_of_rtt(w);
+    EXPECT_DOUBLE_EQ(d.alpha(), 0.96875);
+    EXPECT_EQ(w.cwnd, 10312u);
+    EXPECT_EQ(w.ssthresh, 10312u);
+    // an RTT without samples over K_v: alpha decays, no cut
+    d.sample(w, 100000000);
+    d.end_of_rtt(w);
+    EXPECT_DOUBLE_EQ(d.alpha(), 0.96875 * 15 / 16);
+    EXPECT_EQ(w.cwnd, 10312u);
 }

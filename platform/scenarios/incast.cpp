@@ -38,6 +38,11 @@ incast_scenario::incast_scenario() {
     t.add_flag("ecn", &c.ecn, "newreno: ECN-capable, halving once per window on ECE (RFC 3168)");
     m_schemes.declare(t, scheme_slot::marking, "switch ECN marking on the instantaneous queue");
     t.add_real("dctcp_g", &c.dctcp_g, 0, 1, "", "DCTCP alpha gain g", true);
+    t.add_real("vegas_alpha", &c.vegas_alpha, 0, 1000, "segments", "Vegas: grow below this many queued segments");
+    t.add_real("vegas_beta", &c.vegas_beta, 0, 1000, "segments", "Vegas: shrink above this many queued segments");
+    t.add_real("vegas_gamma", &c.vegas_gamma, 0, 1000, "segments", "Vegas: leave slow start above this many");
+    t.add_real("dcvegas_k", &c.dcvegas_k, 0, 1000, "segments", "DC-Vegas: queue estimate threshold K_v");
+    t.add_real("dcvegas_g", &c.dcvegas_g, 0, 1, "", "DC-Vegas: alpha gain g", true);
     t.add_int("init_cwnd", &c.init_cwnd, 1, 1000, "segments", "TCP initial congestion window");
     t.add_flag("limited_transmit", &c.limited_transmit,
                "RFC 3042 limited transmit: a segment on each of the 1st and 2nd duplicate ACK (ns-2, Linux, FreeBSD "
@@ -118,6 +123,11 @@ incast_plan make_plan(const incast_config& c) {
     tcp.ecn = c.ecn;
     tcp.min_rto_ps = ms_to_ps(c.min_rto_ms);
     tcp.dctcp_g = c.dctcp_g;
+    tcp.vegas_alpha = c.vegas_alpha;
+    tcp.vegas_beta = c.vegas_beta;
+    tcp.vegas_gamma = c.vegas_gamma;
+    tcp.dcvegas_k = c.dcvegas_k;
+    tcp.dcvegas_g = c.dcvegas_g;
     tcp.initial_cwnd = static_cast<uint32_t>(c.init_cwnd);
     tcp.limited_transmit = c.limited_transmit;
     tcp.slow_start_after_idle = c.slow_start_after_idle;

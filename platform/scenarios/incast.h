@@ -26,6 +26,8 @@ struct incast_config {
     std::string transport = "newreno";
     bool ecn = false;
     double dctcp_g = 0.0625;
+    double vegas_alpha = 2, vegas_beta = 4, vegas_gamma = 1;
+    double dcvegas_k = 4, dcvegas_g = 0.0625;
     int64_t init_cwnd = 2;
     bool limited_transmit = true;
     bool slow_start_after_idle = true;

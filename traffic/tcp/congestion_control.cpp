@@ -2,8 +2,10 @@
 #include "traffic/tcp/congestion_control.h"
 
 #include "model/errors.h"
+#include "traffic/tcp/dc_vegas.h"
 #include "traffic/tcp/dctcp.h"
 #include "traffic/tcp/newreno.h"
+#include "traffic/tcp/vegas.h"
 
 #include <algorithm>
 
@@ -29,6 +31,10 @@ const std::vector<tcp_cc_entry>& congestion_controls() {
          &make<newreno>},
         {"dctcp", "RFC 8257: window cut by alpha/2 once per window of ECN-Echo", ecn_feedback::per_segment, true,
          &make<dctcp>},
+        {"vegas", "Linux tcp_vegas: keep alpha..beta segments queued, from per-segment RTTs", ecn_feedback::classic,
+         false, &make<vegas>},
+        {"dc-vegas", "DCTCP's law on Vegas' queue estimate (our reading of paper 004)", ecn_feedback::classic, false,
+         &make<dc_vegas>},
     };
     return all;
 }

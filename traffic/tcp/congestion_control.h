@@ -33,6 +33,9 @@ struct tcp_ack_event {
     uint64_t newly_acked;    // bytes this ACK acknowledged for the first time
     uint64_t snd_nxt;        // the sender's next sequence number (after the sender reacted to the ACK)
     uint64_t rtt_ps;         // the RTT sample this ACK gave, 0: none
+    // the round trip of the segment this ACK answers, from the sender's own send times (on every ACK of new
+    // data, whatever the timestamp option; Linux measures it so for delay-based algorithms such as Vegas); 0: none
+    uint64_t delay_ps;
     bool ece;                // ECN-Echo set
     bool in_recovery;        // the sender is in loss recovery (after processing the ACK)
 };

@@ -20,6 +20,10 @@ struct tcp_config {
     std::string congestion_control = "newreno";   // a registered algorithm (congestion_control.h)
     bool ecn = false;                // newreno: ECN-capable with the RFC 3168 response (dctcp always is)
     double dctcp_g = 1.0 / 16;
+    // Vegas (Linux tcp_vegas): queued segments aimed at, in segments
+    double vegas_alpha = 2, vegas_beta = 4, vegas_gamma = 1;
+    // DC-Vegas (our reading of paper 004, dc_vegas.h): queue estimate threshold K_v (segments) and gain
+    double dcvegas_k = 4, dcvegas_g = 1.0 / 16;
     // Loss response: ssthresh = max(x / 2, 2 SMSS) with x the congestion window (Linux, FreeBSD and ns-2 do
     // this) or the FlightSize (RFC 5681 eq. 4). They differ when the sender is application-limited.
     enum class ssthresh_rule { cwnd, flight } ssthresh_from = ssthresh_rule::cwnd;

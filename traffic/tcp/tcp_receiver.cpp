@@ -38,7 +38,7 @@ void tcp_receiver::on_frame(frame* f, uint64_t now) {
     }
     // RFC 7323 4.3: TS.Recent follows segments at or below the last ACK sent, so that an ACK echoes the
     // timestamp of the segment that moved the window (a hole-filling retransmission, not data beyond a hole)
-    if (m_cfg.timestamps && seq <= m_last_ack_sent && tsval >= m_ts_recent)
+    if (seq <= m_last_ack_sent && tsval >= m_ts_recent)   // RFC 7323 TS.Recent (echoed in every ACK, below)
         m_ts_recent = tsval;
 
     bool immediate = false;
@@ -135,8 +135,9 @@ void tcp_receiver::send_ack(uint64_t now, bool ece) {
     }
     f->bytes = m_cfg.header_bytes + (m_cfg.timestamps ? tcp_config::timestamp_option_bytes : 0) +
                tcp_config::sack_option_bytes(n);
-    if (m_cfg.timestamps)
-        f->ts_ps = m_ts_recent;
+    // the echo rides every ACK: with timestamps it is the option (its bytes counted above); without, it stands
+    // for the send-time record a sender keeps per segment (Linux does), which the ACK does not carry
+    f->ts_ps = m_ts_recent;
     f->src = static_cast<uint16_t>(m_host.host_id());
     f->dst = static_cast<uint16_t>(m_peer);
     f->flow = m_flow;

@@ -47,6 +47,7 @@ void tcp_sender::on_frame(frame* f, uint64_t now) {
     a.ack = f->ack;
     a.ece = (f->flags & tcp_ece) != 0;
     a.tsecr = m_cfg.timestamps ? f->ts_ps : 0;
+    a.echo = f->ts_ps;
     a.nsack = m_cfg.sack ? std::min<int>(f->sack_blocks, max_sack_blocks) : 0;
     for (int i = 0; i < a.nsack; ++i)
         a.sack[i] = {f->ack + f->sack[i].begin, f->ack + f->sack[i].end};
@@ -83,7 +84,7 @@ void tcp_sender::on_ack(const ack_info& a, uint64_t now) {
     const bool sack_new = m_cfg.sack && m_sb.update(a.ack, m_high_tx, a.sack, a.nsack);
     if (a.ack > m_snd_nxt)
         m_snd_nxt = a.ack;   // after a go-back-N the receiver may already hold data beyond snd_nxt
-    tcp_ack_event ev{now, a.ack, 0, 0, 0, a.ece, false};   // what the congestion control is told
+    tcp_ack_event ev{now, a.ack, 0, 0, 0, a.echo && a.echo <= now ? now - a.echo : 0, a.ece, false};
     if (a.ack > m_snd_una)
         on_new_ack(a, ev, now);
     else if (m_high_tx > m_snd_una && (!m_cfg.sack || sack_new))

@@ -94,6 +94,7 @@ private:
         uint64_t ack;
         bool ece;
         uint64_t tsecr;   // 0: none
+        uint64_t echo;    // the send time of the segment answered (tcp_ack_event::delay_ps)
         int nsack;
         sack_scoreboard::range sack[max_sack_blocks];   // only the first nsack are set
     };

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// TCP Vegas as Linux tcp_vegas.c does it (../shared/spec/tcp-dctcp-newreno-rto-vegas.md section 4). baseRTT is the
+// smallest RTT ever seen; over each RTT (until an ACK passes the snd_nxt of the RTT's start) the smallest sample
+// and their count are kept. Then, with at least 3 samples:
+//   diff = cwnd (rtt - baseRTT) / baseRTT   (segments this flow keeps queued), target = cwnd baseRTT / rtt
+//   slow start and diff > gamma: cwnd = min(cwnd, target + 1), ssthresh = min(ssthresh, cwnd - 1)
+//   slow start otherwise: slow start;  diff > beta: cwnd -= 1, ssthresh = min(ssthresh, cwnd - 1);
+//   diff < alpha: cwnd += 1;  cwnd >= 2 segments.
+// With fewer samples (delayed ACKs) it grows as Reno. Between the per-RTT steps only slow start grows the
+// window. Loss response: NewReno's. The samples are the sender's own per-segment round trips (delay_ps).
+#ifndef CMSWITCH_TRAFFIC_TCP_VEGAS_H
+#define CMSWITCH_TRAFFIC_TCP_VEGAS_H
+
+#include "traffic/tcp/congestion_control.h"
+
+namespace cmswitch {
+
+class vegas final : public tcp_congestion_control {
+public:
+    explicit vegas(const tcp_config& cfg)
+        : m_alpha(cfg.vegas_alpha), m_beta(cfg.vegas_beta), m_gamma(cfg.vegas_gamma) {}
+    const char* name() const override { return "vegas"; }
+    bool ecn_capable() const override { return false; }
+    void on_increase(tcp_window& w, const tcp_ack_event& a) override;
+    void on_timeout() override { m_cnt = 0; m_min_rtt = UINT64_MAX; }
+
+    uint64_t base_rtt() const { return m_base_rtt; }
+    // The per-RTT step, exposed for tests: the window after an RTT with `samples` samples, the smallest `rtt`.
+    void step(tcp_window& w, uint64_t rtt, uint32_t samples);
+
+private:
+    double m_alpha, m_beta, m_gamma;
+    uint64_t m_base_rtt = UINT64_MAX, m_min_rtt = UINT64_MAX;
+    uint32_t m_cnt = 0;
+    uint64_t m_beg_snd_nxt = 0;
+};
+
+} // namespace cmswitch
+#endif
