@@ -58,6 +58,8 @@ public:
     virtual void on_acked(tcp_window& w, const tcp_ack_event& a) { (void)w; (void)a; }
     // Whether on_acked does anything: the sender calls it only then (it would run on every ACK).
     virtual bool wants_on_acked() const { return false; }
+    // Whether it reads tcp_ack_event::delay_ps (the sender measures it only then).
+    virtual bool wants_delay_samples() const { return false; }
     // ECN-Echo on an ACK outside loss recovery. Returns whether the window was reduced and whether the sender
     // must set CWR on its next segment (RFC 3168).
     struct ecn_response {

@@ -19,6 +19,7 @@ public:
     const char* name() const override { return "dc-vegas"; }
     bool ecn_capable() const override { return false; }
     void on_increase(tcp_window& w, const tcp_ack_event& a) override;
+    bool wants_delay_samples() const override { return true; }
     double alpha() const { return m_alpha; }
     // One RTT sample against the threshold (the queue estimate of Eq. 1), and the end-of-RTT step; for tests.
     void sample(const tcp_window& w, uint64_t rtt);

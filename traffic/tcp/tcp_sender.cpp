@@ -24,7 +24,7 @@ constexpr uint32_t dup_thresh = 3;   // RFC 5681 / RFC 6675 DupThresh
 tcp_sender::tcp_sender(host_stack& host, uint32_t flow, int dst, const tcp_config& cfg, tcp_stats& stats, rng r)
     : m_host(host), m_flow(flow), m_dst(dst), m_cfg(cfg), m_stats(stats), m_rng(r),
       m_cc(make_congestion_control(cfg)), m_ecn_codepoint(m_cc->ecn_capable() ? ecn_ect0 : ecn_not_ect),
-      m_cc_on_acked(m_cc->wants_on_acked()),
+      m_cc_on_acked(m_cc->wants_on_acked()), m_cc_delay(m_cc->wants_delay_samples()),
       m_w{static_cast<uint64_t>(cfg.initial_cwnd) * cfg.mss, UINT64_MAX},
       m_rto(cfg.initial_rto_ps ? std::max(cfg.initial_rto_ps, cfg.min_rto_ps) : cfg.min_rto_ps) {
     host.bind(flow, this);
@@ -84,7 +84,9 @@ void tcp_sender::on_ack(const ack_info& a, uint64_t now) {
     const bool sack_new = m_cfg.sack && m_sb.update(a.ack, m_high_tx, a.sack, a.nsack);
     if (a.ack > m_snd_nxt)
         m_snd_nxt = a.ack;   // after a go-back-N the receiver may already hold data beyond snd_nxt
-    tcp_ack_event ev{now, a.ack, 0, 0, 0, a.echo && a.echo <= now ? now - a.echo : 0, a.ece, false};
+    tcp_ack_event ev{now, a.ack, 0, 0, 0, 0, a.ece, false};   // what the congestion control is told
+    if (m_cc_delay && a.echo && a.echo <= now)
+        ev.delay_ps = now - a.echo;
     if (a.ack > m_snd_una)
         on_new_ack(a, ev, now);
     else if (m_high_tx > m_snd_una && (!m_cfg.sack || sack_new))

@@ -136,6 +136,7 @@ private:
     std::unique_ptr<tcp_congestion_control> m_cc;
     uint8_t m_ecn_codepoint;
     bool m_cc_on_acked;          // m_cc->wants_on_acked()
+    bool m_cc_delay;             // m_cc->wants_delay_samples()
     flow_endpoint* m_other = nullptr;
     listener* m_listener = nullptr;
     tcp_observer* m_observer = nullptr;

@@ -22,6 +22,7 @@ public:
     const char* name() const override { return "vegas"; }
     bool ecn_capable() const override { return false; }
     void on_increase(tcp_window& w, const tcp_ack_event& a) override;
+    bool wants_delay_samples() const override { return true; }
     void on_timeout() override { m_cnt = 0; m_min_rtt = UINT64_MAX; }
 
     uint64_t base_rtt() const { return m_base_rtt; }
