@@ -89,6 +89,7 @@ void dcqcn_endpoint::release(uint32_t flow, uint64_t now) {
     count_released(*f);
     const uint32_t bytes = f->bytes;
     nic().transmit(f, now);
+    advance_rate(q, now);
     m_cc.on_sent(q.cc, bytes);
     const double rate = q.cc.limited ? q.cc.rc : m_cc.line_rate();
     q.next_tx_ps = now + static_cast<uint64_t>(std::ceil(bytes * 8e12 / rate));
@@ -100,13 +101,25 @@ void dcqcn_endpoint::release(uint32_t flow, uint64_t now) {
         make_eligible(flow, now);
 }
 
-void dcqcn_endpoint::restart_rate_timer(uint32_t flow, uint64_t now) {
-    qp& q = m_qp[flow];
-    q.rate_deadline = now + m_cc.rate_timer_period(q.cc);
-    if (q.rate_deadline < q.rate_entry) {   // lazy: one entry at or before the deadline
-        q.rate_entry = q.rate_deadline;
-        schedule(q.rate_deadline, flow, tag_rate);
+void dcqcn_endpoint::restart_rate_timer(qp& q, uint64_t now) { q.rate_next_ps = now + m_cc.rate_timer_period(q.cc); }
+
+void dcqcn_endpoint::advance_rate(qp& q, uint64_t now) const {
+    // the rate timer's expiries up to now, in order, each restarting it (no event: the rate matters only when the
+    // QP sends, gets a CNP or is read, and the state changes only at expiries, so applying them then is the same)
+    while (q.rate_next_ps != 0 && q.rate_next_ps <= now) {
+        const uint64_t t = q.rate_next_ps;
+        m_cc.on_rate_timer(q.cc);
+        q.rate_next_ps = m_cc.increasing(q.cc) ? t + m_cc.rate_timer_period(q.cc) : 0;
     }
+}
+
+double dcqcn_endpoint::rate_bps(uint32_t flow) const {
+    if (flow >= m_qp.size() || !m_qp[flow].cc.limited)
+        return m_cc.line_rate();
+    qp q = m_qp[flow];   // a copy: reading the rate changes nothing
+    q.queue = frame_fifo{};
+    advance_rate(q, now_ps());
+    return q.cc.rc;
 }
 
 void dcqcn_endpoint::on_notification(const frame& f, uint64_t now) {
@@ -114,6 +127,7 @@ void dcqcn_endpoint::on_notification(const frame& f, uint64_t now) {
         return;
     ++m_cnps_received;
     qp& q = at(f.flow);
+    advance_rate(q, now);
     const bool decrease = m_cc.on_cnp(q.cc, now, static_cast<uint64_t>(f.ctl.cnp.period_ns) * 1000);
     if (m_cfg.rp.variant == dcqcn_variant::mlx) {
         if (decrease && !q.decrease_pending) {
@@ -122,7 +136,7 @@ void dcqcn_endpoint::on_notification(const frame& f, uint64_t now) {
         }
         return;
     }
-    restart_rate_timer(f.flow, now);
+    restart_rate_timer(q, now);
 }
 
 void dcqcn_endpoint::on_timer(uint32_t tag) {
@@ -135,32 +149,11 @@ void dcqcn_endpoint::on_timer(uint32_t tag) {
         return;
     }
     qp& q = m_qp[flow];
-    switch (tag & 3) {
-    case tag_rate:
-        if (now == q.rate_entry)
-            q.rate_entry = UINT64_MAX;
-        if (q.rate_deadline == 0)
-            return;
-        if (now < q.rate_deadline) {
-            if (q.rate_deadline < q.rate_entry) {
-                q.rate_entry = q.rate_deadline;
-                schedule(q.rate_deadline, flow, tag_rate);
-            }
-            return;
-        }
-        m_cc.on_rate_timer(q.cc);
-        if (m_cc.increasing(q.cc))
-            restart_rate_timer(flow, now);
-        else
-            q.rate_deadline = 0;
-        return;
-    case tag_decrease:
+    if ((tag & 3) == tag_decrease) {   // mlx: the cut at the decrease timer's tick, then the rate timer restarts
         q.decrease_pending = false;
+        advance_rate(q, now);
         m_cc.on_decrease_timer(q.cc, now);
-        restart_rate_timer(flow, now);
-        return;
-    default:
-        return;
+        restart_rate_timer(q, now);
     }
 }
 

@@ -49,7 +49,7 @@ public:
         frame_fifo queue;
         uint64_t next_tx_ps = 0;
         bool ready = false, pace_pending = false, waiting = false, decrease_pending = false;   // pace_pending: held
-        uint64_t rate_deadline = 0, rate_entry = UINT64_MAX;
+        uint64_t rate_next_ps = 0;   // the rate timer's next expiry (0: stopped); applied lazily (advance_rate)
         dcqcn_flow cc;
     };
 
@@ -66,9 +66,7 @@ public:
         return q >= m_cfg.qp_buffer_bytes ? 0 : m_cfg.qp_buffer_bytes - q;
     }
     void want_room(uint32_t flow) override { at(flow).waiting = true; }
-    double rate_bps(uint32_t flow) const override {
-        return flow < m_qp.size() && m_qp[flow].cc.limited ? m_qp[flow].cc.rc : m_cc.line_rate();
-    }
+    double rate_bps(uint32_t flow) const override;   // with the rate timer's expiries up to now applied
     uint64_t notifications(uint32_t flow) const override { return flow < m_qp.size() ? m_qp[flow].cc.cnps : 0; }
 
     const qp* find(uint32_t flow) const { return flow < m_qp.size() ? &m_qp[flow] : nullptr; }
@@ -80,12 +78,13 @@ public:
     uint32_t flows_counted() const { return m_np_flows_last; }
 
 private:
-    enum : uint32_t { tag_pace = 0, tag_rate = 1, tag_decrease = 2 };
+    enum : uint32_t { tag_pace = 0, tag_decrease = 2 };
     qp& at(uint32_t flow);
     void pump(uint64_t now);
     void make_eligible(uint32_t flow, uint64_t now);
     void release(uint32_t flow, uint64_t now);
-    void restart_rate_timer(uint32_t flow, uint64_t now);
+    void restart_rate_timer(qp& q, uint64_t now);
+    void advance_rate(qp& q, uint64_t now) const;
     void schedule(uint64_t t, uint32_t flow, uint32_t type) { nic().schedule_timer(t, this, (flow << 2) | type); }
     void count_np_flow(uint32_t flow, uint64_t now);
 
