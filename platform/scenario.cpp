@@ -22,7 +22,7 @@ void report_run_end(result& r, const network& net, double simulated_s, const cha
 }
 
 const std::vector<std::string>& scenario_names() {
-    static const std::vector<std::string> names{"overload", "incast", "baseline", "rdma-incast"};
+    static const std::vector<std::string> names{"overload", "incast", "baseline", "rdma-incast", "vegas-incast"};
     return names;
 }
 
@@ -52,6 +52,8 @@ std::unique_ptr<scenario> make_scenario(const std::string& name) {
         return std::make_unique<baseline_scenario>();
     if (name == "rdma-incast")
         return std::make_unique<rdma_incast_scenario>();
+    if (name == "vegas-incast")
+        return std::make_unique<vegas_incast_scenario>();
     std::string known;
     for (const auto& n : scenario_names())
         known += (known.empty() ? "" : ", ") + n;

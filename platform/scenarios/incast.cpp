@@ -364,6 +364,14 @@ uint64_t sum_pause_frames(const ethernet_switch& sw) {
 }
 } // namespace
 
+vegas_incast_scenario::vegas_incast_scenario() {
+    m_params.set_default("flows", "20");
+    m_params.set_default("sru_kb", "128");
+    m_params.set_default("transport", "vegas");
+    m_params.set_default("duration_s", "2");
+    m_params.set_default("jitter_ns", "500");   // breaks the lockstep of identical senders
+}
+
 result incast_scenario::run() {
     const run_clock clock;
     m_params.validate();
@@ -379,7 +387,7 @@ result incast_scenario::run() {
     }
     m_schemes.check(c.transport);
     result r;
-    r.set("scenario", std::string("incast"));
+    r.set("scenario", std::string(name()));
     sim_context ctx;
     {
         network net(make_topology(c, p));

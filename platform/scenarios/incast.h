@@ -51,7 +51,7 @@ struct incast_config {
     bool trace_acks = false;
 };
 
-class incast_scenario final : public configured_scenario<incast_config> {
+class incast_scenario : public configured_scenario<incast_config> {
 public:
     incast_scenario();
     const char* name() const override { return "incast"; }
@@ -59,6 +59,19 @@ public:
         return "barrier-synchronized TCP incast: a client fetches one SRU from each of N servers per round";
     }
     result run() override;
+};
+
+// Seed 004's incast (DC-Vegas paper, section 2): 47 hosts on one 1 Gb/s switch, a subset of the 46 senders
+// repeatedly sends 128 KB blocks to one receiver; the incast scenario with those defaults and transport vegas
+// (newreno, dctcp with marking, dc-vegas to compare).
+class vegas_incast_scenario final : public incast_scenario {
+public:
+    vegas_incast_scenario();
+    const char* name() const override { return "vegas-incast"; }
+    const char* description() const override {
+        return "seed 004's incast: up to 46 senders repeatedly send 128 KB blocks to one receiver at 1 Gb/s (Vegas, "
+               "DC-Vegas, Reno, DCTCP)";
+    }
 };
 
 } // namespace cmswitch

@@ -86,3 +86,14 @@ def test_rdma_incast_config_is_generated_with_the_scheme_parameters():
     assert cls.field_info("dcqcn_kmax_kb")["group"] == "dcqcn"
     with pytest.raises(ValueError, match="dcqcn_rp_variant"):
         cls(dcqcn_rp_variant="cx7")
+
+
+def test_vegas_incast_is_the_incast_with_seed_004_defaults():
+    cls = cmswitch.config_class("vegas-incast")
+    cfg = cls()
+    assert (cfg.sru_kb, cfg.transport, cfg.link_gbps) == (128.0, "vegas", 1.0)
+    res = cmswitch.run(cfg.replace(flows=4, duration_s=0.5))
+    assert res.summary["scenario"] == "vegas-incast"
+    # 4 Vegas senders keep the 1 Gb/s port busy: goodput between 90 % and 100 % of the payload rate 1460/1500 Gb/s
+    assert 0.9 * 973.3 < res.summary["goodput_mbps"] <= 973.4
+    assert res.summary["timeouts"] == 0
