@@ -22,6 +22,9 @@ void report_drops(result& r, const network& net);
 uint64_t switch_drops(const network& net);
 // offered/delivered/dropped/queued/in-flight bytes and conservation_ok; throws model_error if it fails.
 void report_conservation(result& r, const network& net);
+// Tables "ports" (per switch port: PAUSE/PFC sent, XON sent, time paused, queue peak, drops) and "hosts" (time
+// paused, NIC queue peak); pause_frames, paused_ms_max_port (switch ports) and cnms in the summary.
+void report_switch_ports(result& r, const network& net, uint64_t end_ps);
 // Table "flows": flow, src, dst, sent/received frames and bytes, sent_mbps and received_mbps over duration.
 void report_flows(result& r, const std::vector<flow_stats>& flows, uint64_t duration_ps);
 

@@ -278,6 +278,9 @@ TEST(DcqcnScheme, VariantsAndRangesAreChecked) {
     EXPECT_THROW(sc->params().parse_args({"--dcqcn-rp-variant", "cx7"}), config_error);
     sc->params().parse_args({"--dcqcn-kmin-kb", "300", "--duration-s", "0.001"});
     EXPECT_THROW(sc->run(), config_error);   // Kmax 200 KB <= Kmin 300 KB
+    auto plus = make_scenario("rdma-incast");
+    plus->params().parse_args({"--cm", "dcqcn+", "--dcqcnp-max-interval-us", "20", "--duration-s", "0.001"});
+    EXPECT_THROW(plus->run(), config_error);   // tau's maximum below its minimum N = 50 us
     auto tcp = make_scenario("incast");
     tcp->params().parse_args({"--cm", "dcqcn", "--duration-s", "0.001"});
     try {

@@ -90,8 +90,12 @@ def queue_vs_time_by_case(results, title: str = ""):
             raise ValueError(f"{label}: the run has no time series: run it with series=True")
         col = next(c for c in s.columns if c.endswith("bytes") and "_flow" not in c)
         ax.plot(s.index, s[col] / 1024, label=label, lw=1)
-    ax.set_xlabel("time (ms)")
-    ax.set_ylabel("queue (KB)")
+    return _finish(fig, ax, "time (ms)", "queue (KB)", title)
+
+
+def _finish(fig, ax, xlabel: str, ylabel: str, title: str):
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     ax.set_title(title)
@@ -107,14 +111,8 @@ def sorted_flow_rates(results, column: str = "second_half_mbps", title: str = ""
     for label, result in results.items():
         rates = result.flows[column].sort_values().to_numpy()
         ax.plot(range(len(rates)), rates, label=label, lw=1.2)
-    ax.set_xlabel("flows, by rate")
-    ax.set_ylabel("rate (Mbps)")
     ax.set_yscale("log")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    ax.set_title(title)
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax, "flows, by rate", "rate (Mbps)", title)
 
 
 def flow_rates_over_time(result, flows: Optional[Sequence[str]] = None, title: str = ""):

@@ -264,39 +264,6 @@ struct baseline_series {
     }
 };
 
-// Tables "ports" (per switch port: PAUSE sent, time paused, queue peak, drops) and "hosts"; their totals.
-void report_ports(result& r, const network& net, uint64_t end_ps) {
-    table& ports = r.add_table("ports");
-    uint64_t pauses = 0, cnms = 0;
-    double max_paused = 0;
-    for (int s = 0; s < net.num_switches(); ++s)
-        for (int p = 0; p < net.sw(s).num_ports(); ++p) {
-            const auto& pc = net.sw(s).counters(p);
-            pauses += pc.pause_sent;
-            cnms += pc.cnms;
-            const double paused_ms = static_cast<double>(net.sw(s).egress(p).paused_ps(end_ps)) * 1e-9;
-            max_paused = std::max(max_paused, paused_ms);
-            ports.column("switch").push_back(s);
-            ports.column("port").push_back(p);
-            ports.column("pause_sent").push_back(static_cast<double>(pc.pause_sent));
-            ports.column("xon_sent").push_back(static_cast<double>(pc.xon_sent));
-            ports.column("paused_ms").push_back(paused_ms);
-            ports.column("queue_max_kb").push_back(static_cast<double>(net.sw(s).egress(p).occupancy().max()) / 1024);
-            uint64_t d = 0;
-            for (uint64_t x : pc.drop_frames)
-                d += x;
-            ports.column("drops").push_back(static_cast<double>(d));
-        }
-    table& hosts = r.add_table("hosts");
-    for (int h = 0; h < net.num_hosts(); ++h) {
-        hosts.column("host").push_back(h);
-        hosts.column("paused_ms").push_back(static_cast<double>(net.nic(h).egress().paused_ps(end_ps)) * 1e-9);
-        hosts.column("nic_queue_max_kb").push_back(static_cast<double>(net.nic(h).egress().occupancy().max()) / 1024);
-    }
-    r.set("pause_frames", static_cast<int64_t>(pauses));
-    r.set("paused_ms_max_port", max_paused);
-    r.set("cnms", static_cast<int64_t>(cnms));
-}
 } // namespace
 
 result baseline_scenario::run() {
@@ -330,7 +297,7 @@ result baseline_scenario::run() {
         report_drops(r, net);
         // drops inside the network (switches); the rest are NIC drops (a full QCN rate limiter, say)
         r.set("network_drops", static_cast<int64_t>(switch_drops(net)));
-        report_ports(r, net, p.end_ps);
+        report_switch_ports(r, net, p.end_ps);
         report_run_end(r, net, c.duration_s);
     }
     clock.report(r);

@@ -165,25 +165,6 @@ void report_rates(result& r, const std::vector<double>& rates) {
     r.set("rate_max_mbps", *std::max_element(rates.begin(), rates.end()));
 }
 
-// PFC: pause frames the switch sent and the longest paused time of any transmitter (switch ports and NICs).
-void report_pfc(result& r, const network& net, const rdma_plan& p) {
-    uint64_t pauses = 0;
-    double max_paused = 0;
-    table& ports = r.add_table("ports");
-    for (int port = 0; port < net.sw(0).num_ports(); ++port) {
-        const double paused_ms = static_cast<double>(net.sw(0).egress(port).paused_ps(p.end_ps)) * 1e-9;
-        pauses += net.sw(0).counters(port).pause_sent;
-        max_paused = std::max(max_paused, paused_ms);
-        ports.column("port").push_back(port);
-        ports.column("pause_sent").push_back(static_cast<double>(net.sw(0).counters(port).pause_sent));
-        ports.column("paused_ms").push_back(paused_ms);
-    }
-    for (int h = 0; h <= p.senders; ++h)
-        max_paused = std::max(max_paused, static_cast<double>(net.nic(h).egress().paused_ps(p.end_ps)) * 1e-9);
-    r.set("pause_frames", static_cast<int64_t>(pauses));
-    r.set("paused_ms_max_port", max_paused);
-}
-
 // CNPs and the per-flow table.
 void report_flows_and_cnps(result& r, const network& net, const rdma_plan& p, const rdma_workload& w,
                            const std::vector<double>& rates) {
@@ -261,7 +242,11 @@ result rdma_incast_scenario::run() {
         r.set("delay_max_us", delays->quantile_us(1.0));
         const std::vector<double> rates = series.second_half_mbps(p, w);
         report_rates(r, rates);
-        report_pfc(r, net, p);
+        report_switch_ports(r, net, p.end_ps);
+        double nic_paused = 0;   // the senders' NICs are what PFC pauses here
+        for (int h = 0; h <= p.senders; ++h)
+            nic_paused = std::max(nic_paused, static_cast<double>(net.nic(h).egress().paused_ps(p.end_ps)) * 1e-9);
+        r.set("paused_ms_max_nic", nic_paused);
         report_drops(r, net);
         r.set("data_frames_to_receiver", static_cast<int64_t>(net.sw(0).egress(p.senders).stats().tx_frames));
         report_run_end(r, net, c.duration_s, events_kind);

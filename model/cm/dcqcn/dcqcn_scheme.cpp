@@ -137,12 +137,18 @@ dcqcn_endpoint_config dcqcn_scheme::config(const std::string& v, double line_rat
     c.np.adaptive = var == dcqcn_variant::plus;
     c.np.cnp_cost_ps = us_to_ps(m_cnp_cost_us);
     c.np.window_ps = us_to_ps(m_window_us);
-    c.np.max_interval_ps = std::max(us_to_ps(m_max_interval_us), c.np.cnp_interval_ps);
+    c.np.max_interval_ps = us_to_ps(m_max_interval_us);
     c.qp_buffer_bytes = 2ull * mtu_bytes;   // two frames per QP in the NIC: one leaving, one ready
     return c;
 }
 
-void dcqcn_scheme::check(const std::string& v) const { config(v, 1e10, 1086).rp.validate(); }
+void dcqcn_scheme::check(const std::string& v) const {
+    if (v == "dcqcn+" && m_max_interval_us < m_cnp_interval_us)
+        throw config_error("dcqcnp_max_interval_us = " + format_number(m_max_interval_us) +
+                           ": must be >= dcqcn_cnp_interval_us = " + format_number(m_cnp_interval_us) +
+                           " (tau lies between them)");
+    config(v, 1e10, 1086).rp.validate();
+}
 
 void install_rdma_endpoints(fabric& net, const dcqcn_scheme& s, const std::string& variant, uint32_t mtu_bytes) {
     for (int h = 0; h < net.num_hosts(); ++h) {
