@@ -104,6 +104,10 @@ void event_domain::push(uint128 k) {
             w = 0;
         m_ring_count = 0;
         m_cur = b;
+        // the keys just moved may lie inside the new calendar: back into their buckets, so that every heap key
+        // is again beyond the calendar's end (peek() skips buckets on that promise; a key left in the heap would
+        // come out one calendar turn late)
+        migrate();
     }
     if (b < m_cur + num_buckets)
         ring_insert(k);

@@ -60,3 +60,26 @@ TEST(EventDomain, DecoupledDomainStopsAtTheEndOfTheRun) {
     ctx.run_until(20);
     EXPECT_EQ(r.seen.size(), 3u);
 }
+
+TEST(EventDomain, EntriesScheduledBehindTheCalendarAfterAPauseKeepTheirOrder) {
+    // The calendar moves ahead to a far entry while the run is paused; entries then scheduled from outside, the
+    // first later than the second, restart it twice. A bug left the first in the heap inside the calendar, and
+    // it came out one calendar turn (num_buckets x bucket width) late.
+    sim_context ctx;
+    event_domain d("d", true);
+    recorder r;
+    d.schedule(1000000, &r, 0, 0, nullptr);          // 1 us
+    d.schedule(100000000000ull, &r, 0, 1, nullptr);  // 100 ms: where the calendar waits
+    ctx.run_until(1000000000ull);                    // 1 ms
+    ASSERT_EQ(r.seen.size(), 1u);
+    d.schedule(1044000000ull, &r, 0, 2, nullptr);    // 1.044 ms, then earlier ones
+    d.schedule(1012000000ull, &r, 0, 3, nullptr);
+    d.schedule(1000000000ull, &r, 0, 4, nullptr);
+    d.schedule(1056000000ull, &r, 0, 5, nullptr);
+    ctx.run_until(2000000000ull);
+    ASSERT_EQ(r.seen.size(), 5u);
+    EXPECT_EQ(std::get<0>(r.seen[1]), 1000000000ull);
+    EXPECT_EQ(std::get<0>(r.seen[2]), 1012000000ull);
+    EXPECT_EQ(std::get<0>(r.seen[3]), 1044000000ull);
+    EXPECT_EQ(std::get<0>(r.seen[4]), 1056000000ull);
+}
