@@ -22,6 +22,7 @@ enum class frame_kind : uint8_t {
     pause,    // 802.3x PAUSE / 802.1Qbb PFC
     rdma,     // RoCEv2 packet of a queue pair: data, ACK or NACK (rdma_flags)
     cnp,      // RoCEv2 congestion notification packet (DCQCN), from the receiver's NIC to the sender's
+    sctp,     // SCTP packet: DATA chunks, or a SACK (+ ECNE), CWR, or a handshake chunk (sctp_flags)
 };
 
 // ECN codepoint as in the IP header (RFC 3168).
@@ -30,6 +31,13 @@ enum ecn_bits : uint8_t { ecn_not_ect = 0, ecn_ect1 = 1, ecn_ect0 = 2, ecn_ce = 
 enum tcp_flags : uint8_t { tcp_ack = 1, tcp_ece = 2, tcp_cwr = 4, tcp_fin = 8 };
 // kind == rdma: an ACK (ack = next byte expected) or a NACK (go back to ack); neither: data at seq.
 enum rdma_flags : uint8_t { rdma_ack = 1, rdma_nack = 2 };
+
+// kind == sctp: the chunks a packet carries. DATA: TSNs [seq, seq + ctl.sctp.chunks), payload bytes in all. SACK:
+// cumulative TSN ack = ack - 1 (ack: the next TSN expected), gap blocks in sack[] as offsets from ack.
+enum sctp_flags : uint8_t {
+    sctp_data = 1, sctp_sack = 2, sctp_ecne = 4, sctp_cwr = 8,
+    sctp_init = 16, sctp_init_ack = 32, sctp_cookie_echo = 64, sctp_cookie_ack = 128,
+};
 
 // Every field of a frame but its SACK blocks; the pool resets these on acquire (frame_pool.h).
 struct frame_fields {
@@ -74,6 +82,15 @@ struct cnp_fields {
     uint32_t period_ns;   // DCQCN+: the CNP interval tau the NP uses for this flow; 0 in plain DCQCN
 };
 
+// SCTP chunk fields beyond frame_fields (kind sctp), set in full by the endpoint that makes the packet.
+struct sctp_fields {
+    uint32_t chunks;       // DATA: chunks bundled
+    uint32_t tsn;          // ECNE: the TSN reported (highest of the marked packet); CWR: the sender's highest TSN
+                           // sent; INIT / INIT-ACK of a data sender: its initial TSN
+    uint32_t ce_packets;   // ECNE: CE-marked packets since the last CWR (FreeBSD's num_pkts_since_cwr)
+    uint32_t request;      // COOKIE-ECHO: application request bytes bundled with it (the incast client's)
+};
+
 struct frame : frame_fields {
     // TCP SACK blocks: only the first sack_blocks are meaningful (the pool does not clear them, so that frames
     // without SACK cost nothing for them)
@@ -86,6 +103,7 @@ struct frame : frame_fields {
         cnm_fields cnm;
         pause_fields pause;
         cnp_fields cnp;
+        sctp_fields sctp;
     } ctl;
 };
 
