@@ -16,6 +16,8 @@ enum class drop_reason : uint8_t {
     no_route,           // destination missing from a forwarding table
     ingress_limit,      // PAUSE/PFC: an ingress class full above XOFF (the headroom did not suffice)
     rate_limiter_full,  // host NIC: the flow's rate limiter (a reaction point's queue) is full
+    port_packet_limit,  // a transmit queue counted in frames ("packets" buffer policy) is full: tail drop
+    aqm,                // an active queue manager refused the frame before the buffer (seed 001's DBL)
     count_
 };
 constexpr int num_drop_reasons = static_cast<int>(drop_reason::count_);
@@ -30,6 +32,8 @@ inline const char* drop_reason_name(drop_reason r) {
     case drop_reason::no_route: return "no_route";
     case drop_reason::ingress_limit: return "ingress_limit";
     case drop_reason::rate_limiter_full: return "rate_limiter_full";
+    case drop_reason::port_packet_limit: return "port_packet_limit";
+    case drop_reason::aqm: return "aqm";
     case drop_reason::count_: break;
     }
     return "?";

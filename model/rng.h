@@ -33,6 +33,8 @@ enum class random_stream : uint64_t {
     delay_skew = 6000000,           // the incast's per-server link delay skew
     dcqcn_marking = 7000000,        // + switch: DCQCN congestion point marking decisions
     rdma_start = 8000000,           // the RDMA incast's queue-pair start times
+    dbl = 9000000,                  // + switch: DBL exceed-action draws
+    sctp_app = 10000000,            // + host: seed 001's testbed applications (elephant sizes)
 };
 constexpr uint64_t stream_id(random_stream s, uint64_t index = 0) { return static_cast<uint64_t>(s) + index; }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The built-in congestion-management schemes: one line each. A new scheme adds its line here (or registers
 // itself at run time with register_scheme).
+#include "model/cm/dbl/dbl_scheme.h"
 #include "model/cm/dcqcn/dcqcn_scheme.h"
 #include "model/cm/ecn/ecn_scheme.h"
 #include "model/cm/pause/pause_scheme.h"
@@ -26,6 +27,8 @@ std::vector<scheme_entry>& builtin_schemes() {
          &make<dcqcn_cp_scheme>},
         {scheme_slot::l2, "DCQCN / DCQCN+ at the RoCE NICs (notification and reaction points; transport rdma)",
          &make<dcqcn_scheme>},
+        {scheme_slot::marking, "Dynamic Buffer Limiting (Cisco 4500, seed 001): per-flow credits on congested "
+         "transmit queues, ECN mark or drop for aggressive flows", &make<dbl_scheme>},
     };
     return all;
 }

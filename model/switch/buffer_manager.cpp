@@ -3,17 +3,21 @@
 
 #include "model/errors.h"
 
+#include <algorithm>
 #include <sstream>
+#include <utility>
 
 namespace cmswitch {
 
 buffer_manager::buffer_manager(int num_ports)
-    : m_port(static_cast<size_t>(num_ports), 0), m_queue(static_cast<size_t>(num_ports) * num_priorities, 0) {}
+    : m_port(static_cast<size_t>(num_ports), 0), m_queue(static_cast<size_t>(num_ports) * num_priorities, 0),
+      m_port_frames(static_cast<size_t>(num_ports), 0) {}
 
 void buffer_manager::reset() {
     m_used = 0;
     std::fill(m_port.begin(), m_port.end(), 0);
     std::fill(m_queue.begin(), m_queue.end(), 0);
+    std::fill(m_port_frames.begin(), m_port_frames.end(), 0);
 }
 
 static_buffer::static_buffer(int num_ports, uint64_t port_limit_bytes)
@@ -35,8 +39,18 @@ drop_reason dynamic_threshold_buffer::check(int port, int prio, uint32_t bytes) 
     return drop_reason::none;
 }
 
+packet_buffer::packet_buffer(int num_ports, std::vector<uint64_t> limits, uint64_t mtu_bytes)
+    : buffer_manager(num_ports), m_limits(std::move(limits)), m_capacity(0) {
+    for (uint64_t l : m_limits)
+        m_capacity = std::max(m_capacity, l * mtu_bytes);
+}
+
+drop_reason packet_buffer::check(int port, int, uint32_t) const {
+    return port_frames(port) < m_limits[static_cast<size_t>(port)] ? drop_reason::none : drop_reason::port_packet_limit;
+}
+
 const std::vector<std::string>& buffer_policy_names() {
-    static const std::vector<std::string> names{"static", "dynamic"};
+    static const std::vector<std::string> names{"static", "dynamic", "packets"};
     return names;
 }
 
@@ -60,7 +74,21 @@ std::unique_ptr<buffer_manager> make_buffer_manager(const buffer_config& cfg, in
         }
         return std::make_unique<dynamic_threshold_buffer>(num_ports, cfg.pool_bytes, cfg.alpha);
     }
-    throw config_error("buffer policy = '" + cfg.policy + "': allowed values are static, dynamic");
+    if (cfg.policy == "packets") {
+        const size_t n = static_cast<size_t>(num_ports);
+        if (cfg.port_limit_packets.size() != 1 && cfg.port_limit_packets.size() != n)
+            throw config_error("buffer port_limit_packets: " + std::to_string(cfg.port_limit_packets.size()) +
+                               " entries; give 1 (every port) or one per port (" + std::to_string(n) + ")");
+        std::vector<uint64_t> limits(n, cfg.port_limit_packets.front());
+        if (cfg.port_limit_packets.size() == n)
+            limits = cfg.port_limit_packets;
+        for (size_t i = 0; i < n; ++i)
+            if (limits[i] < 1 || limits[i] > 1000000)
+                throw config_error("buffer port_limit_packets[" + std::to_string(i) + "] = " +
+                                   std::to_string(limits[i]) + ": allowed range [1, 1000000]");
+        return std::make_unique<packet_buffer>(num_ports, std::move(limits), 1500);
+    }
+    throw config_error("buffer policy = '" + cfg.policy + "': allowed values are static, dynamic, packets");
 }
 
 } // namespace cmswitch

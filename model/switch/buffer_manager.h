@@ -5,6 +5,9 @@
 //               (the frame that exactly fills the limit is admitted, the next one is dropped: drop-tail).
 //  - "dynamic": one shared pool of pool_bytes with dynamic thresholds (Choudhury & Hahne): a frame is admitted
 //               to queue (port, prio) iff queue bytes < alpha x free pool bytes and the frame fits in the pool.
+//  - "packets": each egress port's transmit queue holds at most a number of frames, whatever their size (switches
+//               that count buffers, not bytes: the Cisco 4500 of seed 001 has 1920 per 1 Gb/s port and 240 per
+//               100 Mb/s port); port_limit_packets gives one limit per port, or one for every port.
 #ifndef CMSWITCH_MODEL_SWITCH_BUFFER_MANAGER_H
 #define CMSWITCH_MODEL_SWITCH_BUFFER_MANAGER_H
 
@@ -23,6 +26,7 @@ struct buffer_config {
     uint64_t port_limit_bytes = 150 * 1024;  // "static"
     uint64_t pool_bytes = 1024 * 1024;       // "dynamic"
     double alpha = 1.0;                      // "dynamic"
+    std::vector<uint64_t> port_limit_packets;   // "packets": one per port, or a single entry for all ports
 };
 
 class buffer_manager {
@@ -41,6 +45,7 @@ public:
 
     uint64_t used_bytes() const { return m_used; }
     uint64_t port_bytes(int port) const { return m_port[port]; }
+    uint64_t port_frames(int port) const { return m_port_frames[port]; }
     uint64_t queue_bytes(int port, int prio) const { return m_queue[port * num_priorities + prio]; }
     // Largest number of bytes one port can hold (scales the occupancy histogram).
     virtual uint64_t port_capacity_bytes() const = 0;
@@ -58,11 +63,13 @@ private:
         m_used += static_cast<uint64_t>(delta);
         m_port[port] += static_cast<uint64_t>(delta);
         m_queue[port * num_priorities + prio] += static_cast<uint64_t>(delta);
+        m_port_frames[port] += delta > 0 ? 1 : ~uint64_t{0};   // one frame in or out
     }
 
     uint64_t m_used = 0;
     std::vector<uint64_t> m_port;
     std::vector<uint64_t> m_queue;
+    std::vector<uint64_t> m_port_frames;
 };
 
 class static_buffer final : public buffer_manager {
@@ -91,6 +98,20 @@ protected:
 private:
     uint64_t m_pool;
     double m_alpha;
+};
+
+class packet_buffer final : public buffer_manager {
+public:
+    // limits: frames per port (size num_ports); mtu_bytes scales the byte capacity the statistics use
+    packet_buffer(int num_ports, std::vector<uint64_t> limits, uint64_t mtu_bytes);
+    uint64_t port_capacity_bytes() const override { return m_capacity; }
+    const char* name() const override { return "packets"; }
+    uint64_t port_limit_packets(int port) const { return m_limits[static_cast<size_t>(port)]; }
+protected:
+    drop_reason check(int port, int prio, uint32_t bytes) const override;
+private:
+    std::vector<uint64_t> m_limits;
+    uint64_t m_capacity;
 };
 
 // Validates cfg (throws config_error naming the field) and builds the policy it names.

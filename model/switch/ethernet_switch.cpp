@@ -49,6 +49,7 @@ void ethernet_switch::insert_hook(std::unique_ptr<switch_hook> h) {
     m_enqueue_hooks.clear();
     m_dequeue_hooks.clear();
     m_drop_hooks.clear();
+    m_admit_hooks.clear();
     for (const auto& x : m_hooks) {
         const uint8_t e = x->events();
         if (e & switch_hook::on_ingress_event)
@@ -59,6 +60,8 @@ void ethernet_switch::insert_hook(std::unique_ptr<switch_hook> h) {
             m_dequeue_hooks.push_back(x.get());
         if (e & switch_hook::on_drop_event)
             m_drop_hooks.push_back(x.get());
+        if (e & switch_hook::on_admit_event)
+            m_admit_hooks.push_back(x.get());
     }
     // the transmitters tell the switch of dequeues only when a hook wants them (one call per frame otherwise)
     for (auto& p : m_ports)
@@ -115,7 +118,7 @@ void ethernet_switch::on_event(uint32_t kind, uint32_t index, void* ptr) {
 
 void ethernet_switch::on_dequeue(uint32_t port, frame& f, uint64_t now) {
     const egress_port& ep = m_ports[port];
-    const queue_view q{static_cast<int>(port), f.prio, ep.bytes(f.prio), ep.bytes()};
+    const queue_view q{static_cast<int>(port), f.prio, ep.bytes(f.prio), ep.bytes(), ep.frames()};
     for (switch_hook* h : m_dequeue_hooks)
         h->on_dequeue(q, f, now);
 }
@@ -154,13 +157,23 @@ void ethernet_switch::switch_frame(int in_port, frame* f, uint64_t now) {
         ep.enqueue(f, now);
         return;
     }
+    if (!m_admit_hooks.empty()) {
+        const queue_view q{out, f->prio, ep.bytes(f->prio), ep.bytes(), ep.frames()};
+        for (switch_hook* h : m_admit_hooks) {
+            const drop_reason why = h->on_admit(q, *f, now);
+            if (why != drop_reason::none) {
+                drop(out, f, why);
+                return;
+            }
+        }
+    }
     const drop_reason why = m_buffer->admit(out, f->prio, f->bytes);
     if (why != drop_reason::none) {
         drop(out, f, why);
         return;
     }
     if (!m_enqueue_hooks.empty()) {
-        const queue_view q{out, f->prio, ep.bytes(f->prio), ep.bytes()};
+        const queue_view q{out, f->prio, ep.bytes(f->prio), ep.bytes(), ep.frames()};
         for (switch_hook* h : m_enqueue_hooks)
             h->on_enqueue(q, *f, now);
     }

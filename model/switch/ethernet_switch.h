@@ -94,6 +94,11 @@ private:
     const std::string& switch_name() const override { return m_name; }
     frame_pool& pool() override { return m_pool; }
     uint64_t port_capacity_bytes() const override { return m_buffer->port_capacity_bytes(); }
+    uint64_t port_limit_frames(int port) const override {
+        if (const auto* pb = dynamic_cast<const packet_buffer*>(m_buffer.get()))
+            return pb->port_limit_packets(port);
+        return m_buffer->port_capacity_bytes() / 1500;
+    }
     void send_control(int port, frame* f, uint64_t now_ps) override;
     void send_routed(frame* f) override { m_routed.push_back(f); }
     void schedule(uint64_t t_ps, switch_hook* hook, uint32_t tag) override {
@@ -114,7 +119,7 @@ private:
     std::vector<int> m_routes;
     std::unique_ptr<buffer_manager> m_buffer;
     std::vector<std::unique_ptr<switch_hook>> m_hooks;   // in stage order
-    std::vector<switch_hook*> m_ingress_hooks, m_enqueue_hooks, m_dequeue_hooks, m_drop_hooks;
+    std::vector<switch_hook*> m_ingress_hooks, m_enqueue_hooks, m_dequeue_hooks, m_drop_hooks, m_admit_hooks;
     std::vector<frame*> m_routed;   // control frames to route once the current frame is queued
     int m_id = 0;
     uint64_t m_originated_frames = 0, m_originated_bytes = 0;

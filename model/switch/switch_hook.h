@@ -3,7 +3,8 @@
 // recorders (traces) are switch_hooks, not code inside the switch. The switch calls, per frame:
 //
 //   arrival on port p  -> on_ingress (in stage order; any hook may drop the frame)
-//   routing, buffer admission (the buffer_manager policy) -> on_drop if refused
+//   routing -> on_admit (in stage order; an active queue manager may drop the frame or mark it)
+//   buffer admission (the buffer_manager policy) -> on_drop if refused
 //   admitted           -> on_enqueue (in stage order: may mark the frame, send control frames) -> queued
 //   transmission start -> on_dequeue
 //   any drop           -> on_drop
@@ -29,6 +30,7 @@ struct queue_view {
     int prio;
     uint64_t queue_bytes;   // this priority's queue, the frame itself not counted
     uint64_t port_bytes;    // every priority of the port, the frame itself not counted
+    uint32_t port_frames;   // frames queued at the port, every priority, the frame itself not counted
 };
 
 class switch_hook;
@@ -41,6 +43,9 @@ public:
     virtual frame_pool& pool() = 0;
     // Largest number of bytes one port can hold (its static limit or the shared pool).
     virtual uint64_t port_capacity_bytes() const = 0;
+    // Frames one port's transmit queue holds: its limit under the "packets" buffer policy, else the byte capacity
+    // in 1500-byte frames.
+    virtual uint64_t port_limit_frames(int port) const = 0;
     // Queues a control frame the switch made (PAUSE, a notification) on `port` at once, in the control priority
     // and outside buffer accounting; it counts as originated by the switch.
     virtual void send_control(int port, frame* f, uint64_t now_ps) = 0;
@@ -59,7 +64,8 @@ protected:
 
 class switch_hook {
 public:
-    enum event_mask : uint8_t { on_ingress_event = 1, on_enqueue_event = 2, on_dequeue_event = 4, on_drop_event = 8 };
+    enum event_mask : uint8_t { on_ingress_event = 1, on_enqueue_event = 2, on_dequeue_event = 4, on_drop_event = 8,
+                                on_admit_event = 16 };
     // Order among hooks of one switch (lower first): ingress accounting, then congestion points, then marking,
     // then recorders; hooks of equal stage keep the order they were added in.
     enum stage_order : int { stage_ingress_accounting = 10, stage_congestion_point = 20, stage_marking = 30,
@@ -75,6 +81,12 @@ public:
     // Return drop_reason::none to let it on.
     virtual drop_reason on_ingress(int in_port, frame& f, uint64_t now_ps) {
         (void)in_port; (void)f; (void)now_ps;
+        return drop_reason::none;
+    }
+    // A data frame routed to queue q, before the buffer's admission: an active queue manager may refuse it (the
+    // switch drops it with that reason) or mark it.
+    virtual drop_reason on_admit(const queue_view& q, frame& f, uint64_t now_ps) {
+        (void)q; (void)f; (void)now_ps;
         return drop_reason::none;
     }
     // A data frame admitted to queue q, about to be queued.

@@ -16,10 +16,11 @@ RENAMED = {}   # old key -> new key, for renames a refactor makes on purpose
 # keys a refactor adds on purpose (issue 10: NIC drops by reason; schemes report the same keys in every scenario:
 # qcn_cp and qcn_rp with QCN in overload too, pause_xoff_bytes with PAUSE in baseline too), and keys whose meaning
 # it narrows on purpose. An added key is compared only where the expected output has it.
-ADDED = {"drops_rate_limiter_full", "qcn_cp", "qcn_rp", "pause_xoff_bytes"}
+# issue 12: drop reasons of the packet-counted transmit queue and of DBL
+ADDED = {"drops_rate_limiter_full", "qcn_cp", "qcn_rp", "pause_xoff_bytes", "drops_port_packet_limit", "drops_aqm"}
 SPLIT = {"drops_nic_queue_full"}   # was every NIC drop; now the queue-limit ones (+ drops_rate_limiter_full)
 # keys whose value changes on purpose, not compared (why)
-CHANGED = {"trace_drop_reason_codes": "lists the new drop reason rate_limiter_full"}
+CHANGED = {"trace_drop_reason_codes": "lists the new drop reasons rate_limiter_full, port_packet_limit, aqm"}
 
 
 def cases():
