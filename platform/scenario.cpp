@@ -10,6 +10,7 @@
 #include "platform/scenarios/incast.h"
 #include "platform/scenarios/overload.h"
 #include "platform/scenarios/rdma_incast.h"
+#include "platform/scenarios/testbed_001.h"
 
 namespace cmswitch {
 
@@ -22,7 +23,8 @@ void report_run_end(result& r, const network& net, double simulated_s, const cha
 }
 
 const std::vector<std::string>& scenario_names() {
-    static const std::vector<std::string> names{"overload", "incast", "baseline", "rdma-incast", "vegas-incast"};
+    static const std::vector<std::string> names{"overload", "incast", "baseline", "rdma-incast", "vegas-incast",
+                                                 "testbed-001"};
     return names;
 }
 
@@ -54,6 +56,8 @@ std::unique_ptr<scenario> make_scenario(const std::string& name) {
         return std::make_unique<rdma_incast_scenario>();
     if (name == "vegas-incast")
         return std::make_unique<vegas_incast_scenario>();
+    if (name == "testbed-001")
+        return std::make_unique<testbed_001_scenario>();
     std::string known;
     for (const auto& n : scenario_names())
         known += (known.empty() ? "" : ", ") + n;

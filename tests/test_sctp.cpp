@@ -4,6 +4,7 @@
 #include "model/cm/dbl/dbl_queue_manager.h"
 #include "model/errors.h"
 #include "platform/network.h"
+#include "platform/scenario.h"
 #include "testing.h"
 #include "traffic/sctp/sctp_congestion_control.h"
 #include "traffic/sctp/sctp_receiver.h"
@@ -436,4 +437,59 @@ TEST(Dbl, TwoFlowsAreMarkedFromSeventyEachDropActionAndBufferLimit) {
     EXPECT_EQ(seen[129], drop_reason::aqm);
     EXPECT_EQ(admitted_after, 0u);
     EXPECT_EQ(drop.drops(), 6u);
+}
+
+// ------------------------------------------------------------------------------------------------ testbed-001
+
+namespace {
+result run_testbed(const std::vector<std::string>& args) {
+    auto sc = make_scenario("testbed-001");
+    sc->params().parse_args(args);
+    return sc->run();
+}
+} // namespace
+
+TEST(Testbed001, UnloadedIncastRequestsTakeTheirHandComputedTime) {
+    // Without elephants: a slow (100 Mb/s) peer's request is INIT (84 B), INIT-ACK (284 B), COOKIE-ECHO with the
+    // 8-byte request (260 B) and two 1496-byte DATA packets, each over a 1 Gb/s and a 100 Mb/s link with 5 us of
+    // propagation: 17.392 + 34.992 + 32.88 + (2 x 119.68 + 5 + 11.968 + 5) = 346.592 us. Eight of the ten peers
+    // are slow, so the median is a slow peer's, at least that; the round ends within that plus bsd8's own
+    // serialization of 9 more INITs and COOKIE-ECHOs (24.8 us) and of the other slow peers' 8 second packets
+    // (95.7 us).
+    const result r = run_testbed({"--duration-s", "0.5", "--elephants=false"});
+    const double rounds = r.number("incast_rounds");
+    EXPECT_GT(rounds, 1000);
+    EXPECT_NEAR(r.number("incast_requests"), 10 * rounds, 10);
+    EXPECT_GE(r.number("request_p50_ms"), 0.346592);
+    EXPECT_LE(r.number("request_max_ms"), 0.346592 + 0.0248 + 0.0957);
+    EXPECT_EQ(r.number("incast_incidents"), 0);
+    EXPECT_EQ(r.number("drops"), 0);
+}
+
+TEST(Testbed001, ElephantsStayUnderThePayloadRateOfTheSlowPortsAndBytesAreConserved) {
+    for (const char* cc : {"plain", "ecn", "dccc", "dynamic-dccc"}) {
+        const result r = run_testbed({"--duration-s", "4", "--sctp-cc", cc});
+        // each source sends to one sink at a time: at most 2 x 100 Mb/s x 1452 / 1500 of payload to slow hosts
+        EXPECT_GT(r.number("elephant_goodput_mbps"), 50) << cc;
+        EXPECT_LE(r.number("elephant_goodput_mbps"), 2 * 100 * 1452.0 / 1500) << cc;
+        EXPECT_EQ(std::get<bool>(*r.get("conservation_ok")), true) << cc;
+        if (std::string(cc) == "plain") {
+            EXPECT_EQ(r.number("dbl_marks"), 0);   // nothing ECN-capable: DBL drops instead
+            EXPECT_GT(r.number("dbl_drops"), 0);
+        } else {
+            EXPECT_GT(r.number("dbl_marks"), 0) << cc;
+        }
+    }
+}
+
+TEST(Testbed001, BadSettingsAreRefusedWithTheField) {
+    auto sc = make_scenario("testbed-001");
+    EXPECT_THROW(sc->params().parse_args({"--sctp-cc", "cubic"}), config_error);
+    sc->params().parse_args({"--elephant-min-mb", "600", "--duration-s", "0.01"});
+    try {
+        sc->run();
+        FAIL() << "elephant_max_mb < elephant_min_mb accepted";
+    } catch (const config_error& e) {
+        EXPECT_NE(std::string(e.what()).find("elephant_max_mb"), std::string::npos) << e.what();
+    }
 }

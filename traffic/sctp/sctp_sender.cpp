@@ -169,7 +169,7 @@ void sctp_sender::try_send(uint64_t now, bool force_one) {
         send_packet(m_next_tsn, false, now);
         force_one = false;
     }
-    if (m_cwr_pending) {   // nothing to carry it: a packet of its own
+    if (m_cwr_pending && m_app_bytes == 0 && m_rtx_count == 0) {   // no data will carry it: a packet of its own
         frame* f = make_packet(sctp_cwr, sctp_config::packet_header_bytes + sctp_config::cwr_chunk_bytes);
         f->ctl.sctp.tsn = m_highest_sent;
         m_host.nic().send(f);
