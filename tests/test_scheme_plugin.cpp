@@ -97,7 +97,7 @@ TEST(SchemePlugin, TransportThatNeedsMarkingNamesThePlugInAmongTheChoices) {
         run_incast({"--transport", "dctcp", "--duration-s", "0.01"});
         FAIL() << "dctcp without marking was accepted";
     } catch (const config_error& e) {
-        EXPECT_NE(std::string(e.what()).find("needs marking = step, red, dcqcn or every-nth"), std::string::npos)
+        EXPECT_NE(std::string(e.what()).find("needs marking = step, red, dcqcn, dbl or every-nth"), std::string::npos)
             << e.what();
     }
 }

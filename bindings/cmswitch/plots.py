@@ -151,3 +151,43 @@ def innocent_vs_victim(rates: pd.DataFrame, victim: Sequence[str], title: str = 
     ax.set_title(title)
     fig.tight_layout()
     return fig
+
+
+def elephant_bandwidth(results, title: str = ""):
+    """Seed 001's Figs. 8-11: each elephant source's bandwidth to the 100 Mb/s hosts over time, one panel per run
+    (a mapping label -> Result of testbed-001)."""
+    plt = _plt()
+    n = len(results)
+    fig, axes = plt.subplots(n, 1, figsize=(6.4, 1.9 * n + 0.6), sharex=True, squeeze=False)
+    for ax, (label, result) in zip(axes[:, 0], results.items()):
+        s = result.tables["elephant_series"]
+        for col, style in (("bsd3_mbps", "-"), ("bsd4_mbps", "--")):
+            ax.plot(s["t_s"], s[col], style, lw=1, label=col.split("_")[0])
+        ax.set_ylabel("Mbps")
+        ax.set_ylim(0, 110)
+        ax.grid(alpha=0.3)
+        ax.set_title(label, fontsize=9)
+        ax.legend(fontsize=7, loc="lower right")
+    axes[-1, 0].set_xlabel("time (s)")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def variant_comparison(df: pd.DataFrame, y: str, by: str = "sctp_cc", title: str = "", ylabel: str = ""):
+    """A bar per variant: the mean of `y` over seeds with min-max bars (seed 001's Fig. 12 with
+    y = elephant_goodput_mbps)."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5.6, 3.6))
+    order = list(dict.fromkeys(df[by]))
+    s = df.groupby(by)[y].agg(["mean", "min", "max"]).loc[order]
+    ax.bar(range(len(order)), s["mean"], yerr=[s["mean"] - s["min"], s["max"] - s["mean"]], capsize=4,
+           color="#4477aa")
+    ax.set_xticks(range(len(order)))
+    ax.set_xticklabels(order)
+    ax.set_ylabel(ylabel or y)
+    ax.grid(alpha=0.3, axis="y")
+    ax.set_title(title)
+    fig.tight_layout()
+    return fig

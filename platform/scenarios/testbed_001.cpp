@@ -21,7 +21,6 @@ constexpr int num_hosts = 11;
 constexpr int incast_client_host = 7;                       // bsd8
 constexpr int elephant_hosts[2] = {2, 3};                   // bsd3, bsd4
 bool fast_host(int h) { return h == 2 || h == 3 || h == 7; }   // bsd3, bsd4, bsd8 on 1 Gb/s
-std::string bsd(int h) { return "bsd" + std::to_string(h + 1); }
 
 double percentile(std::vector<double> v, double p) {
     if (v.empty())
@@ -53,6 +52,8 @@ testbed_001_scenario::testbed_001_scenario() {
     t.add_real("rto_initial_ms", &c.rto_initial_ms, 0.001, 1e7, "ms", "SCTP RTO.initial, also T1's (RFC 4960 3 s)");
     t.add_flag("delayed_sack", &c.delayed_sack, "SACK every 2nd packet or after sack_delay_ms (RFC 4960 6.2)");
     t.add_real("sack_delay_ms", &c.sack_delay_ms, 0.001, 500, "ms", "delayed SACK timeout (FreeBSD 200 ms)");
+    t.add_int("abc_l", &c.abc_l, 1, 64, "MTU",
+              "slow start: at most L x MTU more per SACK (RFC 4960: 1; FreeBSD's abc_l_var: 1 or 2 by release)");
     t.add_real("lan_rtt_ms", &c.lan_rtt_ms, 0, 1e4, "ms", "dynamic DCCC: DCCC when the first RTT is below this");
     t.add_int("incast_sends", &c.incast_sends, 1, 1000000, "messages", "messages each peer returns per request");
     t.add_int("incast_send_bytes", &c.incast_send_bytes, 1, 1 << 30, "bytes", "size of each message (paper 1448)");
@@ -90,6 +91,7 @@ result testbed_001_scenario::run() {
     sc.delayed_sack = c.delayed_sack;
     sc.sack_delay_ps = ms_to_ps(c.sack_delay_ms);
     sc.lan_rtt_ps = ms_to_ps(c.lan_rtt_ms);
+    sc.abc_l = static_cast<uint32_t>(c.abc_l);
 
     result r;
     r.set("scenario", std::string(name()));
@@ -306,6 +308,10 @@ result testbed_001_scenario::run() {
             pm.push_back(static_cast<double>(cn.marks));
             pmax.push_back(static_cast<double>(net.sw(0).egress(h).occupancy().max()) / 1500.0);
         }
+        uint64_t sent = 0;
+        for (int h = 0; h < num_hosts; ++h)
+            sent += net.sw(0).egress(h).stats().tx_frames;
+        r.set("switch_frames_sent", static_cast<int64_t>(sent));
         r.set("tail_drops", static_cast<int64_t>(tail));
         r.set("dbl_drops_switch", static_cast<int64_t>(aqm));
         report_drops(r, net);

@@ -28,6 +28,7 @@ struct testbed_001_config {
     bool delayed_sack = true;
     double sack_delay_ms = 200;
     double lan_rtt_ms = 1.1;
+    int64_t abc_l = 1;
     int64_t incast_sends = 2;
     int64_t incast_send_bytes = 1448;
     double incident_ms = 300;

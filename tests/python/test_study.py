@@ -97,3 +97,22 @@ def test_vegas_incast_is_the_incast_with_seed_004_defaults():
     # 4 Vegas senders keep the 1 Gb/s port busy: goodput between 90 % and 100 % of the payload rate 1460/1500 Gb/s
     assert 0.9 * 973.3 < res.summary["goodput_mbps"] <= 973.4
     assert res.summary["timeouts"] == 0
+
+
+def test_testbed_001_runs_from_python_with_its_tables_and_figures(tmp_path):
+    cfg = cmswitch.config_class("testbed-001")(duration_s=3)
+    assert (cfg.marking, cfg.sctp_cc, cfg.rto_min_ms) == ("dbl", "ecn", 300.0)
+    runs = {cc: cmswitch.run(cfg.replace(sctp_cc=cc)) for cc in ("plain", "dynamic-dccc")}
+    for cc, res in runs.items():
+        s = res.summary
+        assert s["conservation_ok"]
+        # two sources, each to one sink at a time: at most 2 x the payload rate of a 100 Mb/s port
+        assert 0 < s["elephant_goodput_mbps"] <= 2 * 100 * 1452 / 1500
+        assert s["incast_requests"] >= 10 * s["incast_rounds"]
+        assert set(res.tables["ports"].columns) >= {"tail_drops", "dbl_drops", "marks"}
+    assert runs["plain"].summary["dbl_marks"] == 0 and runs["plain"].summary["dbl_drops"] > 0
+    from cmswitch import plots
+    fig = plots.elephant_bandwidth(runs)
+    fig.savefig(tmp_path / "bw.png")
+    with pytest.raises(ValueError, match="sctp_cc"):
+        cfg.replace(sctp_cc="cubic")

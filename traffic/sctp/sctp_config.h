@@ -29,6 +29,9 @@ struct sctp_config {
     uint64_t rto_min_ps = 1000000000000ull;
     uint64_t rto_max_ps = 60000000000000ull;
     uint64_t rto_initial_ps = 3000000000000ull;
+    // Slow start adds min(bytes acked, L x MTU) per SACK: RFC 4960 L = 1; FreeBSD's net.inet.sctp.abc_l_var is 1 in
+    // some releases and 2 in others
+    uint32_t abc_l = 1;
     uint32_t initial_cwnd_mtus = 0;         // 0: RFC 4960 7.2.1, min(4 MTU, max(2 MTU, 4380 B))
     bool delayed_sack = true;               // RFC 4960 6.2: a SACK for every 2nd packet, or after sack_delay
     uint64_t sack_delay_ps = 200000000000ull;   // 200 ms (FreeBSD's net.inet.sctp.delayed_sack_time)

@@ -311,7 +311,7 @@ void sctp_sender::on_sack(frame* f, uint64_t now) {
     if (cum_advanced && !m_in_fr) {
         if (m_w.cwnd <= m_w.ssthresh) {
             if (flight_before >= m_w.cwnd)
-                m_w.cwnd += std::min<uint64_t>(bytes_acked, mtu);
+                m_w.cwnd += std::min<uint64_t>(bytes_acked, m_cfg.abc_l * mtu);
         } else {
             m_pba += bytes_acked;
             if (m_pba >= m_w.cwnd && flight_before >= m_w.cwnd) {

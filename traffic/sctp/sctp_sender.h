@@ -7,7 +7,7 @@
 //  - SACK processing: cumulative TSN ack and gap blocks (kept in a sack_scoreboard over TSNs), HTNA miss
 //    indications (7.2.4), fast retransmit on the 3rd, once per chunk, with fast recovery until the TSN that was
 //    highest when it began is acknowledged (no further cut inside it);
-//  - cwnd (7.2.1, 7.2.2): initial min(4 MTU, max(2 MTU, 4380)); slow start cwnd += min(bytes acked, MTU) on a SACK
+//  - cwnd (7.2.1, 7.2.2): initial min(4 MTU, max(2 MTU, 4380)); slow start cwnd += min(bytes acked, L MTU) on a SACK
 //    that advances the cumulative ack while cwnd was fully used; congestion avoidance with partial_bytes_acked
 //    (+= bytes acked; when >= cwnd and cwnd was fully used: pba -= cwnd, cwnd += MTU; 0 when nothing is
 //    outstanding); loss: ssthresh = max(cwnd / 2, 4 MTU), cwnd = ssthresh (fast retransmit) or 1 MTU (T3);

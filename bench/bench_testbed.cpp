@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+// Seed 001's testbed speed (issue 12): testbed-001, 60 s simulated, for each SCTP variant. Prints a markdown table
+// row per case: frames the switch sent, model events, wall time (best of reps), simulated seconds per wall
+// second. Target: 60 s simulated in well under a minute.
+#include "platform/scenario.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+int main(int argc, char** argv) {
+    int reps = 3;
+    if (argc > 2 || (argc == 2 && ((reps = std::atoi(argv[1])) < 1 || reps > 1000))) {
+        std::fprintf(stderr, "usage: bench_testbed [repetitions, 1..1000; default 3]\n");
+        return 2;
+    }
+    std::printf("| SCTP variant | frames through the switch | events | wall s (best of %d) | simulated s per wall s |\n"
+                "|---|---|---|---|---|\n", reps);
+    for (const char* cc : {"plain", "ecn", "dccc", "dynamic-dccc"}) {
+        double best = 1e30, offered = 0, events = 0;
+        for (int r = 0; r < reps; ++r) {
+            auto sc = cmswitch::make_scenario("testbed-001");
+            sc->params().parse_args({"--duration-s", "60", "--sctp-cc", cc});
+            const cmswitch::result res = sc->run();
+            best = std::min(best, res.number("wall_s"));
+            offered = res.number("switch_frames_sent");
+            events = res.number("events");
+        }
+        std::printf("| %s | %.0f | %.0f | %.3f | %.0f |\n", cc, offered, events, best, 60 / best);
+        std::fflush(stdout);
+    }
+    return 0;
+}
