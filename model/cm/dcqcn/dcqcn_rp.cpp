@@ -91,9 +91,11 @@ double dcqcn_rate_control::alpha_at(const dcqcn_flow& f, uint64_t now) const {
     if (k == 0)
         return f.alpha;
     const double keep = 1 - m_cfg.g;
+    // keep^n: by multiplication for the usual n of 1 or 2 (the same double pow returns), pow beyond
+    auto power = [keep](uint64_t n) { return n == 0 ? 1.0 : n == 1 ? keep : n == 2 ? keep * keep : std::pow(keep, static_cast<double>(n)); };
     if (m_cfg.variant == dcqcn_variant::mlx)   // the first tick sees the CNP flag, the others decay
-        return (keep * f.alpha + (f.alpha_cnp ? m_cfg.g : 0.0)) * std::pow(keep, static_cast<double>(k - 1));
-    return f.alpha * std::pow(keep, static_cast<double>(k));
+        return (keep * f.alpha + (f.alpha_cnp ? m_cfg.g : 0.0)) * power(k - 1);
+    return f.alpha * power(k);
 }
 
 void dcqcn_rate_control::advance_alpha(dcqcn_flow& f, uint64_t now) const {
