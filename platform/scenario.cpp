@@ -29,11 +29,15 @@ const std::vector<std::string>& scenario_names() {
 }
 
 void declare_buffer(param_table& t, buffer_settings& b) {
-    t.add_choice("buffer_policy", &b.buffer_policy, {"static", "dynamic"},
-                 "static: per-port byte limit (drop-tail); dynamic: shared pool with dynamic thresholds");
+    t.add_choice("buffer_policy", &b.buffer_policy, {"static", "dynamic", "shared"},
+                 "static: per-port byte limit (drop-tail); dynamic: shared pool with dynamic thresholds; shared: "
+                 "a shared-buffer MMU, reserved_kb per queue then a dynamic-threshold shared pool");
     t.add_real("buffer_kb", &b.buffer_kb, 1, 1 << 22, "KB (1024 B)", "static: byte limit of each egress port");
-    t.add_real("pool_kb", &b.pool_kb, 1, 1 << 22, "KB (1024 B)", "dynamic: shared pool size");
-    t.add_real("alpha", &b.alpha, 0, 64, "", "dynamic: threshold = alpha x free pool bytes", true);
+    t.add_real("pool_kb", &b.pool_kb, 1, 1 << 22, "KB (1024 B)", "dynamic, shared: the whole buffer");
+    t.add_real("alpha", &b.alpha, 0, 64, "", "dynamic, shared: queue threshold = alpha x free (shared) pool bytes",
+               true);
+    t.add_real("reserved_kb", &b.reserved_kb, 0, 1 << 20, "KB (1024 B)",
+               "shared: guaranteed space of each queue (port x priority), used first, carved out of pool_kb");
 }
 
 buffer_config make_buffer_config(const buffer_settings& b) {
@@ -42,6 +46,7 @@ buffer_config make_buffer_config(const buffer_settings& b) {
     buf.port_limit_bytes = kb_to_bytes(b.buffer_kb);
     buf.pool_bytes = kb_to_bytes(b.pool_kb);
     buf.alpha = b.alpha;
+    buf.reserved_bytes = kb_to_bytes(b.reserved_kb);
     return buf;
 }
 

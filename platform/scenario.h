@@ -44,14 +44,17 @@ protected:
     Config m_cfg;
 };
 
-// The switch buffer a scenario offers (buffer_policy, buffer_kb, pool_kb, alpha): a static per-port limit or a
-// shared pool with dynamic thresholds. A scenario's settings struct derives from it and sets its own defaults.
+// The switch buffer a scenario offers (buffer_policy, buffer_kb, pool_kb, alpha, reserved_kb): a static per-port
+// limit, a shared pool with dynamic thresholds, or a shared-buffer MMU (reserved space per queue + a dynamic-threshold
+// shared pool). A scenario's settings struct derives from it and sets its own defaults.
 struct buffer_settings {
     std::string buffer_policy = "static";
     double buffer_kb = 150;
     double pool_kb = 1024;
     double alpha = 1.0;
+    double reserved_kb = 0;
 };
+// Declares buffer_policy, buffer_kb, pool_kb, alpha, reserved_kb.
 void declare_buffer(param_table& t, buffer_settings& b);
 buffer_config make_buffer_config(const buffer_settings& b);
 

@@ -111,3 +111,90 @@ TEST(Switch, DropTailThroughTheSwitch) {
     EXPECT_EQ(sw.buffer().used_bytes(), 0u);
     EXPECT_EQ(pool.live(), 0u);
 }
+
+namespace {
+// Offers 1500-byte frames to queues (port i, priority 0), i < n, round robin, until every queue refuses; returns
+// each queue's bytes.
+std::vector<uint64_t> fill(buffer_manager& b, int n) {
+    std::vector<bool> full(static_cast<size_t>(n), false);
+    int left = n;
+    while (left > 0)
+        for (int i = 0; i < n; ++i)
+            if (!full[static_cast<size_t>(i)] && b.admit(i, 0, 1500) != drop_reason::none) {
+                full[static_cast<size_t>(i)] = true;
+                --left;
+            }
+    std::vector<uint64_t> q;
+    for (int i = 0; i < n; ++i)
+        q.push_back(b.queue_bytes(i, 0));
+    return q;
+}
+} // namespace
+
+TEST(SharedBuffer, DynamicThresholdSharesMatchTheSteadyStateFormula) {
+    // n queues saturating a shared pool S each settle at S alpha / (1 + n alpha) (Choudhury & Hahne): the last
+    // admission needs q < alpha (S - n q); frames of 1500 B make it exact to within a frame (plus alpha frames)
+    for (const double alpha : {1.0, 0.125}) {
+        for (const int n : {1, 2, 4, 8}) {
+            const uint64_t pool = 3000000;
+            buffer_config cfg;
+            cfg.policy = "shared";
+            cfg.pool_bytes = pool;
+            cfg.alpha = alpha;
+            auto b = make_buffer_manager(cfg, 8);
+            const double expect = static_cast<double>(pool) * alpha / (1 + n * alpha);
+            for (uint64_t q : fill(*b, n))
+                EXPECT_NEAR(static_cast<double>(q), expect, 1500 * (1 + alpha)) << "alpha " << alpha << " n " << n;
+            EXPECT_EQ(b->reserved_used_bytes() + b->shared_used_bytes(), b->used_bytes());
+        }
+    }
+}
+
+TEST(SharedBuffer, ReservedSpaceIsUsedFirstAndEveryByteIsAccounted) {
+    buffer_config cfg;
+    cfg.policy = "shared";
+    cfg.pool_bytes = 2 * 8 * 10000 + 60000;   // 2 ports x 8 priorities x 10000 reserved + 60000 shared
+    cfg.reserved_bytes = 10000;
+    cfg.alpha = 1;
+    auto b = make_buffer_manager(cfg, 2);
+    const auto& sb = dynamic_cast<const shared_buffer&>(*b);
+    EXPECT_EQ(sb.shared_pool_bytes(), 60000u);
+    for (int i = 0; i < 6; ++i)   // 9000 bytes: all in the reserved space
+        ASSERT_EQ(b->admit(0, 0, 1500), drop_reason::none);
+    EXPECT_EQ(b->shared_used_bytes(), 0u);
+    EXPECT_EQ(b->reserved_used_bytes(), 9000u);
+    ASSERT_EQ(b->admit(0, 0, 1500), drop_reason::none);   // straddles: 1000 reserved + 500 shared
+    EXPECT_EQ(b->reserved_used_bytes(), 10000u);
+    EXPECT_EQ(b->shared_used_bytes(), 500u);
+    // the shared part follows alpha x free shared: q_shared < 1 x (60000 - q_shared) -> up to 30000 + one frame
+    while (b->admit(0, 0, 1500) == drop_reason::none) {
+    }
+    EXPECT_EQ(b->admit(0, 0, 1500), drop_reason::dynamic_threshold);
+    EXPECT_EQ(b->shared_used_bytes(), 30500u);   // 500 + 20 x 1500: at 29000 < 30500 free admitted, 30500 not
+    // another priority of the same port still has its whole reserved space
+    ASSERT_EQ(b->admit(0, 3, 1500), drop_reason::none);
+    EXPECT_EQ(b->shared_used_bytes(), 30500u);
+    // draining gives back shared bytes first (the queue's top), then reserved ones
+    b->release(0, 0, 1500);
+    EXPECT_EQ(b->shared_used_bytes(), 29000u);
+    EXPECT_EQ(b->reserved_used_bytes() + b->shared_used_bytes(), b->used_bytes());
+    EXPECT_EQ(b->shared_used_peak_bytes(), 30500u);
+    // per-priority alpha; a pool that the reserved space would exceed is refused with the numbers
+    cfg.alpha_by_prio = {1, 1, 1, 0.5};
+    EXPECT_THROW(make_buffer_manager(cfg, 2), config_error);
+    cfg.alpha_by_prio.clear();
+    cfg.pool_bytes = 160000;
+    EXPECT_THROW(make_buffer_manager(cfg, 2), config_error);
+}
+
+TEST(SharedBuffer, PoolFullWhenTheFrameDoesNotFitTheFreeSharedSpace) {
+    buffer_config cfg;
+    cfg.policy = "shared";
+    cfg.pool_bytes = 4000;
+    cfg.alpha = 64;   // thresholds never bind: only the pool's room does
+    auto b = make_buffer_manager(cfg, 1);
+    EXPECT_EQ(b->admit(0, 0, 1500), drop_reason::none);
+    EXPECT_EQ(b->admit(0, 1, 1500), drop_reason::none);
+    EXPECT_EQ(b->admit(0, 2, 1500), drop_reason::pool_full);   // 1000 free
+    EXPECT_EQ(b->admit(0, 2, 1000), drop_reason::none);
+}

@@ -164,3 +164,18 @@ TEST(Incast, RequestsArriveTogetherOrOneSerializationApart) {
         }
     }
 }
+
+TEST(Incast, SharedBufferMmuBoundsTheCongestedQueueByItsDynamicThreshold) {
+    // 17 ports x 8 priorities x 1 KB reserved carved out of 1024 KB: 888 KB shared. One congested queue alone
+    // holds at most its reserved 1 KB + alpha / (1 + alpha) of the shared pool (+ one frame of overshoot):
+    // alpha 1: 1 + 444 KB; alpha 1/4: 1 + 177.6 KB.
+    for (const double alpha : {1.0, 0.25}) {
+        const result r = run_incast({"--flows", "16", "--buffer-policy", "shared", "--pool-kb", "1024",
+                                     "--reserved-kb", "1", "--alpha", alpha == 1.0 ? "1" : "0.25", "--duration-s", "1"});
+        const double shared_kb = 1024 - 17 * 8 * 1;
+        const double bound_kb = 1 + alpha / (1 + alpha) * shared_kb + 1500.0 / 1024;
+        EXPECT_LE(r.number("max_queue_bytes") / 1024, bound_kb) << alpha;
+        EXPECT_GT(r.number("max_queue_bytes") / 1024, 0.9 * (bound_kb - 1500.0 / 1024)) << alpha;   // it fills up
+        EXPECT_LE(r.number("shared_peak_kb"), shared_kb);
+    }
+}

@@ -18,6 +18,7 @@ void buffer_manager::reset() {
     std::fill(m_port.begin(), m_port.end(), 0);
     std::fill(m_queue.begin(), m_queue.end(), 0);
     std::fill(m_port_frames.begin(), m_port_frames.end(), 0);
+    m_shared = m_shared_peak = 0;
 }
 
 static_buffer::static_buffer(int num_ports, uint64_t port_limit_bytes)
@@ -49,8 +50,28 @@ drop_reason packet_buffer::check(int port, int, uint32_t) const {
     return port_frames(port) < m_limits[static_cast<size_t>(port)] ? drop_reason::none : drop_reason::port_packet_limit;
 }
 
+shared_buffer::shared_buffer(int num_ports, uint64_t pool_bytes, uint64_t reserved_bytes, std::vector<double> alpha)
+    : buffer_manager(num_ports), m_pool(pool_bytes),
+      m_shared_size(pool_bytes - reserved_bytes * static_cast<uint64_t>(num_ports) * num_priorities),
+      m_alpha(std::move(alpha)) {
+    set_queue_reserved(reserved_bytes);
+}
+
+drop_reason shared_buffer::check(int port, int prio, uint32_t bytes) const {
+    const uint64_t q = queue_bytes(port, prio);
+    const uint64_t need = shared_part(q + bytes) - shared_part(q);   // what the reserved space cannot take
+    if (need == 0)
+        return drop_reason::none;
+    const uint64_t free_shared = m_shared_size - shared_used_bytes();
+    if (need > free_shared)
+        return drop_reason::pool_full;
+    if (!(static_cast<double>(shared_part(q)) < m_alpha[static_cast<size_t>(prio)] * static_cast<double>(free_shared)))
+        return drop_reason::dynamic_threshold;
+    return drop_reason::none;
+}
+
 const std::vector<std::string>& buffer_policy_names() {
-    static const std::vector<std::string> names{"static", "dynamic", "packets"};
+    static const std::vector<std::string> names{"static", "dynamic", "packets", "shared"};
     return names;
 }
 
@@ -88,7 +109,28 @@ std::unique_ptr<buffer_manager> make_buffer_manager(const buffer_config& cfg, in
                                    std::to_string(limits[i]) + ": allowed range [1, 1000000]");
         return std::make_unique<packet_buffer>(num_ports, std::move(limits), 1500);
     }
-    throw config_error("buffer policy = '" + cfg.policy + "': allowed values are static, dynamic, packets");
+    if (cfg.policy == "shared") {
+        const uint64_t carved = cfg.reserved_bytes * static_cast<uint64_t>(num_ports) * num_priorities;
+        if (cfg.pool_bytes < min_frame_bytes || carved >= cfg.pool_bytes)
+            throw config_error("buffer pool = " + std::to_string(cfg.pool_bytes) + " bytes: must be >= " +
+                               std::to_string(min_frame_bytes) + " and more than the reserved space, " +
+                               std::to_string(cfg.reserved_bytes) + " bytes x " + std::to_string(num_ports) +
+                               " ports x " + std::to_string(num_priorities) + " priorities = " + std::to_string(carved));
+        std::vector<double> alpha = cfg.alpha_by_prio;
+        if (alpha.empty())
+            alpha.assign(num_priorities, cfg.alpha);
+        if (alpha.size() != static_cast<size_t>(num_priorities))
+            throw config_error("buffer alpha_by_prio: " + std::to_string(alpha.size()) + " entries; give " +
+                               std::to_string(num_priorities) + " (one per priority) or none");
+        for (size_t i = 0; i < alpha.size(); ++i)
+            if (!(alpha[i] > 0.0 && alpha[i] <= 64.0)) {
+                std::ostringstream m;
+                m << "buffer alpha[" << i << "] = " << alpha[i] << ": allowed range (0, 64]";
+                throw config_error(m.str());
+            }
+        return std::make_unique<shared_buffer>(num_ports, cfg.pool_bytes, cfg.reserved_bytes, std::move(alpha));
+    }
+    throw config_error("buffer policy = '" + cfg.policy + "': allowed values are static, dynamic, packets, shared");
 }
 
 } // namespace cmswitch

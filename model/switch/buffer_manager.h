@@ -5,6 +5,11 @@
 //               (the frame that exactly fills the limit is admitted, the next one is dropped: drop-tail).
 //  - "dynamic": one shared pool of pool_bytes with dynamic thresholds (Choudhury & Hahne): a frame is admitted
 //               to queue (port, prio) iff queue bytes < alpha x free pool bytes and the frame fits in the pool.
+//  - "shared": a shared-buffer MMU's egress side (Broadcom-style): of pool_bytes in all, every queue (port x
+//               priority) owns reserved_bytes (guaranteed, used first); the rest is one shared service pool with
+//               dynamic thresholds per priority: a frame that needs shared space is admitted to queue (port, prio)
+//               iff the queue's shared use < alpha[prio] x free shared bytes and the frame fits in the free shared
+//               space. Steady state of n queues saturating the pool: each holds R + S alpha / (1 + n alpha).
 //  - "packets": each egress port's transmit queue holds at most a number of frames, whatever their size (switches
 //               that count buffers, not bytes: the Cisco 4500 of seed 001 has 1920 per 1 Gb/s port and 240 per
 //               100 Mb/s port); port_limit_packets gives one limit per port, or one for every port.
@@ -27,6 +32,8 @@ struct buffer_config {
     uint64_t pool_bytes = 1024 * 1024;       // "dynamic"
     double alpha = 1.0;                      // "dynamic"
     std::vector<uint64_t> port_limit_packets;   // "packets": one per port, or a single entry for all ports
+    uint64_t reserved_bytes = 0;             // "shared": guaranteed bytes per queue (port x priority)
+    std::vector<double> alpha_by_prio;       // "shared": alpha per priority (8 entries); empty: alpha for all
 };
 
 class buffer_manager {
@@ -44,6 +51,12 @@ public:
     void release(int port, int prio, uint32_t bytes) { account(port, prio, -static_cast<int64_t>(bytes)); }
 
     uint64_t used_bytes() const { return m_used; }
+    // Where the bytes sit: in the queues' reserved space (up to reserved_bytes each) and in the shared pool (the
+    // rest). Policies without reserved space hold everything in "shared".
+    uint64_t reserved_used_bytes() const { return m_used - m_shared; }
+    uint64_t shared_used_bytes() const { return m_shared; }
+    uint64_t shared_used_peak_bytes() const { return m_shared_peak; }
+    uint64_t queue_reserved_bytes() const { return m_reserved; }
     uint64_t port_bytes(int port) const { return m_port[port]; }
     uint64_t port_frames(int port) const { return m_port_frames[port]; }
     uint64_t queue_bytes(int port, int prio) const { return m_queue[port * num_priorities + prio]; }
@@ -57,19 +70,29 @@ public:
 
 protected:
     virtual drop_reason check(int port, int prio, uint32_t bytes) const = 0;
+    void set_queue_reserved(uint64_t r) { m_reserved = r; }
+    // A queue's bytes above its reserved space.
+    uint64_t shared_part(uint64_t q) const { return q > m_reserved ? q - m_reserved : 0; }
 
 private:
     void account(int port, int prio, int64_t delta) {
+        uint64_t& q = m_queue[port * num_priorities + prio];
+        const uint64_t shared_before = shared_part(q);
         m_used += static_cast<uint64_t>(delta);
         m_port[port] += static_cast<uint64_t>(delta);
-        m_queue[port * num_priorities + prio] += static_cast<uint64_t>(delta);
+        q += static_cast<uint64_t>(delta);
         m_port_frames[port] += delta > 0 ? 1 : ~uint64_t{0};   // one frame in or out
+        m_shared += shared_part(q) - shared_before;              // (unsigned wrap-around adds a decrease)
+        if (m_shared > m_shared_peak)
+            m_shared_peak = m_shared;
     }
 
     uint64_t m_used = 0;
     std::vector<uint64_t> m_port;
     std::vector<uint64_t> m_queue;
     std::vector<uint64_t> m_port_frames;
+    uint64_t m_reserved = 0;   // per queue
+    uint64_t m_shared = 0, m_shared_peak = 0;
 };
 
 class static_buffer final : public buffer_manager {
@@ -112,6 +135,29 @@ protected:
 private:
     std::vector<uint64_t> m_limits;
     uint64_t m_capacity;
+};
+
+class shared_buffer final : public buffer_manager {
+public:
+    // pool_bytes in all; reserved_bytes per queue carved out of it; alpha per priority.
+    shared_buffer(int num_ports, uint64_t pool_bytes, uint64_t reserved_bytes, std::vector<double> alpha_by_prio);
+    uint64_t port_capacity_bytes() const override { return m_pool; }
+    // one port alone: its queue's reserved space plus alpha / (1 + alpha) of the shared pool (priority 0's alpha)
+    uint64_t lone_port_bytes() const override {
+        const double a = m_alpha[0];
+        return queue_reserved_bytes() + static_cast<uint64_t>(a / (1 + a) * static_cast<double>(m_shared_size));
+    }
+    const char* name() const override { return "shared"; }
+    uint64_t shared_pool_bytes() const { return m_shared_size; }
+    // The current dynamic threshold of a priority's queues on the shared pool: alpha x free shared bytes.
+    double threshold_bytes(int prio) const {
+        return m_alpha[static_cast<size_t>(prio)] * static_cast<double>(m_shared_size - shared_used_bytes());
+    }
+protected:
+    drop_reason check(int port, int prio, uint32_t bytes) const override;
+private:
+    uint64_t m_pool, m_shared_size;
+    std::vector<double> m_alpha;
 };
 
 // Validates cfg (throws config_error naming the field) and builds the policy it names.

@@ -24,7 +24,7 @@ incast_scenario::incast_scenario() {
     auto& t = m_params;
     auto& c = m_cfg;
     t.add_int("flows", &c.flows, 1, 4000, "servers", "number of servers (one TCP flow each)");
-    t.add_real("buffer_kb", &c.buffer_kb, 1, 1 << 20, "KB (1024 B)", "static buffer of each switch egress port");
+    declare_buffer(t, c);
     t.add_real("min_rto_ms", &c.min_rto_ms, 0.001, 60000, "ms", "TCP minimum retransmission timeout");
     t.add_real("duration_s", &c.duration_s, 0, 1e5, "s", "simulated time", true);
     t.add_int("seed", &c.seed, 0, INT64_MAX, "", "seed of every random choice of the run");
@@ -146,9 +146,7 @@ incast_plan make_plan(const incast_config& c) {
 
 // A star: the client is host 0, then the servers (1..n), the bulk and elephant hosts, the UDP host.
 topology make_topology(const incast_config& c, const incast_plan& p) {
-    buffer_config buf;
-    buf.policy = "static";
-    buf.port_limit_bytes = kb_to_bytes(c.buffer_kb);
+    const buffer_config buf = make_buffer_config(c);
     topology topo = star_topology(p.senders() + 1, p.rate_bps, p.delay_ps, buf);
     if (c.delay_skew_ns > 0) {
         rng skew(static_cast<uint64_t>(c.seed), stream_id(random_stream::delay_skew));
@@ -402,6 +400,11 @@ result incast_scenario::run() {
 
         r.set("flows", static_cast<int64_t>(p.n));
         r.set("buffer_kb", c.buffer_kb);
+        if (c.buffer_policy != "static") {
+            const buffer_manager& bm = net.sw(0).buffer();
+            r.set("buffer_policy", c.buffer_policy);
+            r.set("shared_peak_kb", static_cast<double>(bm.shared_used_peak_bytes()) / 1024);
+        }
         r.set("min_rto_ms", c.min_rto_ms);
         r.set("transport", c.transport);
         r.set("marking", m_schemes.selected(scheme_slot::marking));

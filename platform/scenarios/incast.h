@@ -13,9 +13,9 @@
 
 namespace cmswitch {
 
-struct incast_config {
+struct incast_config : buffer_settings {
+    incast_config() { buffer_kb = 128; }
     int64_t flows = 8;
-    double buffer_kb = 128;
     double min_rto_ms = 200;
     double duration_s = 20;
     int64_t seed = 1;

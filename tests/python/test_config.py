@@ -66,7 +66,7 @@ def test_pause_split_is_the_core_rule_by_hand():
     ("flows", 2.5, "IncastConfig.flows = 2.5: must be an integer"),                      # int not integral
     ("flows", "8", "IncastConfig.flows = '8': must be a number"),                        # wrong type
     ("flows", True, "IncastConfig.flows = True: must be a number"),                      # bool is not a number
-    ("buffer_kb", -5, "IncastConfig.buffer_kb = -5 is out of range: allowed [1, 1048576] KB (1024 B)"),
+    ("buffer_kb", -5, "IncastConfig.buffer_kb = -5 is out of range: allowed [1, 4194304] KB (1024 B)"),
     ("min_rto_ms", 0.0, "IncastConfig.min_rto_ms = 0.0 is out of range"),               # float below range
     ("link_gbps", 0.0, "IncastConfig.link_gbps = 0.0 is out of range: allowed (0, 1000] Gbps"),  # open bound
     ("duration_s", float("nan"), "IncastConfig.duration_s = nan is out of range"),       # not finite
