@@ -35,6 +35,7 @@ enum class random_stream : uint64_t {
     rdma_start = 8000000,           // the RDMA incast's queue-pair start times
     dbl = 9000000,                  // + switch: DBL exceed-action draws
     sctp_app = 10000000,            // + host: seed 001's testbed applications (elephant sizes)
+    workload = 11000000,            // + host: flow arrivals, sizes, destinations (+ 2^20: the incasts)
 };
 constexpr uint64_t stream_id(random_stream s, uint64_t index = 0) { return static_cast<uint64_t>(s) + index; }
 

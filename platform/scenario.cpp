@@ -11,6 +11,7 @@
 #include "platform/scenarios/overload.h"
 #include "platform/scenarios/rdma_incast.h"
 #include "platform/scenarios/testbed_001.h"
+#include "platform/scenarios/workload.h"
 
 namespace cmswitch {
 
@@ -24,7 +25,7 @@ void report_run_end(result& r, const network& net, double simulated_s, const cha
 
 const std::vector<std::string>& scenario_names() {
     static const std::vector<std::string> names{"overload", "incast", "baseline", "rdma-incast", "vegas-incast",
-                                                 "testbed-001"};
+                                                 "testbed-001", "workload"};
     return names;
 }
 
@@ -63,6 +64,8 @@ std::unique_ptr<scenario> make_scenario(const std::string& name) {
         return std::make_unique<vegas_incast_scenario>();
     if (name == "testbed-001")
         return std::make_unique<testbed_001_scenario>();
+    if (name == "workload")
+        return std::make_unique<workload_scenario>();
     std::string known;
     for (const auto& n : scenario_names())
         known += (known.empty() ? "" : ", ") + n;

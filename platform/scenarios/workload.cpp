@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "platform/scenarios/workload.h"
+
+#include "model/errors.h"
+#include "model/units.h"
+#include "platform/network.h"
+#include "platform/sim_context.h"
+#include "platform/statistics.h"
+#include "traffic/flow_workload.h"
+#include "traffic/tcp/congestion_control.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+namespace cmswitch {
+
+namespace {
+double percentile(std::vector<double> v, double p) {
+    if (v.empty())
+        return 0.0;
+    std::sort(v.begin(), v.end());
+    const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size())));
+    return v[std::min(v.size() - 1, rank ? rank - 1 : 0)];
+}
+// Flow-size buckets for the FCT tables (upper bounds, bytes): the small/medium/large split of DCTCP and HPCC.
+const double bucket_upper[] = {10e3, 100e3, 1e6, 10e6, 1e300};
+const char* bucket_name[] = {"<=10KB", "10KB-100KB", "100KB-1MB", "1MB-10MB", ">10MB"};
+} // namespace
+
+workload_scenario::workload_scenario() {
+    auto& t = m_params;
+    auto& c = m_cfg;
+    t.add_choice("topology", &c.topology, {"star", "leaf-spine"},
+                 "star: every host on one switch; leaf-spine: leaves x hosts_per_leaf hosts, every leaf linked to "
+                 "every spine, equal-cost paths spread by destination");
+    t.add_int("hosts", &c.hosts, 2, 4096, "hosts", "star: number of hosts (= switch ports)");
+    t.add_int("leaves", &c.leaves, 1, 256, "switches", "leaf-spine: leaf switches");
+    t.add_int("hosts_per_leaf", &c.hosts_per_leaf, 1, 256, "hosts", "leaf-spine: hosts per leaf");
+    t.add_int("spines", &c.spines, 1, 64, "switches", "leaf-spine: spine switches");
+    t.add_real("link_gbps", &c.link_gbps, 0, 1000, "Gbps", "host links", true);
+    t.add_real("fabric_gbps", &c.fabric_gbps, 0, 1000, "Gbps",
+               "leaf-spine links (oversubscription = hosts_per_leaf x link / (spines x fabric))", true);
+    t.add_real("delay_us", &c.delay_us, 0, 1e6, "us", "propagation delay of every link, each direction");
+    t.add_real("load", &c.load, 0, 1, "", "Poisson flows' offered load on each host link (application bytes); 0: none");
+    t.add_choice("flow_sizes", &c.flow_sizes, flow_size_distribution::builtin_names(),
+                 "flow-size CDF (data/flow_sizes/*.csv): web-search (DCTCP), data-mining (VL2), fb-hadoop (HPCC)");
+    t.add_choice("transport", &c.transport, congestion_control_names(), "TCP congestion control");
+    m_schemes.declare(t, scheme_slot::marking, "switch ECN marking on the instantaneous queue");
+    t.add_real("dctcp_g", &c.dctcp_g, 0, 1, "", "DCTCP alpha gain g", true);
+    t.add_real("min_rto_ms", &c.min_rto_ms, 0.001, 60000, "ms", "TCP minimum retransmission timeout");
+    t.add_int("init_cwnd", &c.init_cwnd, 1, 1000, "segments", "TCP initial window");
+    declare_buffer(t, c);
+    t.add_real("duration_s", &c.duration_s, 0, 1e4, "s", "flows arrive during this time", true);
+    t.add_real("drain_ms", &c.drain_ms, 0, 1e7, "ms", "simulated time after the last arrival, for flows to finish");
+    t.add_int("seed", &c.seed, 0, INT64_MAX, "", "seed of every random choice of the run");
+    t.add_int("incast_fanin", &c.incast_fanin, 0, 4095, "senders", "periodic incasts: senders per incast (0: none)");
+    t.add_real("incast_kb", &c.incast_kb, 0.001, 1 << 20, "KB (1024 B)", "incast: bytes from each sender");
+    t.add_real("incast_period_ms", &c.incast_period_ms, 0.001, 1e6, "ms", "incast: time between two incasts");
+    t.add_flag("flow_table", &c.flow_table, "include every flow (size, FCT, slowdown) as table flows");
+}
+
+result workload_scenario::run() {
+    const run_clock clock;
+    m_params.validate();
+    const workload_config c = m_cfg;
+    if (find_congestion_control(c.transport).needs_marking && !m_schemes.active(scheme_slot::marking))
+        throw config_error("transport = " + c.transport + " needs a marking scheme (e.g. --marking step)");
+    m_schemes.check(c.transport);
+    const flow_size_distribution sizes = flow_size_distribution::named(c.flow_sizes);
+    const uint64_t host_rate = gbps_to_bps(c.link_gbps), fabric_rate = gbps_to_bps(c.fabric_gbps);
+    if (host_rate == 0 || fabric_rate == 0)
+        throw config_error("link_gbps / fabric_gbps: must be at least 1e-9 Gbps (1 bit/s)");
+    const uint64_t delay = us_to_ps(c.delay_us);
+    const uint64_t stop = s_to_ps(c.duration_s), end = stop + ms_to_ps(c.drain_ms);
+    const buffer_config buf = make_buffer_config(c);
+    const bool star = c.topology == "star";
+    const int hpl = star ? static_cast<int>(c.hosts) : static_cast<int>(c.hosts_per_leaf);
+    topology topo = star ? star_topology(static_cast<int>(c.hosts), host_rate, delay, buf)
+                               : leaf_spine_topology(static_cast<int>(c.leaves), hpl, static_cast<int>(c.spines),
+                                                     host_rate, fabric_rate, delay, buf);
+    // a host queues what its flows send without limit (a host's qdisc with TCP small queues holds back its
+    // senders rather than dropping; 1 MB of NIC queue would drop the bursts of many concurrent flows)
+    topo.nic_queue_bytes = uint64_t{1} << 34;
+    tcp_config tcp;
+    tcp.congestion_control = c.transport;
+    tcp.dctcp_g = c.dctcp_g;
+    tcp.min_rto_ps = ms_to_ps(c.min_rto_ms);
+    tcp.initial_cwnd = static_cast<uint32_t>(c.init_cwnd);
+
+    result r;
+    r.set("scenario", std::string(name()));
+    sim_context ctx;
+    {
+        network net(topo);
+        scheme_context schemes{net, static_cast<uint64_t>(c.seed), net.num_hosts()};
+        m_schemes.install(schemes);
+        m_schemes.describe_setup(r);
+        std::vector<host_stack*> hosts;
+        for (int h = 0; h < net.num_hosts(); ++h)
+            hosts.push_back(&net.stack(h));
+        flow_workload_config wc;
+        wc.load = c.load;
+        wc.host_rate_bps = host_rate;
+        wc.stop_ps = stop;
+        wc.incast_fanin = static_cast<int>(c.incast_fanin);
+        wc.incast_bytes = kb_to_bytes(c.incast_kb);
+        wc.incast_period_ps = ms_to_ps(c.incast_period_ms);
+        wc.seed = static_cast<uint64_t>(c.seed);
+        flow_workload w(hosts, tcp, sizes, wc);
+
+        ctx.run_until(end);
+
+        // the ideal FCT: the flow alone, its last byte behind its whole wire size at the host rate, one frame's
+        // store-and-forward on every further link, the propagation of every link on the path
+        auto ideal_ps = [&](int src, int dst, uint64_t bytes) {
+            const uint64_t segs = (bytes + tcp.mss - 1) / tcp.mss;
+            const uint64_t wire = bytes + segs * tcp.header_bytes;
+            const bool same_switch = star || src / hpl == dst / hpl;
+            const int links = same_switch ? 2 : 4;
+            const uint64_t first = std::min<uint64_t>(wire, tcp.mss + tcp.header_bytes);
+            double t = static_cast<double>(wire) * 8e12 / static_cast<double>(host_rate);
+            t += static_cast<double>(first) * 8e12 / static_cast<double>(host_rate);   // the last link
+            if (!same_switch)
+                t += 2 * static_cast<double>(first) * 8e12 / static_cast<double>(fabric_rate);
+            return t + static_cast<double>(links) * static_cast<double>(delay);
+        };
+        std::vector<double> fct[5], slow[5], all_slow, incast_done;
+        std::vector<uint64_t> incast_end, incast_start;
+        uint64_t started = 0, completed = 0, bytes_done = 0;
+        table* ft = c.flow_table ? &r.add_table("flows") : nullptr;
+        for (const auto& f : w.flows()) {
+            if (f.incast >= 0) {
+                const size_t k = static_cast<size_t>(f.incast);
+                if (incast_end.size() <= k) {
+                    incast_end.resize(k + 1, 0);
+                    incast_start.resize(k + 1, f.start_ps);
+                }
+                incast_end[k] = (f.end_ps == 0 || incast_end[k] == UINT64_MAX) ? UINT64_MAX
+                                                                             : std::max(incast_end[k], f.end_ps);
+                continue;
+            }
+            ++started;
+            if (f.end_ps == 0)
+                continue;
+            ++completed;
+            bytes_done += f.bytes;
+            const double t = static_cast<double>(f.end_ps - f.start_ps);
+            const double s = t / ideal_ps(f.src, f.dst, f.bytes);
+            size_t b = 0;
+            while (static_cast<double>(f.bytes) > bucket_upper[b])
+                ++b;
+            fct[b].push_back(t * 1e-9);
+            slow[b].push_back(s);
+            all_slow.push_back(s);
+            if (ft) {
+                ft->column("size_bytes").push_back(static_cast<double>(f.bytes));
+                ft->column("fct_us").push_back(t * 1e-6);
+                ft->column("slowdown").push_back(s);
+            }
+        }
+        for (size_t k = 0; k < incast_end.size(); ++k)
+            if (incast_end[k] != UINT64_MAX && incast_end[k] != 0)
+                incast_done.push_back(static_cast<double>(incast_end[k] - incast_start[k]) * 1e-9);
+        r.set("flow_sizes", c.flow_sizes);
+        r.set("flow_size_mean_bytes", sizes.mean());
+        r.set("load", c.load);
+        r.set("transport", c.transport);
+        r.set("marking", m_schemes.selected(scheme_slot::marking));
+        r.set("flows_started", static_cast<int64_t>(started));
+        r.set("flows_completed", static_cast<int64_t>(completed));
+        r.set("offered_load_measured", mbps(bytes_done, stop) * 1e6 / (static_cast<double>(host_rate) * net.num_hosts()));
+        r.set("slowdown_p50", percentile(all_slow, 0.5));
+        r.set("slowdown_p99", percentile(all_slow, 0.99));
+        table& bt = r.add_table("fct_by_size");
+        for (size_t b = 0; b < 5; ++b) {
+            bt.column("bucket").push_back(static_cast<double>(b));
+            bt.column("upper_bytes").push_back(b < 4 ? bucket_upper[b] : 0);
+            bt.column("flows").push_back(static_cast<double>(fct[b].size()));
+            bt.column("fct_p50_ms").push_back(percentile(fct[b], 0.5));
+            bt.column("fct_p99_ms").push_back(percentile(fct[b], 0.99));
+            bt.column("slowdown_p50").push_back(percentile(slow[b], 0.5));
+            bt.column("slowdown_p95").push_back(percentile(slow[b], 0.95));
+            bt.column("slowdown_p99").push_back(percentile(slow[b], 0.99));
+        }
+        r.set("slowdown_p99_small", percentile(slow[0], 0.99));   // <= 10 KB
+        r.set("slowdown_p99_large", percentile(slow[3], 0.99));   // 1-10 MB
+        r.set("fct_buckets", std::string(bucket_name[0]) + ", " + bucket_name[1] + ", " + bucket_name[2] + ", " +
+                                 bucket_name[3] + ", " + bucket_name[4]);
+        r.set("incasts", static_cast<int64_t>(incast_end.size()));
+        r.set("incasts_completed", static_cast<int64_t>(incast_done.size()));
+        r.set("incast_time_p50_ms", percentile(incast_done, 0.5));
+        r.set("incast_time_p99_ms", percentile(incast_done, 0.99));
+        uint64_t timeouts = 0, marks = 0, shared_peak = 0;
+        for (const auto& st : w.stats())
+            timeouts += st.timeouts;
+        for (int s = 0; s < net.num_switches(); ++s) {
+            for (int p = 0; p < net.sw(s).num_ports(); ++p)
+                marks += net.sw(s).counters(p).marks;
+            shared_peak = std::max(shared_peak, net.sw(s).buffer().shared_used_peak_bytes());
+        }
+        r.set("timeouts", static_cast<int64_t>(timeouts));
+        r.set("marks", static_cast<int64_t>(marks));
+        r.set("shared_peak_kb_max_switch", static_cast<double>(shared_peak) / 1024);
+        report_drops(r, net);
+        report_run_end(r, net, static_cast<double>(end) * 1e-12,
+                       "model queue entries dispatched (frame arrivals, transmitter wakeups, TCP and workload timers)");
+    }
+    clock.report(r);
+    return r;
+}
+
+} // namespace cmswitch

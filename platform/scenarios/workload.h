@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+// Datacenter flow workloads and their completion times (issue 13): hosts on one switch (star) or a two-tier
+// leaf-spine (ECMP over the spines), every host sending TCP flows with Poisson arrivals at a target load and sizes
+// from an empirical CDF (web-search, data-mining, fb-hadoop) to random other hosts, plus optional periodic incasts.
+// Reports flow completion time and slowdown (FCT / the ideal FCT of the flow alone on the network) by size bucket,
+// incast completion times, drops, marks, queues and the shared buffer's peak.
+#ifndef CMSWITCH_PLATFORM_SCENARIOS_WORKLOAD_H
+#define CMSWITCH_PLATFORM_SCENARIOS_WORKLOAD_H
+
+#include "platform/scenario.h"
+
+#include <cstdint>
+#include <string>
+
+namespace cmswitch {
+
+struct workload_config : buffer_settings {
+    workload_config() {
+        buffer_policy = "shared";
+        pool_kb = 4096;
+        alpha = 1;
+    }
+    std::string topology = "leaf-spine";
+    int64_t hosts = 16;
+    int64_t leaves = 4, hosts_per_leaf = 8, spines = 2;
+    double link_gbps = 10, fabric_gbps = 40;
+    double delay_us = 1;
+    double load = 0.5;
+    std::string flow_sizes = "web-search";
+    std::string transport = "newreno";
+    double dctcp_g = 0.0625;
+    double min_rto_ms = 10;
+    int64_t init_cwnd = 10;
+    double duration_s = 0.1;
+    double drain_ms = 50;
+    int64_t seed = 1;
+    int64_t incast_fanin = 0;
+    double incast_kb = 64;
+    double incast_period_ms = 1;
+    bool flow_table = false;
+};
+
+class workload_scenario final : public configured_scenario<workload_config> {
+public:
+    workload_scenario();
+    const char* name() const override { return "workload"; }
+    const char* description() const override {
+        return "datacenter flows: Poisson arrivals at a target load, sizes from an empirical CDF, all-to-all over a "
+               "switch or a leaf-spine, optional incasts; flow completion times and slowdowns by size";
+    }
+    result run() override;
+};
+
+} // namespace cmswitch
+#endif

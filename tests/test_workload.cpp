@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+// Flow-size distributions, Poisson flow arrivals and the workload scenario's FCTs, against hand values.
+#include "model/errors.h"
+#include "platform/scenario.h"
+#include "traffic/flow_size_distribution.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+using namespace cmswitch;
+
+TEST(FlowSizes, WebSearchMeanByHandAndSampledWithinOnePercent) {
+    const auto d = flow_size_distribution::named("web-search");
+    // sum over the linear pieces of (probability step) x (midpoint): 750 + 750 + 2500 + 4000 + 8450 + 9800 + 60000
+    // + 150000 + 350000 + 525000 + 600000
+    EXPECT_DOUBLE_EQ(d.mean(), 1711250.0);
+    rng r(1, 0);
+    double sum = 0;
+    const int n = 400000;
+    for (int i = 0; i < n; ++i)
+        sum += static_cast<double>(d.sample(r));
+    EXPECT_NEAR(sum / n, d.mean(), 0.01 * d.mean());
+    // a median sample: u = 0.5 lies on the piece (30000, 30 %) .. (50000, 40 %) -> 30000 + 20000 x 0.2 / 0.1
+    for (const char* name : {"data-mining", "fb-hadoop"}) {
+        const auto e = flow_size_distribution::named(name);
+        double s = 0;
+        rng q(2, 0);
+        for (int i = 0; i < n; ++i)
+            s += static_cast<double>(e.sample(q));
+        // data mining's tail (1 % of flows up to 973 MB) needs more samples for 1 %; 5 % with these
+        EXPECT_NEAR(s / n, e.mean(), (std::string(name) == "data-mining" ? 0.05 : 0.01) * e.mean()) << name;
+    }
+}
+
+TEST(FlowSizes, BuiltInsEqualTheShippedFilesAndBadFilesAreRefused) {
+    for (const auto& name : flow_size_distribution::builtin_names()) {
+        std::ifstream f(std::string(CMSWITCH_SOURCE_DIR) + "/data/flow_sizes/" + name + ".csv");
+        ASSERT_TRUE(f) << name;
+        std::stringstream ss;
+        ss << f.rdbuf();
+        const auto from_file = flow_size_distribution::parse_csv(ss.str(), name);
+        const auto builtin = flow_size_distribution::named(name).points();
+        ASSERT_EQ(from_file.size(), builtin.size()) << name;
+        for (size_t i = 0; i < builtin.size(); ++i) {
+            EXPECT_EQ(from_file[i].first, builtin[i].first) << name << " " << i;
+            EXPECT_DOUBLE_EQ(from_file[i].second, builtin[i].second) << name << " " << i;
+        }
+    }
+    EXPECT_THROW(flow_size_distribution::named("no-such-distribution"), config_error);
+    EXPECT_THROW(flow_size_distribution({{0, 0}, {100, 0.5}}, "t"), config_error);          // does not reach 100 %
+    EXPECT_THROW(flow_size_distribution({{0, 0}, {100, 0.7}, {50, 1}}, "t"), config_error); // sizes decrease
+    EXPECT_THROW(flow_size_distribution::parse_csv("size,cdf\n10,5\nabc def\n", "t"), config_error);
+}
+
+namespace {
+result run_workload(const std::vector<std::string>& args) {
+    auto sc = make_scenario("workload");
+    sc->params().parse_args(args);
+    return sc->run();
+}
+} // namespace
+
+TEST(Workload, PoissonArrivalsOfferTheTargetLoadAndSmallFlowsAloneTakeTheirIdealTime) {
+    // fb-hadoop (mean 120,420.75 B) at 20 % of 10 Gb/s on 8 hosts for 0.2 s: Poisson arrivals, 8 x 0.2 s x 0.2 x
+    // 1.25e9 B/s / 120420.75 B = 3321.7 flows expected, within 3 standard deviations (sqrt = 57.6); the bytes carry
+    // the heavy tail's spread (one flow's size has a coefficient of variation near 4): within 20 %
+    const result r = run_workload({"--topology", "star", "--hosts", "8", "--load", "0.2", "--flow-sizes",
+                                   "fb-hadoop", "--duration-s", "0.2", "--drain-ms", "100"});
+    EXPECT_DOUBLE_EQ(r.number("flow_size_mean_bytes"), 120420.75);
+    EXPECT_NEAR(r.number("flows_started"), 3321.7, 3 * 57.6);
+    EXPECT_EQ(r.number("flows_completed"), r.number("flows_started"));
+    EXPECT_NEAR(r.number("offered_load_measured"), 0.2, 0.04);
+    // at light load most flows meet nobody: the median slowdown stays near 1 (TCP's window growth adds round
+    // trips for the larger flows)
+    EXPECT_GE(r.number("slowdown_p50"), 0.99);
+    EXPECT_LT(r.number("slowdown_p50"), 3);
+    EXPECT_TRUE(std::get<bool>(*r.get("conservation_ok")));
+}
+
+TEST(Workload, DctcpCutsTheTailOfSmallFlowsAgainstDropTail) {
+    // web search at 60 % on a 4 x 8 leaf-spine (10 Gb/s hosts, 2 x 40 Gb/s spines), shared buffer 4 MB per switch:
+    // DCTCP (K = 65 packets, as at 10 Gb/s in the DCTCP paper) keeps queues short, so the 99th percentile slowdown
+    // of flows up to 10 KB falls well below drop-tail NewReno's (DCTCP and HPCC papers: several times)
+    const result reno = run_workload({"--load", "0.6", "--duration-s", "0.05"});
+    const result dctcp = run_workload({"--load", "0.6", "--duration-s", "0.05", "--transport", "dctcp", "--marking",
+                                       "step", "--ecn-k-kb", "95.2"});
+    EXPECT_LT(dctcp.number("slowdown_p99_small") * 2, reno.number("slowdown_p99_small"));
+    EXPECT_EQ(dctcp.number("drops"), 0);
+    EXPECT_GT(reno.number("drops"), 0);
+}
+
+TEST(Workload, IncastsCompleteAndBadSettingsNameTheField) {
+    const result r = run_workload({"--topology", "star", "--hosts", "16", "--load", "0", "--incast-fanin", "15",
+                                   "--incast-kb", "64", "--incast-period-ms", "2", "--duration-s", "0.02"});
+    EXPECT_EQ(r.number("incasts"), 10);
+    EXPECT_EQ(r.number("incasts_completed"), 10);
+    // 15 x 64 KB (+ headers) through one 10 Gb/s port: at least 15 x 65536 x 1500/1460 x 8 / 10 Gb/s = 0.808 ms
+    EXPECT_GT(r.number("incast_time_p50_ms"), 0.808);
+    auto sc = make_scenario("workload");
+    sc->params().parse_args({"--topology", "star", "--hosts", "4", "--incast-fanin", "4", "--duration-s", "0.001"});
+    try {
+        sc->run();
+        FAIL() << "a fan-in above hosts - 1 was accepted";
+    } catch (const config_error& e) {
+        EXPECT_NE(std::string(e.what()).find("incast_fanin"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(make_scenario("workload")->params().parse_args({"--flow-sizes", "zipf"}), config_error);
+}

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "traffic/flow_workload.h"
+
+#include "model/errors.h"
+
+#include <algorithm>
+
+namespace cmswitch {
+
+namespace {
+constexpr uint32_t incast_tag = 0xffffffffu;
+}
+
+flow_workload::flow_workload(std::vector<host_stack*> hosts, const tcp_config& tcp, const flow_size_distribution& sizes,
+                             const flow_workload_config& cfg)
+    : m_hosts(std::move(hosts)), m_tcp(tcp), m_sizes(sizes), m_cfg(cfg),
+      m_mean_gap_ps(cfg.load > 0 ? sizes.mean() * 8 / (cfg.load * static_cast<double>(cfg.host_rate_bps)) * 1e12 : 0),
+      m_incast_rng(cfg.seed, stream_id(random_stream::workload, 1u << 20)) {
+    const int n = static_cast<int>(m_hosts.size());
+    if (n < 2)
+        throw config_error("a flow workload needs at least 2 hosts");
+    if (cfg.incast_fanin > n - 1)
+        throw config_error("incast_fanin = " + std::to_string(cfg.incast_fanin) + ": at most hosts - 1 = " +
+                           std::to_string(n - 1));
+    for (int h = 0; h < n; ++h) {
+        m_host_rng.emplace_back(cfg.seed, stream_id(random_stream::workload, static_cast<uint64_t>(h)));
+        if (cfg.load > 0)
+            m_hosts[static_cast<size_t>(h)]->nic().schedule_timer(static_cast<uint64_t>(m_host_rng.back().exponential(m_mean_gap_ps)), this,
+                                      static_cast<uint32_t>(h));
+    }
+    if (cfg.incast_fanin > 0 && cfg.incast_period_ps > 0)
+        m_hosts[0]->nic().schedule_timer(m_incast_rng.below(cfg.incast_period_ps), this, incast_tag);
+}
+
+void flow_workload::start_flow(int src, int dst, uint64_t bytes, uint64_t now, int64_t incast) {
+    const uint32_t flow = static_cast<uint32_t>(m_flows.size());
+    m_flows.push_back({flow, src, dst, bytes, now, 0, incast});
+    m_stats.emplace_back();
+    tcp_stats& st = m_stats.back();
+    m_senders.emplace_back(new tcp_sender(*m_hosts[static_cast<size_t>(src)], flow, dst, m_tcp, st,
+                                          rng(m_cfg.seed, stream_id(random_stream::source, flow))));
+    m_receivers.emplace_back(new tcp_receiver(*m_hosts[static_cast<size_t>(dst)], flow, src, m_tcp, st));
+    m_receivers.back()->set_listener(this);
+    m_senders.back()->write(bytes);
+}
+
+void flow_workload::on_timer(uint32_t tag) {
+    const uint64_t now = now_ps();
+    if (now >= m_cfg.stop_ps)
+        return;
+    const int n = static_cast<int>(m_hosts.size());
+    if (tag == incast_tag) {
+        const int receiver = static_cast<int>(m_incast_rng.below(static_cast<uint64_t>(n)));
+        std::vector<int> others;
+        for (int h = 0; h < n; ++h)
+            if (h != receiver)
+                others.push_back(h);
+        for (int k = 0; k < m_cfg.incast_fanin; ++k) {   // a random subset: partial Fisher-Yates
+            const size_t j = static_cast<size_t>(k) + m_incast_rng.below(others.size() - static_cast<size_t>(k));
+            std::swap(others[static_cast<size_t>(k)], others[j]);
+            start_flow(others[static_cast<size_t>(k)], receiver, m_cfg.incast_bytes, now, m_incasts);
+        }
+        ++m_incasts;
+        m_hosts[0]->nic().schedule_timer(now + m_cfg.incast_period_ps, this, incast_tag);
+        return;
+    }
+    const int src = static_cast<int>(tag);
+    rng& r = m_host_rng[static_cast<size_t>(src)];
+    int dst = static_cast<int>(r.below(static_cast<uint64_t>(n - 1)));
+    if (dst >= src)
+        ++dst;
+    start_flow(src, dst, m_sizes.sample(r), now, -1);
+    m_hosts[static_cast<size_t>(src)]->nic().schedule_timer(now + static_cast<uint64_t>(r.exponential(m_mean_gap_ps)), this, tag);
+}
+
+void flow_workload::on_delivered(uint32_t flow, uint64_t in_order_bytes, uint64_t now) {
+    flow_record& f = m_flows[flow];
+    if (f.end_ps == 0 && in_order_bytes >= f.bytes)
+        f.end_ps = now;
+}
+
+} // namespace cmswitch

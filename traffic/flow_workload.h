@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+// Datacenter flow workloads over TCP: at every host, flows arrive as a Poisson process whose rate gives the host's
+// link a target load (load x rate / mean flow size, in application bytes), with sizes from a flow_size_distribution
+// and destinations uniform over the other hosts (all-to-all); optionally, periodic incasts: every period a random
+// host receives `incast_bytes` from each of `fanin` random other hosts at once. Each flow is a TCP connection of
+// its own (sender and receiver made when it starts, kept to the end of the run); its completion time runs from its
+// arrival to its last byte's arrival at the receiver.
+#ifndef CMSWITCH_TRAFFIC_FLOW_WORKLOAD_H
+#define CMSWITCH_TRAFFIC_FLOW_WORKLOAD_H
+
+#include "traffic/flow_size_distribution.h"
+#include "traffic/tcp/tcp_receiver.h"
+#include "traffic/tcp/tcp_sender.h"
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+namespace cmswitch {
+
+struct flow_workload_config {
+    double load = 0.5;                // of each host's link rate, in application bytes; 0: no Poisson flows
+    uint64_t host_rate_bps = 0;
+    uint64_t stop_ps = 0;             // no arrivals from then on
+    int incast_fanin = 0;             // 0: no incasts
+    uint64_t incast_bytes = 0;
+    uint64_t incast_period_ps = 0;
+    uint64_t seed = 1;
+};
+
+class flow_workload final : public tcp_receiver::listener, public timer_client {
+public:
+    struct flow_record {
+        uint32_t flow;
+        int src, dst;
+        uint64_t bytes;
+        uint64_t start_ps;
+        uint64_t end_ps;       // 0: not complete
+        int64_t incast;        // the incast it belongs to, -1: a Poisson flow
+    };
+
+    // hosts[i]: host i's stack (every host of the network, by id).
+    flow_workload(std::vector<host_stack*> hosts, const tcp_config& tcp, const flow_size_distribution& sizes,
+                  const flow_workload_config& cfg);
+    void on_timer(uint32_t tag) override;
+    void on_delivered(uint32_t flow, uint64_t in_order_bytes, uint64_t now_ps) override;
+
+    const std::vector<flow_record>& flows() const { return m_flows; }
+    const std::deque<tcp_stats>& stats() const { return m_stats; }
+    // Mean time between two arrivals at one host (ps).
+    double mean_interarrival_ps() const { return m_mean_gap_ps; }
+
+private:
+    void start_flow(int src, int dst, uint64_t bytes, uint64_t now, int64_t incast);
+    std::vector<host_stack*> m_hosts;
+    tcp_config m_tcp;
+    flow_size_distribution m_sizes;
+    flow_workload_config m_cfg;
+    double m_mean_gap_ps;
+    std::vector<rng> m_host_rng;          // one stream per host: arrivals, sizes, destinations
+    rng m_incast_rng;
+    std::vector<flow_record> m_flows;     // by flow id
+    std::deque<tcp_stats> m_stats;        // stable addresses for the connections
+    std::vector<std::unique_ptr<tcp_sender>> m_senders;
+    std::vector<std::unique_ptr<tcp_receiver>> m_receivers;
+    int64_t m_incasts = 0;
+};
+
+} // namespace cmswitch
+#endif
