@@ -199,6 +199,11 @@ result workload_scenario::run() {
                 marks += net.sw(s).counters(p).marks;
             shared_peak = std::max(shared_peak, net.sw(s).buffer().shared_used_peak_bytes());
         }
+        uint64_t frames_sent = 0;
+        for (int s = 0; s < net.num_switches(); ++s)
+            for (int p = 0; p < net.sw(s).num_ports(); ++p)
+                frames_sent += net.sw(s).egress(p).stats().tx_frames;
+        r.set("switch_frames_sent", static_cast<int64_t>(frames_sent));
         r.set("timeouts", static_cast<int64_t>(timeouts));
         r.set("marks", static_cast<int64_t>(marks));
         r.set("shared_peak_kb_max_switch", static_cast<double>(shared_peak) / 1024);
