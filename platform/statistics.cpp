@@ -2,6 +2,7 @@
 #include "platform/statistics.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace cmswitch {
 
@@ -132,6 +133,14 @@ void report_switch_ports(result& r, const network& net, uint64_t end_ps) {
     r.set("pause_frames", static_cast<int64_t>(pauses));
     r.set("paused_ms_max_port", max_paused);
     r.set("cnms", static_cast<int64_t>(cnms));
+}
+
+double percentile(std::vector<double> v, double p) {
+    if (v.empty())
+        return 0.0;
+    std::sort(v.begin(), v.end());
+    const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size())));   // nearest rank
+    return v[std::min(v.size() - 1, rank ? rank - 1 : 0)];
 }
 
 } // namespace cmswitch

@@ -28,6 +28,9 @@ void report_switch_ports(result& r, const network& net, uint64_t end_ps);
 // Table "flows": flow, src, dst, sent/received frames and bytes, sent_mbps and received_mbps over duration.
 void report_flows(result& r, const std::vector<flow_stats>& flows, uint64_t duration_ps);
 
+// The nearest-rank p-quantile (0 < p <= 1) of v; 0 for none.
+double percentile(std::vector<double> v, double p);
+
 inline double mbps(uint64_t bytes, uint64_t duration_ps) {
     return duration_ps ? static_cast<double>(bytes) * 8.0 / (static_cast<double>(duration_ps) * 1e-12) / 1e6 : 0.0;
 }

@@ -94,13 +94,6 @@ namespace {
 constexpr const char* events_kind =
     "model queue entries dispatched (frame arrivals, transmitter wakeups, TCP and application timers)";
 
-double percentile(std::vector<double> v, double p) {
-    if (v.empty())
-        return 0.0;
-    std::sort(v.begin(), v.end());
-    const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size())));   // nearest rank
-    return v[std::min(v.size() - 1, rank ? rank - 1 : 0)];
-}
 
 // The run's settings in model units, checked across fields.
 struct incast_plan {

@@ -22,13 +22,6 @@ constexpr int incast_client_host = 7;                       // bsd8
 constexpr int elephant_hosts[2] = {2, 3};                   // bsd3, bsd4
 bool fast_host(int h) { return h == 2 || h == 3 || h == 7; }   // bsd3, bsd4, bsd8 on 1 Gb/s
 
-double percentile(std::vector<double> v, double p) {
-    if (v.empty())
-        return 0.0;
-    std::sort(v.begin(), v.end());
-    const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size())));
-    return v[std::min(v.size() - 1, rank ? rank - 1 : 0)];
-}
 } // namespace
 
 testbed_001_scenario::testbed_001_scenario() {

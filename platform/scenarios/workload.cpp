@@ -16,13 +16,6 @@
 namespace cmswitch {
 
 namespace {
-double percentile(std::vector<double> v, double p) {
-    if (v.empty())
-        return 0.0;
-    std::sort(v.begin(), v.end());
-    const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size())));
-    return v[std::min(v.size() - 1, rank ? rank - 1 : 0)];
-}
 // Flow-size buckets for the FCT tables (upper bounds, bytes): the small/medium/large split of DCTCP and HPCC.
 const double bucket_upper[] = {10e3, 100e3, 1e6, 10e6, 1e300};
 const char* bucket_name[] = {"<=10KB", "10KB-100KB", "100KB-1MB", "1MB-10MB", ">10MB"};
