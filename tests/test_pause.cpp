@@ -248,3 +248,61 @@ TEST(Pause, RandomizedOverloadThroughTwoSwitchStagesIsLossless) {
         }
     }
 }
+
+TEST(Pause, DynamicXoffFromAlphaAndTheSharedHeadroomPool) {
+    // Shared buffer S = 100,000 B, PAUSE with dynamic XOFF alpha = 1 and a 6000 B shared headroom pool. 40 frames
+    // of 1500 B arrive at once at an idle 1 Gb/s egress: the 1st leaves at once; the k-th charged frame makes the
+    // ingress class k x 1500 B while the shared pool holds the same, so XOFF when 1500 k >= 1 x (100000 - 1500 k):
+    // k = 34 (33 gives 49,500 < 50,500). The next 5 go to the headroom pool: 4 fit (6000 B), the 5th is dropped.
+    // XON when the class falls 2 MTU under alpha x the free shared bytes (headroom not counted, departures drain
+    // the headroom first): after j departures b = 57000 - 1500 j, h = max(0, 6000 - 1500 j); b <= 100000 - (b - h)
+    // - 3000 first at j = 6.
+    sim_context ctx;
+    frame_pool pool;
+    event_domain events("events", true);
+    buffer_config bc;
+    bc.policy = "shared";
+    bc.pool_bytes = 100000;
+    bc.alpha = 1;
+    ethernet_switch sw("sw", 2, 2, bc, pool, events);
+    sw.buffer_config_access().set_lossless(0x7f, 6000);
+    sw.set_route(1, 1);
+    ethernet_link l0("l0", 1 * gbps, 0), l1("l1", 1 * gbps, 0);
+    injector in0("in0"), in1("in1");
+    capture back0("back0", pool), out1("out1", pool);
+    in0.tx.bind(l0.a_in);
+    l0.a_out.bind(sw.rx(0));
+    sw.tx(0).bind(l0.b_in);
+    l0.b_out.bind(back0.rx);
+    in1.tx.bind(l1.a_in);
+    l1.a_out.bind(sw.rx(1));
+    sw.tx(1).bind(l1.b_in);
+    l1.b_out.bind(out1.rx);
+    sw.set_port_rate(0, 1 * gbps);
+    sw.set_port_rate(1, 1 * gbps);
+    pause_config pc;
+    pc.mode = "pause";
+    pc.xoff_alpha = 1;
+    pc.headroom_pool_bytes = 6000;
+    const auto* gen = sw.add_hook(std::make_unique<pause_generator>(pc, std::vector<uint64_t>{1 * gbps, 1 * gbps},
+                                                                     std::vector<uint64_t>{0, 0}));
+    for (uint64_t i = 0; i < 40; ++i) {
+        frame* f = make_frame(pool, 1500, 1, 0, i);
+        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+        in0.tx->b_transport(*f, d);   // all arrive at 12 us
+    }
+    ctx.run_until(13 * us);
+    EXPECT_EQ(gen->ingress_bytes(0, 0), 38u * 1500);
+    EXPECT_EQ(gen->headroom_used(), 6000u);
+    EXPECT_EQ(sw.counters(0).drop_frames[static_cast<size_t>(drop_reason::ingress_limit)], 1u);
+    ctx.run_until(1000 * us);
+    EXPECT_EQ(gen->headroom_peak(), 6000u);
+    ASSERT_EQ(back0.frames.size(), 2u);
+    EXPECT_EQ(back0.frames[0].copy.ctl.pause.quanta, 65535u);
+    EXPECT_EQ(back0.frames[0].arrival_ps, 12 * us + 512000);
+    EXPECT_EQ(back0.frames[1].copy.ctl.pause.quanta, 0u);   // XON after the 6th departure
+    EXPECT_EQ(back0.frames[1].arrival_ps, 12 * us + 6 * 12 * us + 512000);
+    EXPECT_EQ(out1.frames.size(), 39u);
+    EXPECT_EQ(gen->headroom_used(), 0u);
+    EXPECT_EQ(sw.buffer().used_bytes(), 0u);
+}

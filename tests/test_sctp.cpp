@@ -328,6 +328,8 @@ struct fake_switch final : public switch_services {
     frame_pool m_pool;
     uint64_t port_capacity_bytes() const override { return 240 * 1500; }
     uint64_t port_limit_frames(int) const override { return 240; }
+    const buffer_manager& buffer_state() const override { return m_buf; }
+    static_buffer m_buf{2, 240 * 1500};
     void send_control(int, frame*, uint64_t) override {}
     void send_routed(frame*) override {}
     void schedule(uint64_t, switch_hook*, uint32_t) override {}

@@ -62,7 +62,10 @@ drop_reason shared_buffer::check(int port, int prio, uint32_t bytes) const {
     const uint64_t need = shared_part(q + bytes) - shared_part(q);   // what the reserved space cannot take
     if (need == 0)
         return drop_reason::none;
-    const uint64_t free_shared = m_shared_size - shared_used_bytes();
+    if ((m_lossless >> prio) & 1) {   // lossless: the shared pool and the headroom pool, no threshold
+        return shared_used_bytes() + need <= m_shared_size + m_headroom_pool ? drop_reason::none : drop_reason::pool_full;
+    }
+    const uint64_t free_shared = m_shared_size > shared_used_bytes() ? m_shared_size - shared_used_bytes() : 0;
     if (need > free_shared)
         return drop_reason::pool_full;
     if (!(static_cast<double>(shared_part(q)) < m_alpha[static_cast<size_t>(prio)] * static_cast<double>(free_shared)))

@@ -66,6 +66,13 @@ public:
     // its inputs): the static limit; with dynamic thresholds alpha / (1 + alpha) of the pool (q = alpha (B - q)).
     virtual uint64_t lone_port_bytes() const { return port_capacity_bytes(); }
     virtual const char* name() const = 0;
+    // The shared pool that dynamic thresholds divide (what ingress dynamic XOFF reads): the pool of "dynamic" and
+    // "shared", 0 for the others.
+    virtual uint64_t shared_pool_size() const { return 0; }
+    // PFC/PAUSE on a shared buffer: the lossless priorities (mask) skip the egress dynamic threshold and may use
+    // the headroom pool beyond the shared pool; the ingress accounting (pause_generator) keeps them within it.
+    // Policies other than "shared" ignore it.
+    virtual void set_lossless(uint8_t prio_mask, uint64_t headroom_pool_bytes) { (void)prio_mask; (void)headroom_pool_bytes; }
     void reset();
 
 protected:
@@ -114,6 +121,7 @@ public:
         return static_cast<uint64_t>(m_alpha / (1 + m_alpha) * static_cast<double>(m_pool));
     }
     const char* name() const override { return "dynamic"; }
+    uint64_t shared_pool_size() const override { return m_pool; }
     // Current threshold of every queue: alpha x free pool bytes.
     double threshold_bytes() const { return m_alpha * static_cast<double>(m_pool - used_bytes()); }
 protected:
@@ -149,6 +157,11 @@ public:
     }
     const char* name() const override { return "shared"; }
     uint64_t shared_pool_bytes() const { return m_shared_size; }
+    uint64_t shared_pool_size() const override { return m_shared_size; }
+    void set_lossless(uint8_t prio_mask, uint64_t headroom_pool_bytes) override {
+        m_lossless = prio_mask;
+        m_headroom_pool = headroom_pool_bytes;
+    }
     // The current dynamic threshold of a priority's queues on the shared pool: alpha x free shared bytes.
     double threshold_bytes(int prio) const {
         return m_alpha[static_cast<size_t>(prio)] * static_cast<double>(m_shared_size - shared_used_bytes());
@@ -158,6 +171,8 @@ protected:
 private:
     uint64_t m_pool, m_shared_size;
     std::vector<double> m_alpha;
+    uint8_t m_lossless = 0;
+    uint64_t m_headroom_pool = 0;
 };
 
 // Validates cfg (throws config_error naming the field) and builds the policy it names.

@@ -74,6 +74,8 @@ public:
     const egress_port& egress(int port) const { return m_ports[static_cast<size_t>(port)]; }
     const port_counters& counters(int port) const { return m_counters[static_cast<size_t>(port)]; }
     const buffer_manager& buffer() const { return *m_buffer; }
+    // For schemes that configure admission (PFC on a shared buffer: set_lossless).
+    buffer_manager& buffer_config_access() { return *m_buffer; }
     // Adds the frames and bytes waiting in egress queues.
     void queued(uint64_t& frames, uint64_t& bytes) const;
     // Adds the frames and bytes on the incoming links (sent to this block, last bit not yet in).
@@ -94,6 +96,7 @@ private:
     const std::string& switch_name() const override { return m_name; }
     frame_pool& pool() override { return m_pool; }
     uint64_t port_capacity_bytes() const override { return m_buffer->port_capacity_bytes(); }
+    const buffer_manager& buffer_state() const override { return *m_buffer; }
     uint64_t port_limit_frames(int port) const override {
         if (const auto* pb = dynamic_cast<const packet_buffer*>(m_buffer.get()))
             return pb->port_limit_packets(port);

@@ -17,6 +17,7 @@
 
 #include "model/drop_reason.h"
 #include "model/frame_pool.h"
+#include "model/switch/buffer_manager.h"
 
 #include <cstdint>
 #include <string>
@@ -46,6 +47,8 @@ public:
     // Frames one port's transmit queue holds: its limit under the "packets" buffer policy, else the byte capacity
     // in 1500-byte frames.
     virtual uint64_t port_limit_frames(int port) const = 0;
+    // The buffer's state (occupancy, shared pool use) as admission sees it.
+    virtual const buffer_manager& buffer_state() const = 0;
     // Queues a control frame the switch made (PAUSE, a notification) on `port` at once, in the control priority
     // and outside buffer accounting; it counts as originated by the switch.
     virtual void send_control(int port, frame* f, uint64_t now_ps) = 0;

@@ -410,6 +410,7 @@ result incast_scenario::run() {
         r.set("cm", m_schemes.selected(scheme_slot::l2));
         r.set("pause", m_schemes.selected(scheme_slot::pause));
         r.set("pause_frames", static_cast<int64_t>(sum_pause_frames(net.sw(0))));
+        m_schemes.report(scheme_slot::pause, net, r);
         m_schemes.report(scheme_slot::l2, net, r);
         series.report_min_rate(r, c, p.n);
         report_rounds(r, *w.app);

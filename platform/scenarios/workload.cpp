@@ -44,6 +44,9 @@ workload_scenario::workload_scenario() {
     t.add_real("min_rto_ms", &c.min_rto_ms, 0.001, 60000, "ms", "TCP minimum retransmission timeout");
     t.add_int("init_cwnd", &c.init_cwnd, 1, 1000, "segments", "TCP initial window");
     declare_buffer(t, c);
+    m_schemes.declare(t, scheme_slot::pause,
+                      "PFC/PAUSE at the switch inputs (with a shared buffer: pause_xoff_alpha for dynamic XOFF and "
+                      "pause_headroom_pool_kb for a shared headroom pool)");
     t.add_real("duration_s", &c.duration_s, 0, 1e4, "s", "flows arrive during this time", true);
     t.add_real("drain_ms", &c.drain_ms, 0, 1e7, "ms", "simulated time after the last arrival, for flows to finish");
     t.add_int("seed", &c.seed, 0, INT64_MAX, "", "seed of every random choice of the run");
@@ -86,7 +89,7 @@ result workload_scenario::run() {
     sim_context ctx;
     {
         network net(topo);
-        scheme_context schemes{net, static_cast<uint64_t>(c.seed), net.num_hosts()};
+        scheme_context schemes{net, static_cast<uint64_t>(c.seed), net.num_hosts() - 1};
         m_schemes.install(schemes);
         m_schemes.describe_setup(r);
         std::vector<host_stack*> hosts;
@@ -160,6 +163,13 @@ result workload_scenario::run() {
         r.set("load", c.load);
         r.set("transport", c.transport);
         r.set("marking", m_schemes.selected(scheme_slot::marking));
+        r.set("pause", m_schemes.selected(scheme_slot::pause));
+        m_schemes.report(scheme_slot::pause, net, r);
+        uint64_t pause_frames = 0;
+        for (int s = 0; s < net.num_switches(); ++s)
+            for (int p = 0; p < net.sw(s).num_ports(); ++p)
+                pause_frames += net.sw(s).counters(p).pause_sent;
+        r.set("pause_frames", static_cast<int64_t>(pause_frames));
         r.set("flows_started", static_cast<int64_t>(started));
         r.set("flows_completed", static_cast<int64_t>(completed));
         r.set("offered_load_measured", mbps(bytes_done, stop) * 1e6 / (static_cast<double>(host_rate) * net.num_hosts()));

@@ -27,6 +27,13 @@ struct pause_config {
     uint8_t pfc_classes = 0x7f;        // pfc: the lossless priorities (control priority 7 never pauses)
     uint32_t mtu_bytes = 1500;
     uint64_t ingress_limit_bytes = 0;  // per ingress class; 0: XOFF + the required headroom of the port
+    // Dynamic XOFF (shared buffers): an ingress class pauses its peer when its bytes reach xoff_alpha x the free
+    // bytes of the switch's shared pool (headroom not counted), and resumes 2 MTU below that; 0: static XOFF/XON.
+    double xoff_alpha = 0;
+    // A shared headroom pool: bytes that arrive at a paused ingress class go to one pool of the switch, shared by
+    // all its classes; a frame that does not fit is dropped (ingress_limit). 0: each port's own headroom above
+    // a static XOFF (the per-port limit).
+    uint64_t headroom_pool_bytes = 0;
 
     bool enabled() const { return mode != "none"; }
 };

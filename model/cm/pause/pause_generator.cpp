@@ -19,6 +19,10 @@ pause_generator::pause_generator(const pause_config& cfg, std::vector<uint64_t> 
         throw config_error("pause_xon = " + std::to_string(cfg.xon_bytes) + " B, pause_xoff = " +
                            std::to_string(cfg.xoff_bytes) + " B: XOFF - XON must be at least one MTU (" +
                            std::to_string(cfg.mtu_bytes) + " B)");
+    if (!(cfg.xoff_alpha >= 0 && cfg.xoff_alpha <= 64))
+        throw config_error("pause_xoff_alpha = " + std::to_string(cfg.xoff_alpha) + ": allowed range [0, 64]");
+    m_dynamic = cfg.xoff_alpha > 0;
+    m_pool = cfg.headroom_pool_bytes > 0;
     if (cfg.pause_quanta == 0 || cfg.pause_quanta > 65535)
         throw config_error("pause_quanta = " + std::to_string(cfg.pause_quanta) + ": allowed range [1, 65535]");
 }
@@ -31,6 +35,16 @@ void pause_generator::attach(switch_services& sw) {
                            std::to_string(ports) + " ports");
     m_ingress.assign(static_cast<size_t>(ports) * num_priorities, ingress_class{});
     m_limit.assign(static_cast<size_t>(ports), 0);
+    if (m_dynamic && sw.buffer_state().shared_pool_size() == 0)
+        throw config_error(sw.switch_name() + ": pause_xoff_alpha needs a shared buffer (buffer_policy dynamic or "
+                           "shared), not '" + sw.buffer_state().name() + "'");
+    if (m_pool) {   // the shared headroom pool replaces the per-port limits
+        m_limit.assign(static_cast<size_t>(ports), UINT64_MAX);
+        return;
+    }
+    if (m_dynamic)
+        throw config_error(sw.switch_name() + ": pause_xoff_alpha needs a shared headroom pool "
+                           "(pause_headroom_pool_kb > 0): a dynamic XOFF has no fixed per-port limit to check");
     for (int p = 0; p < ports; ++p) {
         const uint64_t rate = m_rate[static_cast<size_t>(p)], delay = m_delay[static_cast<size_t>(p)];
         const uint64_t need = pause_headroom_bytes(rate, delay, m_cfg.mtu_bytes);
@@ -56,8 +70,12 @@ drop_reason pause_generator::on_ingress(int in_port, frame& f, uint64_t) {
     if (f.prio >= num_priorities - 1 || (m_pfc && !((m_cfg.pfc_classes >> f.prio) & 1)))
         return drop_reason::none;   // control frames and classes that are not lossless
     const ingress_class& ic = m_ingress[static_cast<size_t>(in_port * num_priorities + pause_class(f.prio))];
-    if (ic.bytes + f.bytes > m_limit[static_cast<size_t>(in_port)])
+    if (m_pool) {
+        if (ic.xoff && m_headroom_used + f.bytes > m_cfg.headroom_pool_bytes)
+            return drop_reason::ingress_limit;   // the shared headroom pool is full
+    } else if (ic.bytes + f.bytes > m_limit[static_cast<size_t>(in_port)]) {
         return drop_reason::ingress_limit;
+    }
     f.ingress = static_cast<uint16_t>(in_port);
     return drop_reason::none;
 }
@@ -68,7 +86,13 @@ void pause_generator::on_enqueue(const queue_view&, frame& f, uint64_t now) {
     const int cls = pause_class(f.prio);
     ingress_class& ic = m_ingress[static_cast<size_t>(f.ingress * num_priorities + cls)];
     ic.bytes += f.bytes;
-    if (!ic.xoff && ic.bytes >= m_cfg.xoff_bytes) {
+    if (m_pool && ic.xoff) {   // arrived after the pause was decided: headroom
+        ic.headroom += f.bytes;
+        m_headroom_used += f.bytes;
+        if (m_headroom_used > m_headroom_peak)
+            m_headroom_peak = m_headroom_used;
+    }
+    if (!ic.xoff && ic.bytes >= xoff_threshold()) {
         ic.xoff = true;
         send_pause(f.ingress, cls, m_cfg.pause_quanta, now);
     }
@@ -80,10 +104,31 @@ void pause_generator::on_dequeue(const queue_view&, frame& f, uint64_t now) {
     const int cls = pause_class(f.prio);
     ingress_class& ic = m_ingress[static_cast<size_t>(f.ingress * num_priorities + cls)];
     ic.bytes -= f.bytes;
-    if (ic.xoff && ic.bytes <= m_cfg.xon_bytes) {
+    if (ic.headroom) {   // a class's departures drain its headroom first
+        const uint64_t h = ic.headroom < f.bytes ? ic.headroom : f.bytes;
+        ic.headroom -= h;
+        m_headroom_used -= h;
+    }
+    uint64_t xon = m_cfg.xon_bytes;
+    if (m_dynamic) {
+        const uint64_t t = xoff_threshold(), gap = 2ull * m_cfg.mtu_bytes;
+        xon = t > gap ? t - gap : 0;
+    }
+    if (ic.xoff && ic.bytes <= xon) {
         ic.xoff = false;
         send_pause(f.ingress, cls, 0, now);
     }
+}
+
+uint64_t pause_generator::xoff_threshold() const {
+    if (!m_dynamic)
+        return m_cfg.xoff_bytes;
+    const buffer_manager& b = services().buffer_state();
+    // the shared pool's use without the headroom pool's bytes (the egress accounts both as shared)
+    const uint64_t used = b.shared_used_bytes() > m_headroom_used ? b.shared_used_bytes() - m_headroom_used : 0;
+    const uint64_t size = b.shared_pool_size();
+    const double free_bytes = used < size ? static_cast<double>(size - used) : 0.0;
+    return static_cast<uint64_t>(m_cfg.xoff_alpha * free_bytes);
 }
 
 void pause_generator::on_timer(uint32_t index, uint64_t now) {   // refresh of an XOFF still in force

@@ -34,10 +34,19 @@ public:
         return m_ingress[static_cast<size_t>(port * num_priorities + cls)].bytes;
     }
     uint64_t ingress_limit(int port) const { return m_limit[static_cast<size_t>(port)]; }
+    // Shared headroom pool (headroom_pool_bytes > 0): bytes in it now, the peak, and a class's part of it.
+    uint64_t headroom_used() const { return m_headroom_used; }
+    uint64_t headroom_peak() const { return m_headroom_peak; }
+    uint64_t ingress_headroom_bytes(int port, int cls) const {
+        return m_ingress[static_cast<size_t>(port * num_priorities + cls)].headroom;
+    }
+    // The XOFF threshold of an ingress class now (static, or alpha x free shared bytes).
+    uint64_t xoff_threshold() const;
 
 private:
     struct ingress_class {
         uint64_t bytes = 0;
+        uint64_t headroom = 0;        // of bytes, those in the shared headroom pool
         bool xoff = false;            // an XOFF is in force at the peer
         uint64_t refresh_at = 0;      // when the pause must be repeated
     };
@@ -49,6 +58,8 @@ private:
     std::vector<uint64_t> m_rate, m_delay;
     std::vector<ingress_class> m_ingress;   // port x class
     std::vector<uint64_t> m_limit;          // per port
+    bool m_dynamic = false, m_pool = false;
+    uint64_t m_headroom_used = 0, m_headroom_peak = 0;
 };
 
 } // namespace cmswitch

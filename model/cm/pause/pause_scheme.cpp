@@ -37,15 +37,27 @@ void pause_scheme::declare(param_table& t) {
                "shared pool with dynamic thresholds counts alpha / (1 + alpha) of it, what one port can hold)");
     t.add_real("pause_xon_kb", &m_xon_kb, 0, 1 << 20, "KB (1024 B)", "per-input XON (0: XOFF - 2 x 1500 B)");
     t.add_int("pause_quanta", &m_quanta, 1, 65535, "quanta (512 bit times)", "pause time of each XOFF");
+    t.add_real("pause_xoff_alpha", &m_xoff_alpha, 0, 64, "",
+               "dynamic XOFF on a shared buffer: an input class pauses at alpha x the shared pool's free bytes (0: "
+               "static XOFF); needs pause_headroom_pool_kb");
+    t.add_real("pause_headroom_pool_kb", &m_headroom_pool_kb, 0, 1 << 22, "KB (1024 B)",
+               "a shared headroom pool per switch for what arrives at paused input classes (0: each port's own "
+               "headroom above a static XOFF); lossless classes may use it beyond the shared pool");
 }
 
 void pause_scheme::install(const std::string& v, scheme_context& ctx) {
     if (m_xoff_kb == 0 && ctx.inputs_per_port == 0)
         throw config_error("pause_xoff_kb = 0 splits the egress buffer among the inputs that share it, which this "
                            "scenario does not know: set pause_xoff_kb");
+    const bool dynamic = m_xoff_alpha > 0;
     for (int s = 0; s < ctx.net.num_switches(); ++s) {
         pause_config pc;
         pc.mode = v;
+        pc.xoff_alpha = m_xoff_alpha;
+        pc.headroom_pool_bytes = kb_to_bytes(m_headroom_pool_kb);
+        if (pc.headroom_pool_bytes > 0)   // lossless classes skip the egress threshold and may use the pool
+            ctx.net.switch_at(s).buffer_config_access().set_lossless(v == "pfc" ? pc.pfc_classes : 0x7f,
+                                                                      pc.headroom_pool_bytes);
         pc.pause_quanta = static_cast<uint32_t>(m_quanta);
         // the split rule, for the port whose link needs the most headroom
         uint64_t rate = 0, delay = 0, headroom = 0;
@@ -61,7 +73,10 @@ void pause_scheme::install(const std::string& v, scheme_context& ctx) {
         const pause_split split = split_port_buffer(buffer, ctx.inputs_per_port, rate, delay);
         pc.xoff_bytes = m_xoff_kb > 0 ? kb_to_bytes(m_xoff_kb) : split.xoff_bytes;
         pc.xon_bytes = m_xon_kb > 0 ? kb_to_bytes(m_xon_kb) : default_xon_bytes(pc.xoff_bytes);
-        if (pc.xoff_bytes < min_xoff_bytes()) {
+        if (dynamic) {   // the static watermarks are not used; keep them valid
+            pc.xoff_bytes = std::max(pc.xoff_bytes, min_xoff_bytes());
+            pc.xon_bytes = default_xon_bytes(pc.xoff_bytes);
+        } else if (pc.xoff_bytes < min_xoff_bytes()) {
             if (m_xoff_kb > 0)
                 throw config_error("pause_xoff_kb = " + format_number(m_xoff_kb) + ": below 3 frames (" +
                                    std::to_string(min_xoff_bytes()) + " B), not lossless");
@@ -78,5 +93,15 @@ void pause_scheme::install(const std::string& v, scheme_context& ctx) {
 }
 
 void pause_scheme::describe_setup(result& r) const { r.set("pause_xoff_bytes", static_cast<int64_t>(m_xoff_bytes)); }
+
+void pause_scheme::report(const fabric& net, result& r) const {
+    if (m_headroom_pool_kb <= 0)
+        return;
+    uint64_t peak = 0;
+    for (int s = 0; s < net.num_switches(); ++s)
+        if (const auto* g = net.switch_at(s).find_hook<pause_generator>())
+            peak = std::max(peak, g->headroom_peak());
+    r.set("headroom_pool_peak_kb", static_cast<double>(peak) / 1024);
+}
 
 } // namespace cmswitch

@@ -20,11 +20,13 @@ public:
     void declare(param_table& t) override;
     void install(const std::string& v, scheme_context& ctx) override;
     void describe_setup(result& r) const override;
+    void report(const fabric& net, result& r) const override;
 
 private:
     double m_xoff_kb = 0;
     double m_xon_kb = 0;
     int64_t m_quanta = 65535;
+    double m_xoff_alpha = 0, m_headroom_pool_kb = 0;
     uint64_t m_xoff_bytes = 0;   // as installed
 };
 
