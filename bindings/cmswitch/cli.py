@@ -106,8 +106,8 @@ def cmd_study(ns, rest: List[str]) -> int:
     from .study import buffer_sizing
     if rest:
         raise ValueError(f"unexpected arguments {rest}")
-    if ns.study not in ("buffer-sizing", "dcqcn-scale"):
-        raise ValueError(f"study = {ns.study!r}: known studies are buffer-sizing, dcqcn-scale")
+    if ns.study not in ("buffer-sizing", "dcqcn-scale", "shared-buffer"):
+        raise ValueError(f"study = {ns.study!r}: known studies are buffer-sizing, dcqcn-scale, shared-buffer")
     kw: Dict[str, Any] = dict(out=ns.out, workers=ns.workers, store=ns.store)
     if ns.flows:
         kw["flows"] = tuple(int(x) for x in ns.flows.split(","))
@@ -117,7 +117,17 @@ def cmd_study(ns, rest: List[str]) -> int:
         kw["seeds"] = tuple(int(x) for x in ns.seeds.split(","))
     if ns.duration_s is not None:
         kw["duration_s"] = ns.duration_s
-    if ns.study == "dcqcn-scale":
+    if ns.study == "shared-buffer":
+        from .shared_buffer_study import shared_buffer
+        kw.pop("flows", None)
+        if ns.quick:
+            kw = dict(dict(buffers_kb=(1024, 4096, 16384), alphas=(1.0,), seeds=(1,), duration_s=0.02, hosts=16), **kw)
+        if ns.buffers_kb:
+            kw["buffers_kb"] = tuple(float(x) for x in ns.buffers_kb.split(","))
+        if ns.target_slowdown is not None:
+            kw["target_slowdown"] = ns.target_slowdown
+        shared_buffer(**kw)
+    elif ns.study == "dcqcn-scale":
         from .dcqcn_study import dcqcn_scale
         if ns.quick:
             kw = dict(dict(flows=(16, 80), link_gbps=(10,), duration_s=0.02, lambdas=(1.0, 2.0)), **kw)
@@ -165,7 +175,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--store", help="SQLite result store: finished points are reused")
     p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
     p.set_defaults(fn=cmd_sweep)
-    p = sub.add_parser("study", help="a packaged study: buffer-sizing, dcqcn-scale")
+    p = sub.add_parser("study", help="a packaged study: buffer-sizing, dcqcn-scale, shared-buffer")
     p.add_argument("study")
     p.add_argument("--out", default="report", help="report folder (default: report)")
     p.add_argument("--quick", action="store_true", help="a small grid, 1 s runs (a smoke test)")
@@ -177,6 +187,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--seeds", help="comma-separated seeds (default 1,2)")
     p.add_argument("--duration-s", type=float, help="simulated seconds per run (buffer-sizing 10, dcqcn-scale 0.2)")
     p.add_argument("--min-rtos-ms", help="comma-separated TCP minimum RTOs in ms (default 200,10)")
+    p.add_argument("--target-slowdown", type=float,
+                   help="shared-buffer: the p99 FCT slowdown of flows <= 10 KB a buffer must meet (default 500)")
     p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
     p.add_argument("--store", help="SQLite result store: finished points are reused")
     p.set_defaults(fn=cmd_study)

@@ -116,3 +116,22 @@ def test_testbed_001_runs_from_python_with_its_tables_and_figures(tmp_path):
     fig.savefig(tmp_path / "bw.png")
     with pytest.raises(ValueError, match="sctp_cc"):
         cfg.replace(sctp_cc="cubic")
+
+
+def test_shared_buffer_study_records_infeasible_points_and_copes_with_non_monotone_results(tmp_path):
+    from cmswitch.shared_buffer_study import headroom_pool_kb, base_config, shared_buffer, smallest_meeting
+    base = base_config(hosts=8, duration_s=0.005, drain_ms=5.0)
+    # PFC's headroom pool: 8 ports x (2 x 25 Gb/s x 1 us + 2 x 1500 B + 80 quanta x 64 B) = 8 x 14370 B
+    assert headroom_pool_kb(base) == pytest.approx(8 * 14370 / 1024)
+    df = shared_buffer(str(tmp_path), buffers_kb=(64, 2048), alphas=(1.0,), seeds=(1,), base=base, progress=False,
+                       workers=1)
+    bad = df[~df["feasible"]]
+    assert list(bad["scheme"]) == ["pfc"] and list(bad["buffer_kb"]) == [64.0]
+    assert "headroom pool" in bad["reason"].iloc[0]
+    assert (tmp_path / "index.html").exists() and (tmp_path / "slowdown_small.png").exists()
+    assert df[df["feasible"] & (df["scheme"] == "pfc")]["drops"].sum() == 0   # lossless
+    # the minimum search: meets at 1 MB, not at 2 MB, again from 4 MB -> robust answer 4 MB, first answer 1 MB
+    synth = pd.DataFrame({"scheme": "x", "feasible": True, "buffer_kb": [512, 1024, 2048, 4096, 8192],
+                          "alpha": 1.0, "slowdown_p99_small": [200, 50, 150, 40, 30]})
+    m = smallest_meeting(synth, 100).iloc[0]
+    assert (m["smallest_meeting_kb"], m["smallest_from_which_all_meet_kb"]) == (1024, 4096)

@@ -1,0 +1,215 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The shared-buffer sizing study: how much shared buffer does an N-port switch need for a workload mix (web
+search at a load plus periodic incasts), with drop-tail TCP, DCTCP or PFC (dynamic XOFF, shared headroom pool)?
+
+`cmswitch study shared-buffer --out DIR` sweeps scheme x total buffer x alpha x seed over the `workload`
+scenario and writes points.csv, the figures, report.md and index.html. The total buffer B is what the ASIC has: for
+PFC it holds the headroom pool (hosts x the per-port headroom of the pause formula) and the shared pool gets the
+rest; a B that cannot hold the headroom is recorded as infeasible with the reason, never run, never fatal.
+"""
+from __future__ import annotations
+
+import math
+import os
+import time
+from typing import Any, Dict, List, Optional, Sequence
+
+import pandas as pd
+
+from .config import config_class
+from .study import pause_split, write_html
+from .sweep import sweep
+
+SCHEMES = ("droptail", "dctcp", "pfc")
+SCHEME_TEXT = {
+    "droptail": "TCP NewReno, drop-tail on the shared buffer's dynamic thresholds",
+    "dctcp": "DCTCP, step marking at K = 65 packets x (link / 10 Gb/s) (the DCTCP paper's K at 10 Gb/s, scaled)",
+    "pfc": "TCP NewReno over PFC with dynamic XOFF (the same alpha) and a shared headroom pool",
+}
+# colour-blind-safe cycle (Okabe-Ito) and markers, one per scheme
+STYLE = {"droptail": ("#E69F00", "o"), "dctcp": ("#0072B2", "s"), "pfc": ("#009E73", "^")}
+
+
+def base_config(**changes: Any):
+    cls = config_class("workload")
+    hosts = int(changes.get("hosts", 32))
+    fields: Dict[str, Any] = dict(topology="star", hosts=hosts, link_gbps=25.0, load=0.6, flow_sizes="web-search",
+                                  incast_fanin=hosts - 1, incast_kb=64.0, incast_period_ms=1.0, duration_s=0.05,
+                                  drain_ms=20.0, buffer_policy="shared")
+    fields.update(changes)
+    return cls(**fields)
+
+
+def headroom_pool_kb(base) -> float:
+    """PFC's headroom pool: every port paused at once, each the pause formula's headroom (cable both ways, 2 MTU,
+    the 802.3 response time), from the core."""
+    one = pause_split(1 << 20, 1, base.link_gbps, base.delay_us).headroom_bytes
+    return base.hosts * one / 1024
+
+
+def point(base, scheme: str, buffer_kb: float, alpha: float, seed: int) -> Dict[str, Any]:
+    """The config fields of one point, or {"infeasible": reason}."""
+    p: Dict[str, Any] = dict(alpha=float(alpha), seed=int(seed), pool_kb=float(buffer_kb))
+    if scheme == "droptail":
+        p.update(transport="newreno", marking="none", pause="none")
+    elif scheme == "dctcp":
+        k_kb = 65 * 1500 / 1024 * base.link_gbps / 10
+        p.update(transport="dctcp", marking="step", pause="none", ecn_k_kb=min(k_kb, buffer_kb / 4))
+    elif scheme == "pfc":
+        h = headroom_pool_kb(base)
+        shared = buffer_kb - h
+        min_shared = base.hosts * 3 * 1500 / 1024   # 3 frames per port
+        if shared < min_shared:
+            return {"infeasible": f"headroom pool {h:.0f} KB ({base.hosts} ports x the pause headroom) leaves "
+                                  f"{shared:.0f} KB of {buffer_kb:g} KB, less than 3 frames per port "
+                                  f"({min_shared:.0f} KB)"}
+        p.update(transport="newreno", marking="none", pause="pfc", pause_xoff_alpha=float(alpha),
+                 pause_headroom_pool_kb=h, pool_kb=shared)
+    else:
+        raise ValueError(f"scheme = {scheme!r}: known schemes are {', '.join(SCHEMES)}")
+    return p
+
+
+def smallest_meeting(df: pd.DataFrame, target: float) -> pd.DataFrame:
+    """Per scheme: the smallest total buffer from which every larger buffer tested also meets the target (the
+    best alpha per buffer, mean of seeds), and the smallest that meets it at all (they differ when the curve is not
+    monotone)."""
+    rows = []
+    ok = df[df["feasible"]]
+    for s, g in ok.groupby("scheme", sort=False):
+        best = g.groupby(["buffer_kb", "alpha"])["slowdown_p99_small"].mean().groupby("buffer_kb").min().sort_index()
+        meets = best <= target
+        first = next((b for b, m in meets.items() if m), None)
+        robust = None
+        for b in reversed(list(meets.index)):
+            if not meets[b]:
+                break
+            robust = b
+        rows.append({"scheme": s, "smallest_meeting_kb": first, "smallest_from_which_all_meet_kb": robust,
+                     "best_p99_small_slowdown": float(best.min()) if len(best) else math.nan})
+    return pd.DataFrame(rows)
+
+
+def shared_buffer(out: str, schemes: Sequence[str] = SCHEMES,
+                  buffers_kb: Sequence[float] = (1024, 2048, 4096, 8192, 16384),
+                  alphas: Sequence[float] = (0.25, 1.0, 4.0), seeds: Sequence[int] = (1, 2),
+                  target_slowdown: float = 500.0, workers: Optional[int] = None, store=None, progress: bool = True,
+                  base=None, **base_changes: Any) -> pd.DataFrame:
+    """Sweeps scheme x buffer x alpha x seed (see the module doc) and writes the report to `out`. Returns every
+    point, infeasible ones included (feasible False, reason given)."""
+    for s in schemes:
+        if s not in SCHEMES:
+            raise ValueError(f"scheme = {s!r}: known schemes are {', '.join(SCHEMES)}")
+    base = base or base_config(**base_changes)
+    rows: List[Dict[str, Any]] = []
+    todo: List[Dict[str, Any]] = []
+    meta: List[Dict[str, Any]] = []
+    for s in schemes:
+        for b in buffers_kb:
+            for a in alphas:
+                for seed in seeds:
+                    p = point(base, s, b, a, seed)
+                    tag = dict(scheme=s, buffer_kb=float(b), alpha=float(a), seed=int(seed))
+                    if "infeasible" in p:
+                        rows.append(dict(tag, feasible=False, reason=p["infeasible"]))
+                    else:
+                        todo.append(p)
+                        meta.append(tag)
+    os.makedirs(out, exist_ok=True)
+    t0 = time.time()
+    if todo:
+        res = sweep(base, points=todo, workers=workers, store=store, progress=progress)
+        for tag, (_, r) in zip(meta, res.iterrows()):
+            fan_bytes = base.incast_fanin * base.incast_kb * 1024
+            t = r["incast_time_p50_ms"]
+            rows.append(dict(tag, feasible=True, reason="", slowdown_p50=r["slowdown_p50"],
+                             slowdown_p99=r["slowdown_p99"], slowdown_p99_small=r["slowdown_p99_small"],
+                             slowdown_p99_large=r["slowdown_p99_large"], incast_time_p50_ms=t,
+                             incast_time_p99_ms=r["incast_time_p99_ms"],
+                             incast_goodput_gbps=fan_bytes * 8 / (t * 1e-3) / 1e9 if t > 0 else 0.0,
+                             drops=r["drops"], timeouts=r["timeouts"], pause_frames=r["pause_frames"],
+                             shared_peak_kb=r["shared_peak_kb_max_switch"],
+                             headroom_peak_kb=r.get("headroom_pool_peak_kb", math.nan),
+                             flows_completed=r["flows_completed"], flows_started=r["flows_started"]))
+    elapsed = time.time() - t0
+    df = pd.DataFrame(rows)
+    df.to_csv(os.path.join(out, "points.csv"), index=False)
+    minbuf = smallest_meeting(df, target_slowdown)
+    figures = _figures(df, out, base)
+    _report(out, base, df, minbuf, figures, target_slowdown, elapsed)
+    return df
+
+
+def _figures(df: pd.DataFrame, out: str, base) -> List[tuple]:
+    from .plots import _plt
+    plt = _plt()
+    figs = []
+    ok = df[df["feasible"]]
+    for y, label, name in (("slowdown_p99_small", "p99 FCT slowdown, flows <= 10 KB", "slowdown_small.png"),
+                           ("incast_time_p99_ms", "incast completion p99 (ms)", "incast_time.png")):
+        fig, ax = plt.subplots(figsize=(7.4, 4.2))
+        for s, g in ok.groupby("scheme", sort=False):
+            best = g.groupby(["buffer_kb", "alpha"])[y].mean().groupby("buffer_kb").min().sort_index()
+            colour, marker = STYLE.get(s, ("k", "x"))
+            ax.plot(best.index, best.values, marker=marker, color=colour, label=f"{s} (best alpha)")
+        for s, g in df[~df["feasible"]].groupby("scheme", sort=False):   # infeasible points marked on the axis
+            colour, _ = STYLE.get(s, ("k", "x"))
+            xs = sorted(g["buffer_kb"].unique())
+            ax.scatter(xs, [0] * len(xs), marker="x", color=colour, clip_on=False, label=f"{s}: infeasible")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log" if (ok[y] > 0).all() and len(ok) else "linear")
+        ax.set_xlabel("total buffer (KB)")
+        ax.set_ylabel(label)
+        ax.grid(alpha=0.3)
+        ax.set_title(f"{base.hosts} x {base.link_gbps:g} Gb/s, {base.flow_sizes} at {base.load:.0%} + "
+                     f"{base.incast_fanin}:1 incast every {base.incast_period_ms:g} ms", fontsize=9)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))   # outside the data
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, name), dpi=110)
+        figs.append((name, f"{label} against the total buffer, per scheme (the best alpha at each buffer; x on the "
+                           f"axis: infeasible)"))
+    plt.close("all")
+    return figs
+
+
+def _report(out, base, df, minbuf, figures, target, elapsed):
+    intro = (f"workload on one {base.hosts}-port switch at {base.link_gbps:g} Gb/s: {base.flow_sizes} flows at "
+             f"{base.load:.0%} load on every port plus a {base.incast_fanin}:1 incast of {base.incast_kb:g} KB every "
+             f"{base.incast_period_ms:g} ms, {base.duration_s * 1e3:g} ms of arrivals; shared buffer with dynamic "
+             f"thresholds (alpha per point); {len(df)} points ({int((~df['feasible']).sum())} infeasible) in "
+             f"{elapsed:.0f} s. Target: p99 FCT slowdown of flows up to 10 KB <= {target:g}.")
+    reading = []
+    for r in minbuf.itertuples():
+        if r.smallest_from_which_all_meet_kb is None or (isinstance(r.smallest_from_which_all_meet_kb, float) and math.isnan(r.smallest_from_which_all_meet_kb)):
+            reading.append(f"{r.scheme}: no buffer tested meets the target (best p99 small-flow slowdown "
+                           f"{r.best_p99_small_slowdown:.1f}).")
+        else:
+            extra = "" if r.smallest_meeting_kb == r.smallest_from_which_all_meet_kb else \
+                f" (a smaller one, {r.smallest_meeting_kb:g} KB, meets it too, but a larger one does not: not monotone)"
+            reading.append(f"{r.scheme}: {r.smallest_from_which_all_meet_kb:g} KB and every larger buffer tested meet "
+                           f"the target{extra}.")
+    for r in df[~df["feasible"]].drop_duplicates(["scheme", "buffer_kb"]).itertuples():
+        reading.append(f"{r.scheme} at {r.buffer_kb:g} KB is infeasible: {r.reason}.")
+    lossy = df[df["feasible"] & (df["scheme"] == "pfc")]
+    if len(lossy):
+        reading.append(f"PFC runs dropped {int(lossy['drops'].sum())} frames in all (lossless when 0).")
+    agg = df[df["feasible"]].groupby(["scheme", "buffer_kb", "alpha"]).agg(
+        p99_small=("slowdown_p99_small", "mean"), p99_all=("slowdown_p99", "mean"),
+        incast_p99_ms=("incast_time_p99_ms", "mean"), drops=("drops", "mean"), timeouts=("timeouts", "mean"),
+        pause_frames=("pause_frames", "mean")).reset_index()
+    md = ["# Shared-buffer sizing", "", intro, "", "Schemes: " + "; ".join(f"{s}: {SCHEME_TEXT[s]}" for s in
+                                                                         df["scheme"].unique()), "",
+          "## Reading", ""] + [f"- {l}" for l in reading] + ["", "## Every feasible point (mean of seeds)", "",
+          "| scheme | buffer (KB) | alpha | p99 slowdown <= 10 KB | p99 slowdown all | incast p99 (ms) | drops | timeouts | pause frames |",
+          "|---|---|---|---|---|---|---|---|---|"]
+    for r in agg.itertuples():
+        md.append(f"| {r.scheme} | {r.buffer_kb:g} | {r.alpha:g} | {r.p99_small:.1f} | {r.p99_all:.1f} | "
+                  f"{r.incast_p99_ms:.2f} | {r.drops:.0f} | {r.timeouts:.0f} | {r.pause_frames:.0f} |")
+    md += ["", "## Figures", ""]
+    for name, caption in figures:
+        md += [f"### {caption}", "", f"![{caption}]({name})", ""]
+    with open(os.path.join(out, "report.md"), "w") as fh:
+        fh.write("\n".join(md))
+    write_html(os.path.join(out, "index.html"), "Shared-buffer sizing", intro, reading,
+               "Every feasible point (mean of seeds)", agg.to_html(index=False, float_format=lambda v: f"{v:g}"),
+               figures)
