@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Egress queues: FIFO within a priority, strict priority across priorities, busy link back-pressure.
+#include "model/errors.h"
 #include "model/event_domain.h"
 #include "model/nic/host_nic.h"
 #include "model/ethernet_link.h"
@@ -89,4 +90,34 @@ TEST(EgressPort, NicQueueLimitDrops) {
     EXPECT_EQ(nic.dropped_frames(), 2u);
     ctx.run_until(1000000000ull);
     EXPECT_EQ(cap.frames.size(), 7u);
+}
+
+TEST(EgressPort, DwrrSharesFollowTheQuanta) {
+    // priorities 1 and 2 under DWRR with quanta 1500 and 4500 B, both backlogged with 1500-byte frames: 1 and 3
+    // frames per round, so of the 40 frames after the one that went at once and the strict one, 10 are priority
+    // 1 and 30 priority 2; a priority-5 frame (strict, outside the DWRR set) goes before both
+    bench b;
+    const uint32_t q[num_priorities] = {0, 1500, 4500, 0, 0, 0, 0, 0};
+    b.nic.set_dwrr(0x06, q);
+    for (uint64_t i = 0; i < 40; ++i) {
+        b.nic.send(make_frame(b.pool, 1500, 1, 1, i));
+        b.nic.send(make_frame(b.pool, 1500, 1, 2, 100 + i));
+    }
+    b.nic.send(make_frame(b.pool, 1500, 1, 5, 999));
+    b.ctx.run_until(1000000000ull);
+    ASSERT_EQ(b.cap.frames.size(), 81u);
+    EXPECT_EQ(b.cap.frames[0].copy.seq, 0u);     // went at once, before anything else was queued
+    EXPECT_EQ(b.cap.frames[1].copy.seq, 999u);   // strict priority first
+    int p1 = 0, p2 = 0;
+    for (size_t i = 2; i < 42; ++i)
+        (b.cap.frames[i].copy.prio == 1 ? p1 : p2)++;
+    EXPECT_EQ(p1, 10);
+    EXPECT_EQ(p2, 30);
+    // priority 1 used its turn on the frame that went at once: priority 2's turn (3 frames), then 1's (1 frame)
+    EXPECT_EQ(b.cap.frames[2].copy.prio, 2);
+    EXPECT_EQ(b.cap.frames[4].copy.prio, 2);
+    EXPECT_EQ(b.cap.frames[5].copy.prio, 1);
+    EXPECT_EQ(b.cap.frames[6].copy.prio, 2);
+    const uint32_t bad[num_priorities] = {0, 100, 4500, 0, 0, 0, 0, 0};
+    EXPECT_THROW(b.nic.set_dwrr(0x06, bad), config_error);
 }

@@ -71,6 +71,8 @@ public:
 
     void reset();
     const egress_port& egress() const { return m_port; }
+    // The egress scheduler (egress_port::set_dwrr).
+    void set_dwrr(uint8_t mask, const uint32_t (&quantum)[num_priorities]) { m_port.set_dwrr(mask, quantum); }
     uint64_t offered_frames() const { return m_offered_frames; }
     uint64_t offered_bytes() const { return m_offered_bytes; }
     uint64_t delivered_frames() const { return m_delivered_frames; }

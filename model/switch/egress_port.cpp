@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/switch/egress_port.h"
 
+#include "model/errors.h"
+
 #include <algorithm>
 
 namespace cmswitch {
@@ -25,7 +27,9 @@ void egress_port::try_transmit(uint64_t now) {
     const uint8_t ready = m_nonempty & static_cast<uint8_t>(~m_paused);
     if (!ready)
         return;
-    const int prio = 31 - __builtin_clz(static_cast<unsigned>(ready));   // strict priority: highest first
+    const uint8_t strict = ready & static_cast<uint8_t>(~m_dwrr);
+    const int prio = strict ? 31 - __builtin_clz(static_cast<unsigned>(strict))   // strict priority: highest first
+                            : pick_dwrr(ready);
     frame_fifo& q = m_q[prio];
     frame* f = q.pop();
     if (!q.head)
@@ -53,6 +57,46 @@ void egress_port::try_transmit(uint64_t now) {
     (*m_socket)->b_transport(*f, delay);   // f now belongs to the receiver
     m_busy_until = now + delay.value();
     request_wakeup();
+}
+
+void egress_port::set_dwrr(uint8_t dwrr_mask, const uint32_t (&quantum)[num_priorities]) {
+    dwrr_mask &= static_cast<uint8_t>(~(1u << (num_priorities - 1)));   // the control priority stays strict
+    for (int p = 0; p < num_priorities; ++p)
+        if (((dwrr_mask >> p) & 1) && quantum[p] < 1500)
+            throw config_error("DWRR quantum of priority " + std::to_string(p) + " = " + std::to_string(quantum[p]) +
+                               " B: at least 1500 B");
+    m_dwrr = dwrr_mask;
+    for (int p = 0; p < num_priorities; ++p) {
+        m_quantum[p] = quantum[p];
+        m_deficit[p] = 0;
+    }
+    m_rr = 0;
+    m_rr_credited = false;
+}
+
+int egress_port::pick_dwrr(uint8_t ready) {
+    // deficit round robin: the class whose turn it is gets its quantum once per turn and sends while its
+    // deficit covers the head frame; an empty class forgets its deficit
+    for (;;) {
+        const int c = m_rr;
+        if ((m_dwrr >> c) & 1) {
+            if (!((m_nonempty >> c) & 1)) {
+                m_deficit[c] = 0;
+            } else if ((ready >> c) & 1) {
+                if (!m_rr_credited) {
+                    m_deficit[c] += m_quantum[c];
+                    m_rr_credited = true;
+                }
+                const uint32_t head = m_q[c].head->bytes;
+                if (m_deficit[c] >= head) {
+                    m_deficit[c] -= head;
+                    return c;
+                }
+            }
+        }
+        m_rr = (m_rr + 1) % num_priorities;
+        m_rr_credited = false;
+    }
 }
 
 void egress_port::notify_dequeue(frame& f, uint64_t now) {

@@ -115,6 +115,10 @@ public:
     }
     uint64_t pause_frames_received() const { return m_pause_rx; }
     void set_dequeue_listener(dequeue_listener* l) { m_dequeue = l; }
+    // Scheduling: strict priority (the default), or the priorities in dwrr_mask shared by deficit weighted round
+    // robin (quantum[p] bytes added per round; shares in proportion to the quanta while backlogged), served when
+    // no priority outside the mask (strict, above them) is ready. Quanta of 1500 B or more. Throws config_error.
+    void set_dwrr(uint8_t dwrr_mask, const uint32_t (&quantum)[num_priorities]);
 
     uint64_t bytes() const { return m_bytes; }
     uint32_t frames() const { return m_frames; }
@@ -162,6 +166,12 @@ private:
     void set_paused(uint8_t mask, uint64_t now);
     uint32_t m_kind_tx_done = 0;
     uint32_t m_index = 0;
+    int pick_dwrr(uint8_t ready);
+    uint8_t m_dwrr = 0;                      // priorities under DWRR
+    uint32_t m_quantum[num_priorities] = {};
+    uint64_t m_deficit[num_priorities] = {};
+    int m_rr = 0;                            // the DWRR class whose turn it is
+    bool m_rr_credited = false;              // its quantum for this turn was added
 };
 
 } // namespace cmswitch

@@ -72,6 +72,10 @@ public:
 
     void reset();
     const egress_port& egress(int port) const { return m_ports[static_cast<size_t>(port)]; }
+    // A port's scheduler: the priorities in mask under DWRR with these quanta (egress_port::set_dwrr).
+    void set_dwrr(int port, uint8_t mask, const uint32_t (&quantum)[num_priorities]) {
+        m_ports[static_cast<size_t>(port)].set_dwrr(mask, quantum);
+    }
     const port_counters& counters(int port) const { return m_counters[static_cast<size_t>(port)]; }
     const buffer_manager& buffer() const { return *m_buffer; }
     // For schemes that configure admission (PFC on a shared buffer: set_lossless).
