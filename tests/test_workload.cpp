@@ -150,3 +150,22 @@ TEST(Workload, TooSmallAHeadroomPoolDrops) {
     EXPECT_GT(small.number("drops_ingress_limit"), 0);
     EXPECT_EQ(small.number("drops"), small.number("drops_ingress_limit"));
 }
+
+TEST(Workload, PfcSharedBufferSettingsNeedTheSharedPolicy) {
+    // a headroom pool or a dynamic XOFF on a buffer without the shared pool would be silently lossy: refused
+    for (const std::vector<std::string>& bad :
+         {std::vector<std::string>{"--pause-headroom-pool-kb", "100"},
+          std::vector<std::string>{"--buffer-policy", "dynamic", "--pause-headroom-pool-kb", "100"},
+          std::vector<std::string>{"--buffer-policy", "shared", "--pause-xoff-alpha", "1"}}) {
+        auto sc = make_scenario("incast");
+        std::vector<std::string> args{"--pause", "pfc", "--duration-s", "0.001"};
+        args.insert(args.end(), bad.begin(), bad.end());
+        sc->params().parse_args(args);
+        try {
+            sc->run();
+            ADD_FAILURE() << "accepted: " << bad[0];
+        } catch (const config_error& e) {
+            EXPECT_NE(std::string(e.what()).find("pause_"), std::string::npos) << e.what();
+        }
+    }
+}

@@ -36,8 +36,11 @@ void pause_generator::attach(switch_services& sw) {
     m_ingress.assign(static_cast<size_t>(ports) * num_priorities, ingress_class{});
     m_limit.assign(static_cast<size_t>(ports), 0);
     if (m_dynamic && sw.buffer_state().shared_pool_size() == 0)
-        throw config_error(sw.switch_name() + ": pause_xoff_alpha needs a shared buffer (buffer_policy dynamic or "
-                           "shared), not '" + sw.buffer_state().name() + "'");
+        throw config_error(sw.switch_name() + ": pause_xoff_alpha needs buffer_policy shared, not '" +
+                           sw.buffer_state().name() + "'");
+    if (m_pool && std::string(sw.buffer_state().name()) != "shared")
+        throw config_error(sw.switch_name() + ": pause_headroom_pool_kb needs buffer_policy shared (the pool lives "
+                           "beside its shared pool), not '" + sw.buffer_state().name() + "'");
     if (m_pool) {   // the shared headroom pool replaces the per-port limits
         m_limit.assign(static_cast<size_t>(ports), UINT64_MAX);
         return;
