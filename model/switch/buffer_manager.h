@@ -53,8 +53,8 @@ public:
     uint64_t used_bytes() const { return m_used; }
     // Where the bytes sit: in the queues' reserved space (up to reserved_bytes each) and in the shared pool (the
     // rest). Policies without reserved space hold everything in "shared".
-    uint64_t reserved_used_bytes() const { return m_used - m_shared; }
-    uint64_t shared_used_bytes() const { return m_shared; }
+    uint64_t reserved_used_bytes() const { return m_used - shared_used_bytes(); }
+    uint64_t shared_used_bytes() const { return m_reserved ? m_shared : m_used; }
     uint64_t shared_used_peak_bytes() const { return m_shared_peak; }
     uint64_t queue_reserved_bytes() const { return m_reserved; }
     uint64_t port_bytes(int port) const { return m_port[port]; }
@@ -84,14 +84,15 @@ protected:
 private:
     void account(int port, int prio, int64_t delta) {
         uint64_t& q = m_queue[port * num_priorities + prio];
-        const uint64_t shared_before = shared_part(q);
+        const uint64_t shared_before = m_reserved ? shared_part(q) : 0;
         m_used += static_cast<uint64_t>(delta);
         m_port[port] += static_cast<uint64_t>(delta);
         q += static_cast<uint64_t>(delta);
         m_port_frames[port] += delta > 0 ? 1 : ~uint64_t{0};   // one frame in or out
-        m_shared += shared_part(q) - shared_before;              // (unsigned wrap-around adds a decrease)
-        if (m_shared > m_shared_peak)
-            m_shared_peak = m_shared;
+        if (m_reserved)   // (without reserved space every byte is shared: shared_used_bytes() reads m_used)
+            m_shared += shared_part(q) - shared_before;          // (unsigned wrap-around adds a decrease)
+        if (delta > 0 && shared_used_bytes() > m_shared_peak)   // admit() inlines this with delta > 0 known
+            m_shared_peak = shared_used_bytes();
     }
 
     uint64_t m_used = 0;
