@@ -53,6 +53,43 @@ struct nic_bench {
             nic.send(make_frame(pool, 1500, 1, 0, static_cast<uint64_t>(i)));
     }
 };
+
+// One switch of two 1 Gb/s ports without delay: in0 sends into port 0 (back0 sees what port 0 sends back: PAUSE),
+// port 1 leads to out1 (host 1).
+struct two_port_switch {
+    sim_context ctx;
+    frame_pool pool;
+    event_domain events{"events", true};
+    ethernet_switch sw;
+    ethernet_link l0{"l0", 1 * gbps, 0}, l1{"l1", 1 * gbps, 0};
+    injector in0{"in0"}, in1{"in1"};
+    capture back0{"back0", pool}, out1{"out1", pool};
+    explicit two_port_switch(const buffer_config& bc) : sw("sw", 2, 2, bc, pool, events) {
+        sw.set_route(1, 1);
+        in0.tx.bind(l0.a_in);
+        l0.a_out.bind(sw.rx(0));
+        sw.tx(0).bind(l0.b_in);
+        l0.b_out.bind(back0.rx);
+        in1.tx.bind(l1.a_in);
+        l1.a_out.bind(sw.rx(1));
+        sw.tx(1).bind(l1.b_in);
+        l1.b_out.bind(out1.rx);
+        sw.set_port_rate(0, 1 * gbps);
+        sw.set_port_rate(1, 1 * gbps);
+    }
+    const pause_generator* add_pause(const pause_config& pc) {
+        return sw.add_hook(std::make_unique<pause_generator>(pc, std::vector<uint64_t>{1 * gbps, 1 * gbps},
+                                                              std::vector<uint64_t>{0, 0}));
+    }
+    // n frames of 1500 B into port 0 at once (they arrive at 12 us)
+    void burst(uint64_t n) {
+        for (uint64_t i = 0; i < n; ++i) {
+            frame* f = make_frame(pool, 1500, 1, 0, i);
+            sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+            in0.tx->b_transport(*f, d);
+        }
+    }
+};
 } // namespace
 
 TEST(Pause, QuantaToTimeAt1And10Gbps) {
@@ -107,39 +144,20 @@ TEST(Pause, XoffAndXonHysteresisOnAByteSequence) {
     // XOFF 15000 B, XON 6000 B. 12 frames of 1500 B arrive at once at an idle 1 Gb/s egress: the 1st starts at
     // once (released), the next 10 charge 15000 B -> XOFF with the 11th; the 12th makes 16500. Each 12 us one
     // frame leaves: 16500 - 1500 k <= 6000 first at k = 7 -> XON at the 7th departure after the first.
-    sim_context ctx;
-    frame_pool pool;
-    event_domain events("events", true);
     buffer_config bc;
     bc.port_limit_bytes = 1 << 20;
-    ethernet_switch sw("sw", 2, 2, bc, pool, events);
-    sw.set_route(1, 1);
-    ethernet_link l0("l0", 1 * gbps, 0), l1("l1", 1 * gbps, 0);
-    injector in0("in0"), in1("in1");
-    capture back0("back0", pool), out1("out1", pool);
-    in0.tx.bind(l0.a_in);
-    l0.a_out.bind(sw.rx(0));
-    sw.tx(0).bind(l0.b_in);
-    l0.b_out.bind(back0.rx);
-    in1.tx.bind(l1.a_in);
-    l1.a_out.bind(sw.rx(1));
-    sw.tx(1).bind(l1.b_in);
-    l1.b_out.bind(out1.rx);
-    sw.set_port_rate(0, 1 * gbps);
-    sw.set_port_rate(1, 1 * gbps);
+    two_port_switch t(bc);
     pause_config pc;
     pc.mode = "pause";
     pc.xoff_bytes = 15000;
     pc.xon_bytes = 6000;
     pc.pause_quanta = 65535;
-    const auto* gen = sw.add_hook(std::make_unique<pause_generator>(pc, std::vector<uint64_t>{1 * gbps, 1 * gbps},
-                                                                     std::vector<uint64_t>{0, 0}));
-    for (uint64_t i = 0; i < 12; ++i) {
-        frame* f = make_frame(pool, 1500, 1, 0, i);
-        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-        in0.tx->b_transport(*f, d);   // all arrive at 12 us
-    }
-    ctx.run_until(150 * us);
+    const auto* gen = t.add_pause(pc);
+    t.burst(12);   // all arrive at 12 us
+    t.ctx.run_until(150 * us);
+    auto& sw = t.sw;
+    auto& back0 = t.back0;
+    auto& out1 = t.out1;
     EXPECT_EQ(sw.counters(0).pause_sent, 1u);
     EXPECT_EQ(sw.counters(0).xon_sent, 1u);
     ASSERT_EQ(back0.frames.size(), 2u);
@@ -257,40 +275,22 @@ TEST(Pause, DynamicXoffFromAlphaAndTheSharedHeadroomPool) {
     // XON when the class falls 2 MTU under alpha x the free shared bytes (headroom not counted, departures drain
     // the headroom first): after j departures b = 57000 - 1500 j, h = max(0, 6000 - 1500 j); b <= 100000 - (b - h)
     // - 3000 first at j = 6.
-    sim_context ctx;
-    frame_pool pool;
-    event_domain events("events", true);
     buffer_config bc;
     bc.policy = "shared";
     bc.pool_bytes = 100000;
     bc.alpha = 1;
-    ethernet_switch sw("sw", 2, 2, bc, pool, events);
-    sw.buffer_config_access().set_lossless(0x7f, 6000);
-    sw.set_route(1, 1);
-    ethernet_link l0("l0", 1 * gbps, 0), l1("l1", 1 * gbps, 0);
-    injector in0("in0"), in1("in1");
-    capture back0("back0", pool), out1("out1", pool);
-    in0.tx.bind(l0.a_in);
-    l0.a_out.bind(sw.rx(0));
-    sw.tx(0).bind(l0.b_in);
-    l0.b_out.bind(back0.rx);
-    in1.tx.bind(l1.a_in);
-    l1.a_out.bind(sw.rx(1));
-    sw.tx(1).bind(l1.b_in);
-    l1.b_out.bind(out1.rx);
-    sw.set_port_rate(0, 1 * gbps);
-    sw.set_port_rate(1, 1 * gbps);
+    two_port_switch t(bc);
+    t.sw.buffer_config_access().set_lossless(0x7f, 6000);
     pause_config pc;
     pc.mode = "pause";
     pc.xoff_alpha = 1;
     pc.headroom_pool_bytes = 6000;
-    const auto* gen = sw.add_hook(std::make_unique<pause_generator>(pc, std::vector<uint64_t>{1 * gbps, 1 * gbps},
-                                                                     std::vector<uint64_t>{0, 0}));
-    for (uint64_t i = 0; i < 40; ++i) {
-        frame* f = make_frame(pool, 1500, 1, 0, i);
-        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-        in0.tx->b_transport(*f, d);   // all arrive at 12 us
-    }
+    const auto* gen = t.add_pause(pc);
+    t.burst(40);   // all arrive at 12 us
+    auto& ctx = t.ctx;
+    auto& sw = t.sw;
+    auto& back0 = t.back0;
+    auto& out1 = t.out1;
     ctx.run_until(13 * us);
     EXPECT_EQ(gen->ingress_bytes(0, 0), 38u * 1500);
     EXPECT_EQ(gen->headroom_used(), 6000u);
