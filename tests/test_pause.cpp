@@ -306,3 +306,23 @@ TEST(Pause, DynamicXoffFromAlphaAndTheSharedHeadroomPool) {
     EXPECT_EQ(gen->headroom_used(), 0u);
     EXPECT_EQ(sw.buffer().used_bytes(), 0u);
 }
+
+TEST(Pause, RefreshedPauseKeepsOneExpiryPending) {
+    // A peer refreshing XOFF every microsecond (quanta 1000 = 512 us at 1 Gb/s) must not leave one expiry event
+    // per PAUSE behind: each would re-arm at every later expiry, and short quanta then multiply the events
+    // without bound (issue 15: `baseline --pause-quanta 1` ran for minutes). One pending expiry, and the pause
+    // still ends 512 us after the last refresh.
+    nic_bench b(1 * gbps);
+    b.send_data(2);
+    for (int i = 0; i < 200; ++i)
+        b.peer.send(pause_frame(b.pool, 0xff, 1000), 4488000 + static_cast<uint64_t>(i) * us);
+    b.ctx.run_until(300 * us);
+    size_t expiries = 0;
+    for (const timed_entry& e : b.events.pending())
+        expiries += e.kind == 3;   // host_nic's ev_pause_expiry (the only handler here)
+    EXPECT_EQ(expiries, 1u);
+    b.ctx.run_until(2000 * us);
+    ASSERT_EQ(b.cap.frames.size(), 2u);
+    // the last PAUSE arrives at 4.488 + 199 + 0.512 = 204 us and holds the NIC for 512 us
+    EXPECT_EQ(b.cap.frames[1].arrival_ps, 204 * us + 512 * us + 12 * us);
+}

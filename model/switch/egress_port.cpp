@@ -18,6 +18,7 @@ void egress_port::reset(uint64_t now_ps, uint64_t histogram_bin_bytes) {
     m_busy_until = now_ps;
     for (auto& t : m_paused_until)
         t = 0;
+    m_expiry_at = UINT64_MAX;
     m_paused_since = m_paused_total_ps = m_pause_rx = 0;
     m_cnt = counters{};
     m_occ.reset(now_ps, histogram_bin_bytes);
@@ -127,6 +128,11 @@ void egress_port::on_pause(uint8_t class_mask, uint32_t quanta, uint64_t now) {
 }
 
 void egress_port::on_pause_expiry(uint64_t now) {
+    // One expiry event pending per port: a refreshed pause (the usual XOFF train) moves the end later, and the
+    // pending event re-arms for it when it fires; only an earlier end schedules another. An event that fires
+    // after an earlier one replaced it only recomputes the mask (unchanged).
+    if (now == m_expiry_at)
+        m_expiry_at = UINT64_MAX;
     uint8_t mask = 0;
     uint64_t next = UINT64_MAX;
     for (int p = 0; p < num_priorities; ++p)
@@ -134,8 +140,10 @@ void egress_port::on_pause_expiry(uint64_t now) {
             mask |= static_cast<uint8_t>(1u << p);
             next = std::min(next, m_paused_until[p]);
         }
-    if (next != UINT64_MAX)
+    if (next < m_expiry_at) {
+        m_expiry_at = next;
         m_events->schedule(next, m_owner, m_kind_pause_expiry, m_index, nullptr);
+    }
     set_paused(mask, now);
 }
 

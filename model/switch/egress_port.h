@@ -162,6 +162,7 @@ private:
     uint64_t m_rate_bps = 0;
     uint32_t m_kind_pause_expiry = 0;
     uint64_t m_paused_until[num_priorities] = {};
+    uint64_t m_expiry_at = UINT64_MAX;   // the earliest pause-expiry event pending (UINT64_MAX: none)
     uint64_t m_paused_since = 0, m_paused_total_ps = 0, m_pause_rx = 0;
     void set_paused(uint8_t mask, uint64_t now);
     uint32_t m_kind_tx_done = 0;
