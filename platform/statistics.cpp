@@ -23,6 +23,7 @@ void report_port(result& r, const std::string& prefix, const egress_port& port, 
         st.tx_frames ? static_cast<double>(st.wait_sum_ps) / static_cast<double>(st.tx_frames) * 1e-6 : 0.0;
     r.set(prefix + "mean_wait_us", wait_us);
     r.set(prefix + "max_wait_us", static_cast<double>(st.wait_max_ps) * 1e-6);
+    report_occupancy(r, prefix + "queue_", occ, now_ps, true);
     table& h = r.add_table(prefix + "histogram");
     const auto frac = occ.histogram(now_ps);
     auto& lo = h.column("bin_lo_bytes");
@@ -31,6 +32,60 @@ void report_port(result& r, const std::string& prefix, const egress_port& port, 
         lo.push_back(static_cast<double>(i * occ.bin_bytes()));
         fr.push_back(frac[i]);
     }
+}
+
+void report_occupancy(result& r, const std::string& prefix, const occupancy_stats& occ, uint64_t now_ps, bool cdf) {
+    static const std::pair<const char*, double> qs[] = {{"p50_kb", 0.5}, {"p90_kb", 0.9}, {"p99_kb", 0.99},
+                                                         {"p999_kb", 0.999}};
+    for (const auto& q : qs)
+        r.set(prefix + q.first, static_cast<double>(occ.quantile(q.second, now_ps)) / 1024.0);
+    if (!cdf)
+        return;
+    table& t = r.add_table(prefix + "cdf");
+    auto& bytes = t.column("bytes");
+    auto& frac = t.column("fraction");
+    for (const auto& pt : occ.cdf(now_ps)) {
+        bytes.push_back(static_cast<double>(pt.first));
+        frac.push_back(pt.second);
+    }
+}
+
+void report_pause_episodes(result& r, const network& net, uint64_t end_ps) {
+    table& t = r.add_table("pause_episodes");
+    std::vector<double> all;
+    auto row = [&](bool host, int node, int port, const egress_port& e) {
+        for (int c = 0; c < num_priorities; ++c) {
+            std::vector<double> us;
+            for (uint64_t d : e.pause_episodes_ps(c))
+                us.push_back(static_cast<double>(d) * 1e-6);
+            if (e.paused(c))
+                us.push_back(static_cast<double>(end_ps - e.pause_episode_start_ps(c)) * 1e-6);
+            if (us.empty())
+                continue;
+            double sum = 0;
+            for (double x : us)
+                sum += x;
+            t.column("node_is_host").push_back(host ? 1 : 0);
+            t.column("node").push_back(node);
+            t.column("port").push_back(port);
+            t.column("class").push_back(c);
+            t.column("episodes").push_back(static_cast<double>(us.size()));
+            t.column("p50_us").push_back(percentile(us, 0.5));
+            t.column("p99_us").push_back(percentile(us, 0.99));
+            t.column("max_us").push_back(*std::max_element(us.begin(), us.end()));
+            t.column("paused_ms").push_back(sum * 1e-3);
+            all.insert(all.end(), us.begin(), us.end());
+        }
+    };
+    for (int s = 0; s < net.num_switches(); ++s)
+        for (int p = 0; p < net.sw(s).num_ports(); ++p)
+            row(false, s, p, net.sw(s).egress(p));
+    for (int h = 0; h < net.num_hosts(); ++h)
+        row(true, h, 0, net.nic(h).egress());
+    r.set("pause_episodes", static_cast<int64_t>(all.size()));
+    r.set("pause_episode_p50_us", percentile(all, 0.5));
+    r.set("pause_episode_p99_us", percentile(all, 0.99));
+    r.set("pause_episode_max_us", all.empty() ? 0.0 : *std::max_element(all.begin(), all.end()));
 }
 
 uint64_t switch_drops(const network& net) {
@@ -119,6 +174,8 @@ void report_switch_ports(result& r, const network& net, uint64_t end_ps) {
             ports.column("xon_sent").push_back(static_cast<double>(pc.xon_sent));
             ports.column("paused_ms").push_back(paused_ms);
             ports.column("queue_max_kb").push_back(static_cast<double>(net.sw(s).egress(p).occupancy().max()) / 1024);
+            ports.column("queue_p99_kb").push_back(
+                static_cast<double>(net.sw(s).egress(p).occupancy().quantile(0.99, end_ps)) / 1024);
             uint64_t d = 0;
             for (uint64_t x : pc.drop_frames)
                 d += x;
@@ -132,6 +189,7 @@ void report_switch_ports(result& r, const network& net, uint64_t end_ps) {
     }
     r.set("pause_frames", static_cast<int64_t>(pauses));
     r.set("paused_ms_max_port", max_paused);
+    report_pause_episodes(r, net, end_ps);
     r.set("cnms", static_cast<int64_t>(cnms));
 }
 

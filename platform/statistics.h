@@ -25,6 +25,14 @@ void report_conservation(result& r, const network& net);
 // Tables "ports" (per switch port: PAUSE/PFC sent, XON sent, time paused, queue peak, drops) and "hosts" (time
 // paused, NIC queue peak); pause_frames, paused_ms_max_port (switch ports) and cnms in the summary.
 void report_switch_ports(result& r, const network& net, uint64_t end_ps);
+// Time-weighted occupancy of a gauge: <prefix>p50_kb, p90, p99, p999 (level_histogram's resolution, 0.8 %) and,
+// with cdf, a table <prefix>cdf (bytes: a bucket's lower edge, fraction: of the time at or below it).
+void report_occupancy(result& r, const std::string& prefix, const occupancy_stats& occ, uint64_t now_ps, bool cdf);
+// Pause episodes of every transmitter (switch ports and NICs) per class: table "pause_episodes" (node_is_host,
+// node, port, class, episodes, p50_us, p99_us, max_us, paused_ms) with a row per transmitter and class that was
+// paused; summary pause_episodes, pause_episode_p50_us, pause_episode_p99_us, pause_episode_max_us. An episode
+// still running at end_ps counts with its length so far.
+void report_pause_episodes(result& r, const network& net, uint64_t end_ps);
 // Table "flows": flow, src, dst, sent/received frames and bytes, sent_mbps and received_mbps over duration.
 void report_flows(result& r, const std::vector<flow_stats>& flows, uint64_t duration_ps);
 

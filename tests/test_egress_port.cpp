@@ -3,6 +3,7 @@
 #include "model/errors.h"
 #include "model/event_domain.h"
 #include "model/nic/host_nic.h"
+#include "model/switch/occupancy_stats.h"
 #include "model/ethernet_link.h"
 #include "testing.h"
 
@@ -68,6 +69,49 @@ TEST(EgressPort, QueueStatisticsAreTimeWeighted) {
     // waits: 0, 8, 16 us
     EXPECT_EQ(b.nic.egress().stats().wait_max_ps, 16000000ull);
     EXPECT_EQ(static_cast<uint64_t>(b.nic.egress().stats().wait_sum_ps), 24000000ull);
+}
+
+TEST(OccupancyStats, TimeWeightedPercentilesOfAHandMadeTrace) {
+    // 0 B for 40 ps, 1024 B for 30, 2048 B for 20, 4096 B for 9, 8192 B for 1 (read at 100 ps, the last segment
+    // still running): at or below 0 B 40 % of the time, 1024 B 70 %, 2048 B 90 %, 4096 B 99 %, 8192 B 100 %.
+    occupancy_stats occ;
+    occ.reset(0, 1);
+    occ.set(40, 1024);
+    occ.set(70, 2048);
+    occ.set(90, 4096);
+    occ.set(99, 8192);
+    EXPECT_EQ(occ.quantile(0.40, 100), 0u);
+    EXPECT_EQ(occ.quantile(0.41, 100), 1024u);
+    EXPECT_EQ(occ.quantile(0.50, 100), 1024u);
+    EXPECT_EQ(occ.quantile(0.70, 100), 1024u);
+    EXPECT_EQ(occ.quantile(0.90, 100), 2048u);
+    EXPECT_EQ(occ.quantile(0.99, 100), 4096u);
+    EXPECT_EQ(occ.quantile(0.999, 100), 8192u);
+    EXPECT_EQ(occ.quantile(1.0, 100), 8192u);
+    const auto cdf = occ.cdf(100);
+    const std::vector<std::pair<uint64_t, double>> want{{0, 0.40}, {1024, 0.70}, {2048, 0.90}, {4096, 0.99}, {8192, 1.0}};
+    ASSERT_EQ(cdf.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(cdf[i].first, want[i].first);
+        EXPECT_NEAR(cdf[i].second, want[i].second, 1e-12);
+    }
+    // the running segment counts up to the time read: at 300 ps, 8192 B holds 201 of 300 ps, so the median is it
+    EXPECT_EQ(occ.quantile(0.5, 300), 8192u);
+}
+
+TEST(OccupancyStats, LevelsOffTheBucketEdgesAreWithinOneIn128) {
+    // a level that is not a bucket edge is reported at most 1/128 below itself, never above; below 256 exactly
+    for (uint64_t v : {1ull, 200ull, 255ull, 256ull, 1500ull, 9000ull, 65537ull, 1000000ull, 5261670ull}) {
+        occupancy_stats occ;
+        occ.reset(0, 1);
+        occ.set(0, v);
+        const uint64_t q = occ.quantile(0.5, 1000);
+        EXPECT_LE(q, v);
+        EXPECT_GE(static_cast<double>(q), static_cast<double>(v) * (1 - 1.0 / 128)) << v;
+        if (v < 256)
+            EXPECT_EQ(q, v);
+    }
+    EXPECT_EQ(level_histogram::lower_edge(level_histogram::index(1500)), 1496u);   // 187 x 8
 }
 
 TEST(EgressPort, NicQueueLimitDrops) {

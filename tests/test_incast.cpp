@@ -106,6 +106,32 @@ TEST(Incast, PfcMakesTheIncastLosslessWhenTheBufferHoldsEveryInputsHeadroom) {
     EXPECT_EQ(r.number("timeouts"), 0);
     EXPECT_GT(r.number("pause_frames"), 0);
     EXPECT_GT(r.number("goodput_mbps"), 950);
+    // pause episodes, counted per (NIC, class) from the PAUSE state, add up to the NICs' paused time (a separate
+    // counter), all of them on the servers' data class 0; the time-weighted queue percentiles are ordered and
+    // within the maximum
+    const table* ep = r.find_table("pause_episodes");
+    const table* hosts = r.find_table("hosts");
+    ASSERT_TRUE(ep && hosts);
+    auto col = [](const table* t, const std::string& name) {
+        for (const auto& c : t->columns)
+            if (c.first == name)
+                return c.second;
+        return std::vector<double>{};
+    };
+    double ep_ms = 0, host_ms = 0, episodes = 0;
+    for (size_t i = 0; i < ep->rows(); ++i) {
+        EXPECT_EQ(col(ep, "node_is_host")[i], 1);
+        EXPECT_EQ(col(ep, "class")[i], 0);
+        ep_ms += col(ep, "paused_ms")[i];
+        episodes += col(ep, "episodes")[i];
+    }
+    for (double x : col(hosts, "paused_ms"))
+        host_ms += x;
+    EXPECT_GT(episodes, 0);
+    EXPECT_EQ(episodes, r.number("pause_episodes"));
+    EXPECT_NEAR(ep_ms, host_ms, 1e-9 * host_ms);
+    EXPECT_LE(r.number("queue_p50_kb"), r.number("queue_p99_kb"));
+    EXPECT_LE(r.number("queue_p99_kb") * 1024, r.number("max_queue_bytes"));
     // 32 servers cannot each get 9378 B of headroom plus 3 frames out of 256 KB: refused, with the numbers
     try {
         run_incast({"--flows", "32", "--buffer-kb", "256", "--duration-s", "0.1", "--pause", "pfc"});

@@ -326,3 +326,23 @@ TEST(Pause, RefreshedPauseKeepsOneExpiryPending) {
     // the last PAUSE arrives at 4.488 + 199 + 0.512 = 204 us and holds the NIC for 512 us
     EXPECT_EQ(b.cap.frames[1].arrival_ps, 204 * us + 512 * us + 12 * us);
 }
+
+TEST(Pause, EpisodesPerClassWithTheirDurations) {
+    // class 3 paused from 5 us for 1000 quanta (512 us at 1 Gb/s) but released by an XON at 30 us: 25 us; class
+    // 5 paused at 5 us for 100 quanta: 51.2 us; class 3 again from 600 us, still paused at the end (1000 us)
+    nic_bench b(1 * gbps);
+    b.peer.send(pause_frame(b.pool, 1u << 3 | 1u << 5, 100), 4488000);   // both classes, 100 quanta...
+    b.peer.send(pause_frame(b.pool, 1u << 3, 1000), 4488000);             // ...then class 3 for 1000 at 5 us
+    b.peer.send(pause_frame(b.pool, 1u << 3, 0), 29488000);               // XON for class 3 at 30 us
+    b.peer.send(pause_frame(b.pool, 1u << 3, 65535), 599488000);          // class 3 again at 600 us
+    b.ctx.run_until(1000 * us);
+    const egress_port& e = b.nic.egress();
+    ASSERT_EQ(e.pause_episodes_ps(3).size(), 1u);
+    EXPECT_EQ(e.pause_episodes_ps(3)[0], 25 * us);   // from the first PAUSE (5 us; the refresh at 5.512 us extends
+                                                     // the same episode) to the XON at 30 us
+    ASSERT_EQ(e.pause_episodes_ps(5).size(), 1u);
+    EXPECT_EQ(e.pause_episodes_ps(5)[0], 51200000ull);
+    EXPECT_TRUE(e.paused(3));
+    EXPECT_EQ(e.pause_episode_start_ps(3), 600 * us);
+    EXPECT_TRUE(e.pause_episodes_ps(0).empty());
+}

@@ -127,6 +127,12 @@ TEST(Workload, PfcWithDynamicXoffAndASharedHeadroomPoolIsLossless) {
         EXPECT_GT(r.number("pause_frames"), 0) << seed;
         EXPECT_LE(r.number("headroom_pool_peak_kb"), headroom_kb) << seed;
         EXPECT_EQ(r.number("incasts_completed"), r.number("incasts")) << seed;
+        // the pools over time: the headroom pool's p99 within its peak, the shared pool's within the pool
+        EXPECT_LE(r.number("headroom_p99_kb_max_switch"), r.number("headroom_pool_peak_kb")) << seed;
+        EXPECT_LE(r.number("pool_p99_kb_max_switch"), r.number("shared_peak_kb_max_switch")) << seed;
+        EXPECT_GT(r.number("pool_p99_kb_max_switch"), 0) << seed;
+        EXPECT_GT(r.number("pause_episodes"), 0) << seed;
+        EXPECT_LE(r.number("pause_episode_p50_us"), r.number("pause_episode_max_us")) << seed;
     }
 }
 

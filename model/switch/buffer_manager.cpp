@@ -19,6 +19,7 @@ void buffer_manager::reset() {
     std::fill(m_queue.begin(), m_queue.end(), 0);
     std::fill(m_port_frames.begin(), m_port_frames.end(), 0);
     m_shared = m_shared_peak = 0;
+    m_pool_occ.reset(now_ps(), 1);
 }
 
 static_buffer::static_buffer(int num_ports, uint64_t port_limit_bytes)

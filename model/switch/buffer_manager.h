@@ -18,6 +18,8 @@
 
 #include "model/drop_reason.h"
 #include "model/frame.h"
+#include "model/frame_protocol.h"
+#include "model/switch/occupancy_stats.h"
 
 #include <cstdint>
 #include <memory>
@@ -56,6 +58,10 @@ public:
     uint64_t reserved_used_bytes() const { return m_used - shared_used_bytes(); }
     uint64_t shared_used_bytes() const { return m_reserved ? m_shared : m_used; }
     uint64_t shared_used_peak_bytes() const { return m_shared_peak; }
+    // The shared pool's fill over time (shared_used_bytes), kept once track_pool_occupancy() was called (one more
+    // update per admission and release, so only where a scenario reports it).
+    void track_pool_occupancy() { m_track_pool = true; }
+    const occupancy_stats& pool_occupancy() const { return m_pool_occ; }
     uint64_t queue_reserved_bytes() const { return m_reserved; }
     uint64_t port_bytes(int port) const { return m_port[port]; }
     uint64_t port_frames(int port) const { return m_port_frames[port]; }
@@ -93,6 +99,8 @@ private:
             m_shared += shared_part(q) - shared_before;          // (unsigned wrap-around adds a decrease)
         if (delta > 0 && shared_used_bytes() > m_shared_peak)   // admit() inlines this with delta > 0 known
             m_shared_peak = shared_used_bytes();
+        if (m_track_pool)
+            m_pool_occ.set(now_ps(), shared_used_bytes());
     }
 
     uint64_t m_used = 0;
@@ -101,6 +109,8 @@ private:
     std::vector<uint64_t> m_port_frames;
     uint64_t m_reserved = 0;   // per queue
     uint64_t m_shared = 0, m_shared_peak = 0;
+    bool m_track_pool = false;
+    occupancy_stats m_pool_occ;
 };
 
 class static_buffer final : public buffer_manager {

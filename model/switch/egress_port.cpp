@@ -20,6 +20,8 @@ void egress_port::reset(uint64_t now_ps, uint64_t histogram_bin_bytes) {
         t = 0;
     m_expiry_at = UINT64_MAX;
     m_paused_since = m_paused_total_ps = m_pause_rx = 0;
+    for (auto& e : m_episodes)
+        e.clear();
     m_cnt = counters{};
     m_occ.reset(now_ps, histogram_bin_bytes);
 }
@@ -109,6 +111,16 @@ void egress_port::set_paused(uint8_t mask, uint64_t now) {
         m_paused_since = now;
     else if (!mask && m_paused)
         m_paused_total_ps += now - m_paused_since;
+    if (const uint8_t changed = mask ^ m_paused) {   // pause episodes per class: from XOFF to its end
+        for (int p = 0; p < num_priorities; ++p) {
+            if (!((changed >> p) & 1))
+                continue;
+            if ((mask >> p) & 1)
+                m_episode_start[p] = now;
+            else
+                m_episodes[p].push_back(now - m_episode_start[p]);
+        }
+    }
     m_paused = mask;
     if (!m_wakeup_pending && m_busy_until <= now)
         try_transmit(now);

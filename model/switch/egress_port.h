@@ -13,6 +13,7 @@
 #include "model/switch/occupancy_stats.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace cmswitch {
 
@@ -114,6 +115,11 @@ public:
         return m_paused_total_ps + (m_paused ? now - m_paused_since : 0);
     }
     uint64_t pause_frames_received() const { return m_pause_rx; }
+    // Pause episodes of a priority (from the pause that stopped it to its expiry or XON): the durations of those
+    // that ended, and the running one's start if it is paused now.
+    const std::vector<uint64_t>& pause_episodes_ps(int prio) const { return m_episodes[prio]; }
+    bool paused(int prio) const { return (m_paused >> prio) & 1; }
+    uint64_t pause_episode_start_ps(int prio) const { return m_episode_start[prio]; }
     void set_dequeue_listener(dequeue_listener* l) { m_dequeue = l; }
     // Scheduling: strict priority (the default), or the priorities in dwrr_mask shared by deficit weighted round
     // robin (quantum[p] bytes added per round; shares in proportion to the quanta while backlogged), served when
@@ -164,6 +170,8 @@ private:
     uint64_t m_paused_until[num_priorities] = {};
     uint64_t m_expiry_at = UINT64_MAX;   // the earliest pause-expiry event pending (UINT64_MAX: none)
     uint64_t m_paused_since = 0, m_paused_total_ps = 0, m_pause_rx = 0;
+    uint64_t m_episode_start[num_priorities] = {};
+    std::vector<uint64_t> m_episodes[num_priorities];
     void set_paused(uint8_t mask, uint64_t now);
     uint32_t m_kind_tx_done = 0;
     uint32_t m_index = 0;

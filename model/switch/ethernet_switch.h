@@ -78,6 +78,7 @@ public:
     }
     const port_counters& counters(int port) const { return m_counters[static_cast<size_t>(port)]; }
     const buffer_manager& buffer() const { return *m_buffer; }
+    void track_pool_occupancy() { m_buffer->track_pool_occupancy(); }   // see buffer_manager
     // For schemes that configure admission (PFC on a shared buffer: set_lossless).
     buffer_manager& buffer_config_access() { return *m_buffer; }
     // Adds the frames and bytes waiting in egress queues.

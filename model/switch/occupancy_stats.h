@@ -1,15 +1,99 @@
 // SPDX-License-Identifier: Apache-2.0
-// Time-weighted statistics of a gauge (queue bytes): exact time average, maximum, and a histogram of the time
-// spent in each occupancy band. Updated on every change of the gauge; read at any time.
+// Time-weighted statistics of a gauge (queue bytes): exact time average, maximum, a histogram of the time spent
+// in each occupancy band, and the time-weighted distribution (percentiles, CDF) in log-linear buckets. Updated on
+// every change of the gauge; read at any time.
 #ifndef CMSWITCH_MODEL_SWITCH_OCCUPANCY_STATS_H
 #define CMSWITCH_MODEL_SWITCH_OCCUPANCY_STATS_H
 
 #include "model/types.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace cmswitch {
+
+// Time spent at each level of a gauge, in log-linear buckets (the HDR-histogram layout): levels below 256 have a
+// bucket each; above, every power of two is split into 128 buckets, so a bucket is at most 1/128 (0.8 %) of its
+// lower edge wide. Quantiles are the lower edge of the bucket where the cumulative time first reaches p: exact for
+// levels that are bucket edges (every level below 256, and m x 2^k for 128 <= m < 256), otherwise at most 0.8 %
+// below the true quantile. Storage grows with the largest level seen (about 2,200 buckets for 5 MB).
+class level_histogram {
+public:
+    static constexpr int sub_bits = 7;
+    static constexpr uint64_t sub = uint64_t{1} << sub_bits;
+
+    static size_t index(uint64_t v) {
+        if (v < 2 * sub)
+            return static_cast<size_t>(v);
+        const int shift = 63 - __builtin_clzll(v) - sub_bits;   // >= 1
+        return static_cast<size_t>((static_cast<uint64_t>(shift) + 1) * sub + ((v >> shift) - sub));
+    }
+    static uint64_t lower_edge(size_t i) {
+        if (i < 2 * sub)
+            return i;
+        const uint64_t shift = i / sub - 1;
+        return (i % sub + sub) << shift;
+    }
+    void add(uint64_t level, uint64_t dt) {
+        if (!dt)
+            return;
+        const size_t i = index(level);
+        if (i >= m_t.size())
+            m_t.resize(i + 1, 0);
+        m_t[i] += dt;
+    }
+    void clear() { m_t.clear(); }
+    // fn(lower edge, time) for every bucket
+    template <typename F> void for_each(F&& fn) const {
+        for (size_t i = 0; i < m_t.size(); ++i)
+            fn(lower_edge(i), m_t[i]);
+    }
+    // The p-quantile (0 < p <= 1) of the time-weighted level, with `extra_dt` more at `extra_level` (the running
+    // segment); 0 when no time was recorded.
+    uint64_t quantile(double p, uint64_t extra_level = 0, uint64_t extra_dt = 0) const {
+        const size_t xi = extra_dt ? index(extra_level) : 0;
+        long double total = extra_dt;
+        for (uint64_t t : m_t)
+            total += t;
+        if (total <= 0)
+            return 0;
+        // (p x total less a relative 1e-12: p = 0.4 of 100 ps is 40 ps, though 0.4 is a little more than 2/5)
+        const long double target = p * total * (1 - 1e-12L);
+        long double cum = 0;
+        const size_t n = std::max(m_t.size(), xi + 1);
+        for (size_t i = 0; i < n; ++i) {
+            cum += (i < m_t.size() ? m_t[i] : 0) + (i == xi ? extra_dt : 0);
+            if (cum >= target && cum > 0)
+                return lower_edge(i);
+        }
+        return lower_edge(n - 1);
+    }
+    // (lower edge, fraction of the time at or below that bucket) for every bucket that holds time.
+    std::vector<std::pair<uint64_t, double>> cdf(uint64_t extra_level = 0, uint64_t extra_dt = 0) const {
+        std::vector<std::pair<uint64_t, double>> out;
+        const size_t xi = extra_dt ? index(extra_level) : 0;
+        long double total = extra_dt;
+        for (uint64_t t : m_t)
+            total += t;
+        if (total <= 0)
+            return out;
+        long double cum = 0;
+        const size_t n = std::max(m_t.size(), xi + 1);
+        for (size_t i = 0; i < n; ++i) {
+            const uint64_t t = (i < m_t.size() ? m_t[i] : 0) + (i == xi ? extra_dt : 0);
+            if (!t)
+                continue;
+            cum += t;
+            out.emplace_back(lower_edge(i), static_cast<double>(cum / total));
+        }
+        return out;
+    }
+
+private:
+    std::vector<uint64_t> m_t;
+};
 
 class occupancy_stats {
 public:
@@ -24,7 +108,7 @@ public:
         m_bin_shift = 0;
         while ((uint64_t{1} << m_bin_shift) < min_bin_bytes)
             ++m_bin_shift;
-        m_bins.assign(num_bins, 0);
+        m_levels.clear();
     }
     void set(uint64_t now_ps, uint64_t value) {
         accumulate(now_ps);
@@ -42,21 +126,24 @@ public:
         const uint128 area = m_area + static_cast<uint128>(m_value) * (now_ps - m_last_ps);
         return static_cast<double>(area) / static_cast<double>(span);
     }
-    // Fraction of [start, now] spent in each band.
+    // Fraction of [start, now] spent in each band. From the level buckets: every band edge (j x 2^k, j <= 32) is
+    // a bucket edge, so each bucket lies inside one band and the sums are exact.
     std::vector<double> histogram(uint64_t now_ps) const {
         std::vector<double> h(num_bins, 0.0);
         const uint64_t span = now_ps - m_start_ps;
         if (span == 0)
             return h;
-        for (int i = 0; i < num_bins; ++i) {
-            uint64_t t = m_bins[i];
-            if (i == bin_of(m_value))
-                t += now_ps - m_last_ps;
-            h[i] = static_cast<double>(t) / static_cast<double>(span);
-        }
+        std::vector<uint64_t> t(num_bins, 0);
+        m_levels.for_each([&](uint64_t level, uint64_t dt) { t[static_cast<size_t>(bin_of(level))] += dt; });
+        t[static_cast<size_t>(bin_of(m_value))] += now_ps - m_last_ps;
+        for (int i = 0; i < num_bins; ++i)
+            h[static_cast<size_t>(i)] = static_cast<double>(t[static_cast<size_t>(i)]) / static_cast<double>(span);
         return h;
     }
     uint64_t bin_bytes() const { return uint64_t{1} << m_bin_shift; }
+    // Time-weighted p-quantile of the gauge over [start, now] (level_histogram's resolution).
+    uint64_t quantile(double p, uint64_t now_ps) const { return m_levels.quantile(p, m_value, now_ps - m_last_ps); }
+    std::vector<std::pair<uint64_t, double>> cdf(uint64_t now_ps) const { return m_levels.cdf(m_value, now_ps - m_last_ps); }
 
 private:
     int bin_of(uint64_t v) const {
@@ -66,7 +153,7 @@ private:
     void accumulate(uint64_t now_ps) {
         const uint64_t dt = now_ps - m_last_ps;
         m_area += static_cast<uint128>(m_value) * dt;
-        m_bins[bin_of(m_value)] += dt;
+        m_levels.add(m_value, dt);
         m_last_ps = now_ps;
     }
 
@@ -74,7 +161,7 @@ private:
     uint64_t m_value = 0, m_max = 0;
     uint128 m_area = 0;
     int m_bin_shift = 0;
-    std::vector<uint64_t> m_bins = std::vector<uint64_t>(num_bins, 0);
+    level_histogram m_levels;
 };
 
 } // namespace cmswitch

@@ -319,6 +319,7 @@ void report_bottleneck(result& r, const network& net, const incast_plan& p) {
     r.set("mean_queue_bytes", occ.mean(p.end_ps));
     r.set("mean_queue_kb", occ.mean(p.end_ps) / 1024);
     r.set("max_queue_bytes", static_cast<int64_t>(occ.max()));
+    report_occupancy(r, "queue_", occ, p.end_ps, true);
     r.set("bottleneck_utilization",
           mbps(bottleneck.stats().tx_bytes, p.end_ps) * 1e6 / static_cast<double>(p.rate_bps));
 }
@@ -417,6 +418,7 @@ result incast_scenario::run() {
         report_tcp(r, w.stats);
         report_drops(r, net);
         report_bottleneck(r, net, p);
+        report_switch_ports(r, net, p.end_ps);   // the ports and hosts tables, pause episodes
         report_run_end(r, net, static_cast<double>(p.end_ps) * 1e-12, events_kind);
         r.set("data_frames_to_client", static_cast<int64_t>(net.sw(0).egress(incast_workload::client).stats().tx_frames));
         report_flow_tables(r, net, w, p);

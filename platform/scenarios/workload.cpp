@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "platform/scenarios/workload.h"
 
+#include "model/cm/pause/pause_generator.h"
 #include "model/errors.h"
 #include "model/units.h"
 #include "platform/network.h"
@@ -104,6 +105,8 @@ result workload_scenario::run() {
         wc.incast_period_ps = ms_to_ps(c.incast_period_ms);
         wc.seed = static_cast<uint64_t>(c.seed);
         flow_workload w(hosts, tcp, sizes, wc);
+        for (int s = 0; s < net.num_switches(); ++s)
+            net.sw(s).track_pool_occupancy();
 
         ctx.run_until(end);
 
@@ -165,11 +168,33 @@ result workload_scenario::run() {
         r.set("marking", m_schemes.selected(scheme_slot::marking));
         r.set("pause", m_schemes.selected(scheme_slot::pause));
         m_schemes.report(scheme_slot::pause, net, r);
-        uint64_t pause_frames = 0;
-        for (int s = 0; s < net.num_switches(); ++s)
-            for (int p = 0; p < net.sw(s).num_ports(); ++p)
-                pause_frames += net.sw(s).counters(p).pause_sent;
-        r.set("pause_frames", static_cast<int64_t>(pause_frames));
+        report_switch_ports(r, net, end);   // pause_frames, the ports and hosts tables, pause episodes
+        {   // every switch's shared pool (and headroom pool, with PFC) over time
+            table& sw = r.add_table("switches");
+            double pool_p99 = 0, headroom_p99 = 0;
+            for (int s = 0; s < net.num_switches(); ++s) {
+                const occupancy_stats& po = net.sw(s).buffer().pool_occupancy();
+                sw.column("switch").push_back(s);
+                for (const auto& q : {std::make_pair("pool_p50_kb", 0.5), std::make_pair("pool_p99_kb", 0.99)})
+                    sw.column(q.first).push_back(static_cast<double>(po.quantile(q.second, end)) / 1024);
+                sw.column("pool_max_kb").push_back(static_cast<double>(po.max()) / 1024);
+                pool_p99 = std::max(pool_p99, static_cast<double>(po.quantile(0.99, end)) / 1024);
+                const auto* g = net.sw(s).find_hook<pause_generator>();
+                const double h99 = g ? static_cast<double>(g->headroom_occupancy().quantile(0.99, end)) / 1024 : 0;
+                sw.column("headroom_p99_kb").push_back(h99);
+                sw.column("headroom_max_kb").push_back(g ? static_cast<double>(g->headroom_peak()) / 1024 : 0);
+                headroom_p99 = std::max(headroom_p99, h99);
+            }
+            r.set("pool_p99_kb_max_switch", pool_p99);
+            r.set("headroom_p99_kb_max_switch", headroom_p99);
+            // the busiest switch's pool distribution
+            int busiest = 0;
+            for (int s = 1; s < net.num_switches(); ++s)
+                if (net.sw(s).buffer().pool_occupancy().mean(end) > net.sw(busiest).buffer().pool_occupancy().mean(end))
+                    busiest = s;
+            report_occupancy(r, "pool_", net.sw(busiest).buffer().pool_occupancy(), end, true);
+            r.set("pool_cdf_switch", static_cast<int64_t>(busiest));
+        }
         r.set("flows_started", static_cast<int64_t>(started));
         r.set("flows_completed", static_cast<int64_t>(completed));
         r.set("offered_load_measured", mbps(bytes_done, stop) * 1e6 / (static_cast<double>(host_rate) * net.num_hosts()));

@@ -94,6 +94,7 @@ void pause_generator::on_enqueue(const queue_view&, frame& f, uint64_t now) {
         m_headroom_used += f.bytes;
         if (m_headroom_used > m_headroom_peak)
             m_headroom_peak = m_headroom_used;
+        m_headroom_occ.set(now, m_headroom_used);
     }
     if (!ic.xoff && ic.bytes >= xoff_threshold()) {
         ic.xoff = true;
@@ -111,6 +112,7 @@ void pause_generator::on_dequeue(const queue_view&, frame& f, uint64_t now) {
         const uint64_t h = ic.headroom < f.bytes ? ic.headroom : f.bytes;
         ic.headroom -= h;
         m_headroom_used -= h;
+        m_headroom_occ.set(now, m_headroom_used);
     }
     uint64_t xon = m_cfg.xon_bytes;
     if (m_dynamic) {

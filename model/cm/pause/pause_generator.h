@@ -10,6 +10,7 @@
 
 #include "model/cm/pause/pause_config.h"
 #include "model/switch/switch_hook.h"
+#include "model/switch/occupancy_stats.h"
 
 #include <cstdint>
 #include <vector>
@@ -37,6 +38,7 @@ public:
     // Shared headroom pool (headroom_pool_bytes > 0): bytes in it now, the peak, and a class's part of it.
     uint64_t headroom_used() const { return m_headroom_used; }
     uint64_t headroom_peak() const { return m_headroom_peak; }
+    const occupancy_stats& headroom_occupancy() const { return m_headroom_occ; }   // the pool's fill over time
     uint64_t ingress_headroom_bytes(int port, int cls) const {
         return m_ingress[static_cast<size_t>(port * num_priorities + cls)].headroom;
     }
@@ -60,6 +62,7 @@ private:
     std::vector<uint64_t> m_limit;          // per port
     bool m_dynamic = false, m_pool = false;
     uint64_t m_headroom_used = 0, m_headroom_peak = 0;
+    occupancy_stats m_headroom_occ;
 };
 
 } // namespace cmswitch
