@@ -50,6 +50,7 @@ py::dict describe(const std::string& name) {
             d["type"] = "choice";
             d["default"] = *p.s;
             d["choices"] = p.choices;
+            d["csv_file"] = p.or_csv_file;
             break;
         case param_table::kind::flag:
             d["type"] = "bool";

@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <fstream>
 #include <sstream>
 
 namespace cmswitch {
@@ -71,8 +72,9 @@ void param_table::add_real(const std::string& name, double* field, double lo, do
 }
 
 void param_table::add_choice(const std::string& name, std::string* field, std::vector<std::string> choices,
-                             const std::string& help) {
+                             const std::string& help, bool or_csv_file) {
     param p;
+    p.or_csv_file = or_csv_file;
     p.name = name;
     p.type = kind::choice;
     p.unit = "";
@@ -134,8 +136,16 @@ void param_table::check(const param& p) const {
         bool ok = false;
         for (const auto& c : p.choices)
             ok = ok || c == *p.s;
+        const std::string& v = *p.s;
+        if (!ok && p.or_csv_file && v.size() > 4 && v.compare(v.size() - 4, 4, ".csv") == 0) {
+            if (!std::ifstream(v))
+                throw config_error(p.name + " = '" + v + "': the file cannot be read (a CSV file, or one of " +
+                                   join(p.choices) + ")");
+            ok = true;
+        }
         if (!ok)
-            throw config_error(p.name + " = '" + *p.s + "' is not allowed: choose one of " + join(p.choices));
+            throw config_error(p.name + " = '" + *p.s + "' is not allowed: choose one of " + join(p.choices) +
+                               (p.or_csv_file ? ", or the path of a .csv file" : ""));
         break;
     }
     case kind::flag:

@@ -22,6 +22,7 @@ public:
         double lo = 0, hi = 0;     // inclusive range (integer, real)
         bool lo_open = false;      // real: lo itself excluded
         std::vector<std::string> choices;
+        bool or_csv_file = false;  // choice: a path ending in .csv (an existing file) is allowed too
         int64_t* i = nullptr;
         double* d = nullptr;
         std::string* s = nullptr;
@@ -34,8 +35,9 @@ public:
                  const std::string& help);
     void add_real(const std::string& name, double* field, double lo, double hi, const std::string& unit,
                   const std::string& help, bool lo_open = false);
+    // or_csv_file: the value may also be the path of an existing file ending in .csv (the user's own data)
     void add_choice(const std::string& name, std::string* field, std::vector<std::string> choices,
-                    const std::string& help);
+                    const std::string& help, bool or_csv_file = false);
     void add_flag(const std::string& name, bool* field, const std::string& help);
     // Parameters added from now on belong to `group` (a scheme's name; "" for the scenario's own).
     void begin_group(const std::string& group) { m_group = group; }

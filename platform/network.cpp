@@ -27,8 +27,8 @@ void network::validate() const {
     const topology& t = m_topo;
     if (t.hosts < 1)
         throw config_error("hosts = " + std::to_string(t.hosts) + ": a network needs at least 1 host");
-    if (t.multipath != "first" && t.multipath != "by_destination")
-        throw config_error("multipath = '" + t.multipath + "': allowed values are first, by_destination");
+    if (t.multipath != "first" && t.multipath != "by_destination" && t.multipath != "hashed")
+        throw config_error("multipath = '" + t.multipath + "': allowed values are first, by_destination, hashed");
     if (t.event_domains != "shared" && t.event_domains != "grouped" && t.event_domains != "per_block")
         throw config_error("event_domains = '" + t.event_domains + "': allowed values are shared, grouped, per_block");
     if (t.nic_queue_bytes < max_frame_bytes)
@@ -240,7 +240,16 @@ void network::compute_routes() {
                                  : (n.kind == node_ref::sw && dist[static_cast<size_t>(n.id)] == dist[s] - 1))
                     candidates.push_back(static_cast<int>(p));
             }
-            const size_t pick = m_topo.multipath == "by_destination" ? static_cast<size_t>(h) % candidates.size() : 0;
+            size_t pick = 0;
+            if (m_topo.multipath == "by_destination") {
+                pick = static_cast<size_t>(h) % candidates.size();
+            } else if (m_topo.multipath == "hashed") {   // a fixed mix of (destination, switch): deterministic
+                uint64_t x = (static_cast<uint64_t>(h) + 1) * 0x9E3779B97F4A7C15ull ^ (s + 1) * 0xC2B2AE3D27D4EB4Full;
+                x ^= x >> 31;
+                x *= 0xBF58476D1CE4E5B9ull;
+                x ^= x >> 29;
+                pick = static_cast<size_t>(x % candidates.size());
+            }
             sw(static_cast<int>(s)).set_route(h, candidates[pick]);
         }
     }

@@ -46,6 +46,35 @@ topology chain_topology(int switches, int hosts_per_switch, uint64_t host_rate_b
 
 namespace cmswitch {
 
+topology fat_tree_topology(int k, uint64_t host_rate_bps, uint64_t fabric_rate_bps, uint64_t delay_ps,
+                           const buffer_config& buffer) {
+    if (k < 2 || k > 64 || k % 2)
+        throw config_error("fat_tree_k = " + std::to_string(k) + ": must be even, 2 to 64");
+    const int h = k / 2;
+    topology t;
+    t.hosts = k * h * h;
+    t.multipath = "hashed";
+    for (int s = 0; s < k * k + h * h; ++s)   // k^2/2 edges, k^2/2 aggregations, (k/2)^2 cores: k ports each
+        t.switches.push_back(switch_spec{k, buffer});
+    const int agg0 = k * h, core0 = k * k;
+    for (int p = 0; p < k; ++p)
+        for (int e = 0; e < h; ++e) {
+            const int edge = p * h + e;
+            for (int j = 0; j < h; ++j)
+                t.links.push_back(link_spec{node_ref::of_host(edge * h + j), 0, node_ref::of_switch(edge), j,
+                                            host_rate_bps, delay_ps});
+            for (int a = 0; a < h; ++a)
+                t.links.push_back(link_spec{node_ref::of_switch(edge), h + a, node_ref::of_switch(agg0 + p * h + a), e,
+                                            fabric_rate_bps, delay_ps});
+        }
+    for (int p = 0; p < k; ++p)
+        for (int a = 0; a < h; ++a)
+            for (int i = 0; i < h; ++i)
+                t.links.push_back(link_spec{node_ref::of_switch(agg0 + p * h + a), h + i,
+                                            node_ref::of_switch(core0 + a * h + i), p, fabric_rate_bps, delay_ps});
+    return t;
+}
+
 topology leaf_spine_topology(int leaves, int hosts_per_leaf, int spines, uint64_t host_rate_bps,
                              uint64_t fabric_rate_bps, uint64_t delay_ps, const buffer_config& buffer) {
     if (leaves < 1 || hosts_per_leaf < 1 || spines < 1)

@@ -53,7 +53,9 @@ struct topology {
     };
     std::vector<service_change> host_service;
     // Equal-cost paths: "first" takes the lowest port; "by_destination" spreads destinations over them
-    // (destination host mod number of equal-cost ports), deterministic ECMP.
+    // (destination host mod number of equal-cost ports), deterministic ECMP; "hashed" spreads them by a hash of
+    // destination and switch (no polarization where one tier's choice would repeat the tier below's, as in a
+    // fat-tree).
     std::string multipath = "by_destination";
 };
 
@@ -61,6 +63,13 @@ struct topology {
 // j of leaf l) and `spines` spine switches; leaf l's port hosts_per_leaf + s goes to spine s's port l.
 topology leaf_spine_topology(int leaves, int hosts_per_leaf, int spines, uint64_t host_rate_bps,
                              uint64_t fabric_rate_bps, uint64_t delay_ps, const buffer_config& buffer);
+
+// k-ary fat-tree (Al-Fares et al.): k pods of k/2 edge and k/2 aggregation switches, (k/2)^2 core switches,
+// k^3/4 hosts. Switches: edges (pod p, e) = p k/2 + e, then aggregations k^2/2 + p k/2 + a, then cores k^2 + c.
+// Host (p, e, j) = (p k/2 + e) k/2 + j on port j of its edge; edge port k/2 + a goes to aggregation a of its pod
+// (port e); aggregation a's port k/2 + i goes to core a k/2 + i (port p). Multipath "hashed". k even, 2-64.
+topology fat_tree_topology(int k, uint64_t host_rate_bps, uint64_t fabric_rate_bps, uint64_t delay_ps,
+                           const buffer_config& buffer);
 
 // N hosts on one switch; host i on port i.
 topology star_topology(int hosts, uint64_t rate_bps, uint64_t delay_ps, const buffer_config& buffer);

@@ -64,3 +64,38 @@ TEST(Topology, DanglingPortZeroRateAndDisconnectedSwitchAreRefused) {
     t.switches[0].buffer.port_limit_bytes = 0;
     expect_config_error(t, "buffer port limit");
 }
+
+TEST(Topology, FatTreeOfFourPortSwitches) {
+    // k = 4: k^3/4 = 16 hosts, k^2/2 = 8 edges + 8 aggregations + (k/2)^2 = 4 cores = 20 switches, 16 host
+    // links + 16 edge-aggregation + 16 aggregation-core = 48 links (Al-Fares et al.)
+    const topology t = fat_tree_topology(4, 10000000000ull, 10000000000ull, 1000000, buffer_config{});
+    EXPECT_EQ(t.hosts, 16);
+    EXPECT_EQ(t.switches.size(), 20u);
+    EXPECT_EQ(t.links.size(), 48u);
+    sim_context ctx;
+    network net(t);
+    // host 0 sits on port 0 of edge 0; host 1 on its port 1; the way down is fixed
+    EXPECT_EQ(net.sw(0).route(0), 0);
+    EXPECT_EQ(net.sw(0).route(1), 1);
+    // up is an equal-cost choice: from edge 0 toward host 2 (same pod, other edge) and host 15 (pod 3), a port to
+    // an aggregation (2 or 3); from aggregation 8 (pod 0) toward pod 3 a port to a core (2 or 3); a core goes
+    // down to the destination's pod (core port = pod)
+    for (int h : {2, 15}) {
+        EXPECT_GE(net.sw(0).route(h), 2);
+        EXPECT_LE(net.sw(0).route(h), 3);
+    }
+    EXPECT_GE(net.sw(8).route(15), 2);
+    for (int c = 16; c < 20; ++c)
+        EXPECT_EQ(net.sw(c).route(15), 3);
+    // the hash spreads destinations over every core: each aggregation of pod 0 uses both its core ports for the
+    // 12 hosts of the other pods, so all four cores carry traffic from pod 0 (destination mod 2 at both tiers
+    // would use only two of them)
+    for (int agg : {8, 9}) {
+        int used[2] = {0, 0};
+        for (int h = 4; h < 16; ++h)
+            ++used[net.sw(agg).route(h) - 2];
+        EXPECT_GT(used[0], 0) << agg;
+        EXPECT_GT(used[1], 0) << agg;
+    }
+    EXPECT_THROW(fat_tree_topology(5, 1, 1, 0, buffer_config{}), config_error);
+}

@@ -82,6 +82,19 @@ TEST(Workload, PoissonArrivalsOfferTheTargetLoadAndSmallFlowsAloneTakeTheirIdeal
     EXPECT_TRUE(std::get<bool>(*r.get("conservation_ok")));
 }
 
+TEST(Workload, FatTreeFlowsAloneTakeTheirIdealTimeOverSixLinks) {
+    // k = 4 fat-tree, 10 Gb/s everywhere, a light load of small flows: most flows meet nobody, so their FCT is the
+    // ideal over their path (2, 4 or 6 links by pod), slowdown near 1; everything completes and is conserved
+    const result r = run_workload({"--topology", "fat-tree", "--fat-tree-k", "4", "--fabric-gbps", "10", "--load",
+                                   "0.05", "--flow-sizes", "fb-hadoop", "--duration-s", "0.05", "--drain-ms", "50"});
+    EXPECT_EQ(r.number("flows_completed"), r.number("flows_started"));
+    EXPECT_GT(r.number("flows_started"), 200);
+    EXPECT_GE(r.number("slowdown_p50"), 0.99);
+    EXPECT_LT(r.number("slowdown_p50"), 1.5);
+    EXPECT_EQ(r.number("drops"), 0);
+    EXPECT_TRUE(std::get<bool>(*r.get("conservation_ok")));
+}
+
 TEST(Workload, DctcpCutsTheTailOfSmallFlowsAgainstDropTail) {
     // web search at 60 % on a 4 x 8 leaf-spine (10 Gb/s hosts, 2 x 40 Gb/s spines), shared buffer 4 MB per switch:
     // DCTCP (K = 65 packets, as at 10 Gb/s in the DCTCP paper) keeps queues short, so the 99th percentile slowdown
@@ -110,6 +123,32 @@ TEST(Workload, IncastsCompleteAndBadSettingsNameTheField) {
         EXPECT_NE(std::string(e.what()).find("incast_fanin"), std::string::npos) << e.what();
     }
     EXPECT_THROW(make_scenario("workload")->params().parse_args({"--flow-sizes", "zipf"}), config_error);
+}
+
+TEST(Workload, TheUsersOwnFlowSizeCsv) {
+    // half the flows 1000 B, half uniform over 1000-3000 B: mean 0.5 x 1000 + 0.5 x 2000 = 1500 B by hand
+    const std::string path = ::testing::TempDir() + "cmswitch_sizes.csv";
+    {
+        std::ofstream f(path);
+        f << "# mine\nsize_bytes,cdf_percent\n1000,0\n1000,50\n3000,100\n";
+    }
+    const result r = run_workload({"--topology", "star", "--hosts", "4", "--load", "0.3", "--flow-sizes", path,
+                                   "--duration-s", "0.005"});
+    EXPECT_EQ(std::get<std::string>(*r.get("flow_sizes")), path);
+    EXPECT_DOUBLE_EQ(r.number("flow_size_mean_bytes"), 1500.0);
+    EXPECT_GT(r.number("flows_completed"), 100);
+    // a missing file, a malformed one: refused naming the field (the content when the run starts)
+    try {
+        make_scenario("workload")->params().parse_args({"--flow-sizes", path + ".missing.csv"});
+        FAIL() << "a missing file was accepted";
+    } catch (const config_error& e) {
+        EXPECT_NE(std::string(e.what()).find("flow_sizes"), std::string::npos) << e.what();
+    }
+    {
+        std::ofstream f(path);
+        f << "1000,0\n500,100\n";
+    }
+    EXPECT_THROW(run_workload({"--flow-sizes", path, "--duration-s", "0.001"}), config_error);
 }
 
 TEST(Workload, PfcWithDynamicXoffAndASharedHeadroomPoolIsLossless) {

@@ -8,7 +8,8 @@
                         store="incast.sqlite")
 """
 from . import _core
-from .config import CONFIG_CLASSES, BaselineConfig, IncastConfig, OverloadConfig, ScenarioConfig, config_class
+from .config import (CONFIG_CLASSES, BaselineConfig, IncastConfig, OverloadConfig, RdmaIncastConfig, ScenarioConfig,
+                     Testbed001Config, WorkloadConfig, config_class)
 from .result import Result
 from .runner import run
 from .store import ResultStore
@@ -33,4 +34,5 @@ def _build_id() -> str:
 BUILD_ID = _build_id()
 
 __all__ = ["run", "sweep", "expand_grid", "find_min_buffer", "buffer_sizing", "dcqcn_scale", "Result", "ResultStore", "MinBuffer", "PauseSplit", "pause_split",
-           "ScenarioConfig", "IncastConfig", "OverloadConfig", "BaselineConfig", "CONFIG_CLASSES", "config_class", "__version__"]
+           "ScenarioConfig", "IncastConfig", "OverloadConfig", "BaselineConfig", "RdmaIncastConfig", "Testbed001Config",
+           "WorkloadConfig", "CONFIG_CLASSES", "config_class", "__version__"]

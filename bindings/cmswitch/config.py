@@ -21,6 +21,7 @@ import dataclasses
 import hashlib
 import json
 import math
+import os
 import re
 from dataclasses import dataclass, fields
 from functools import lru_cache
@@ -57,7 +58,7 @@ def describe_field(p: Mapping[str, Any]) -> str:
     if p["type"] in ("int", "float"):
         what = f"{'(' if p.get('min_open') else '['}{_fmt(p['min'])}, {_fmt(p['max'])}]{unit}"
     elif p["type"] == "choice":
-        what = "one of " + ", ".join(p["choices"])
+        what = "one of " + ", ".join(p["choices"]) + (", or the path of a .csv file" if p.get("csv_file") else "")
     else:
         what = "True or False"
     owner = f" [{p['group']} scheme]" if p.get("group") else ""
@@ -73,8 +74,14 @@ def _check(cls_name: str, name: str, value: Any, p: Mapping[str, Any]) -> None:
             raise ValueError(f"{where} = {value!r}: must be True or False")
         return
     if kind == "choice":
+        if p.get("csv_file") and isinstance(value, str) and value.endswith(".csv") and value not in p["choices"]:
+            if not os.path.isfile(value):
+                raise ValueError(f"{where} = {value!r}: the file cannot be read (a CSV file, or one of "
+                                 f"{', '.join(p['choices'])})")
+            return
         if value not in p["choices"]:
-            raise ValueError(f"{where} = {value!r}: allowed values are {', '.join(p['choices'])}")
+            raise ValueError(f"{where} = {value!r}: allowed values are {', '.join(p['choices'])}"
+                             + (", or the path of a .csv file" if p.get("csv_file") else ""))
         return
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"{where} = {value!r}: must be a number ({kind}){unit}")
@@ -126,9 +133,17 @@ class ScenarioConfig:
         return out
 
     def key(self, version: str) -> str:
-        """Stable hash of the scenario, every field and the package version (the result store's key)."""
-        blob = json.dumps({"scenario": self.scenario, "version": version,
-                           "params": {k: v for k, v in sorted(self.to_dict().items())}},
+        """Stable hash of the scenario, every field and the package version (the result store's key); a field
+        naming the user's .csv file adds the file's content."""
+        params = {k: v for k, v in sorted(self.to_dict().items())}
+        files = {}   # a user's data file counts by its content, not only its path
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, str) and v.endswith(".csv") and self.field_info(f.name).get("csv_file"):
+                with open(v, "rb") as fh:
+                    files[f.name] = hashlib.sha256(fh.read()).hexdigest()
+        blob = json.dumps({"scenario": self.scenario, "version": version, "params": params,
+                           **({"files": files} if files else {})},
                           sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(blob.encode()).hexdigest()
 
@@ -212,7 +227,9 @@ def stub_text() -> str:
         out += ["", "@dataclass(frozen=True)", f"class {cls.__name__}(ScenarioConfig):",
                 f'    """{desc["description"]}"""']
         for p in desc["params"]:
-            if p["type"] == "choice":
+            if p["type"] == "choice" and p.get("csv_file"):
+                typ = "str"
+            elif p["type"] == "choice":
                 typ = "Literal[" + ", ".join(json.dumps(c) for c in p["choices"]) + "]"
             else:
                 typ = _TYPES[p["type"]].__name__

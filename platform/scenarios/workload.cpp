@@ -25,20 +25,27 @@ const char* bucket_name[] = {"<=10KB", "10KB-100KB", "100KB-1MB", "1MB-10MB", ">
 workload_scenario::workload_scenario() {
     auto& t = m_params;
     auto& c = m_cfg;
-    t.add_choice("topology", &c.topology, {"star", "leaf-spine"},
+    t.add_choice("topology", &c.topology, {"star", "leaf-spine", "fat-tree"},
                  "star: every host on one switch; leaf-spine: leaves x hosts_per_leaf hosts, every leaf linked to "
-                 "every spine, equal-cost paths spread by destination");
+                 "every spine, equal-cost paths spread by destination; fat-tree: k pods (fat_tree_k), k^3/4 hosts, "
+                 "equal-cost paths spread by a hash of destination and switch");
     t.add_int("hosts", &c.hosts, 2, 4096, "hosts", "star: number of hosts (= switch ports)");
     t.add_int("leaves", &c.leaves, 1, 256, "switches", "leaf-spine: leaf switches");
     t.add_int("hosts_per_leaf", &c.hosts_per_leaf, 1, 256, "hosts", "leaf-spine: hosts per leaf");
     t.add_int("spines", &c.spines, 1, 64, "switches", "leaf-spine: spine switches");
+    t.add_int("fat_tree_k", &c.fat_tree_k, 2, 64, "ports",
+              "fat-tree: switch ports k (even): k^3/4 hosts, k^2 + k^2/4 switches");
     t.add_real("link_gbps", &c.link_gbps, 0, 1000, "Gbps", "host links", true);
     t.add_real("fabric_gbps", &c.fabric_gbps, 0, 1000, "Gbps",
-               "leaf-spine links (oversubscription = hosts_per_leaf x link / (spines x fabric))", true);
+               "switch-to-switch links (leaf-spine oversubscription = hosts_per_leaf x link / (spines x fabric))",
+               true);
     t.add_real("delay_us", &c.delay_us, 0, 1e6, "us", "propagation delay of every link, each direction");
     t.add_real("load", &c.load, 0, 1, "", "Poisson flows' offered load on each host link (application bytes); 0: none");
     t.add_choice("flow_sizes", &c.flow_sizes, flow_size_distribution::builtin_names(),
-                 "flow-size CDF (data/flow_sizes/*.csv): web-search (DCTCP), data-mining (VL2), fb-hadoop (HPCC)");
+                 "flow-size CDF (data/flow_sizes/*.csv): web-search (DCTCP), data-mining (VL2), fb-hadoop (HPCC), "
+                 "or the path of your own .csv file (lines 'size_bytes,cdf_percent', not decreasing, ending at "
+                 "100; '#' comments)",
+                 true);
     t.add_choice("transport", &c.transport, congestion_control_names(), "TCP congestion control");
     m_schemes.declare(t, scheme_slot::marking, "switch ECN marking on the instantaneous queue");
     t.add_real("dctcp_g", &c.dctcp_g, 0, 1, "", "DCTCP alpha gain g", true);
@@ -71,11 +78,23 @@ result workload_scenario::run() {
     const uint64_t delay = us_to_ps(c.delay_us);
     const uint64_t stop = s_to_ps(c.duration_s), end = stop + ms_to_ps(c.drain_ms);
     const buffer_config buf = make_buffer_config(c);
-    const bool star = c.topology == "star";
-    const int hpl = star ? static_cast<int>(c.hosts) : static_cast<int>(c.hosts_per_leaf);
-    topology topo = star ? star_topology(static_cast<int>(c.hosts), host_rate, delay, buf)
+    const bool star = c.topology == "star", fat_tree = c.topology == "fat-tree";
+    const int half_k = static_cast<int>(c.fat_tree_k / 2);
+    // hosts per first-tier switch (the star's one switch, a leaf, a fat-tree edge)
+    const int hpl = star ? static_cast<int>(c.hosts) : fat_tree ? half_k : static_cast<int>(c.hosts_per_leaf);
+    topology topo = star       ? star_topology(static_cast<int>(c.hosts), host_rate, delay, buf)
+                    : fat_tree ? fat_tree_topology(static_cast<int>(c.fat_tree_k), host_rate, fabric_rate, delay, buf)
                                : leaf_spine_topology(static_cast<int>(c.leaves), hpl, static_cast<int>(c.spines),
                                                      host_rate, fabric_rate, delay, buf);
+    // links on the shortest path between two hosts: 2 under one switch, 4 through a spine or within a fat-tree
+    // pod, 6 between fat-tree pods
+    auto path_links = [&](int src, int dst) {
+        if (star || src / hpl == dst / hpl)
+            return 2;
+        if (!fat_tree || src / (hpl * half_k) == dst / (hpl * half_k))
+            return 4;
+        return 6;
+    };
     // a host queues what its flows send without limit (a host's qdisc with TCP small queues holds back its
     // senders rather than dropping; 1 MB of NIC queue would drop the bursts of many concurrent flows)
     topo.nic_queue_bytes = uint64_t{1} << 34;
@@ -115,13 +134,11 @@ result workload_scenario::run() {
         auto ideal_ps = [&](int src, int dst, uint64_t bytes) {
             const uint64_t segs = (bytes + tcp.mss - 1) / tcp.mss;
             const uint64_t wire = bytes + segs * tcp.header_bytes;
-            const bool same_switch = star || src / hpl == dst / hpl;
-            const int links = same_switch ? 2 : 4;
+            const int links = path_links(src, dst);
             const uint64_t first = std::min<uint64_t>(wire, tcp.mss + tcp.header_bytes);
             double t = static_cast<double>(wire) * 8e12 / static_cast<double>(host_rate);
             t += static_cast<double>(first) * 8e12 / static_cast<double>(host_rate);   // the last link
-            if (!same_switch)
-                t += 2 * static_cast<double>(first) * 8e12 / static_cast<double>(fabric_rate);
+            t += (links - 2) * static_cast<double>(first) * 8e12 / static_cast<double>(fabric_rate);
             return t + static_cast<double>(links) * static_cast<double>(delay);
         };
         std::vector<double> fct[5], slow[5], all_slow, incast_done;

@@ -23,6 +23,7 @@ struct workload_config : buffer_settings {
     std::string topology = "leaf-spine";
     int64_t hosts = 16;
     int64_t leaves = 4, hosts_per_leaf = 8, spines = 2;
+    int64_t fat_tree_k = 4;
     double link_gbps = 10, fabric_gbps = 40;
     double delay_us = 1;
     double load = 0.5;

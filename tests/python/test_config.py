@@ -117,3 +117,21 @@ def test_versions_agree():
     with open(os.path.join(ROOT, "CMakeLists.txt")) as f:
         cm = re.search(r"project\(cmswitch VERSION ([0-9.]+)", f.read()).group(1)
     assert cmswitch.__version__ == py == cm
+
+
+def test_the_users_flow_size_csv_is_a_value_of_flow_sizes(tmp_path):
+    # half the flows 1000 B, half uniform over 1000-3000 B: mean 1500 B by hand
+    path = tmp_path / "sizes.csv"
+    path.write_text("size_bytes,cdf_percent\n1000,0\n1000,50\n3000,100\n")
+    cfg = cmswitch.WorkloadConfig(topology="star", hosts=4, load=0.3, flow_sizes=str(path), duration_s=0.003)
+    res = cmswitch.run(cfg)
+    assert res.summary["flow_size_mean_bytes"] == 1500
+    assert "csv" in cmswitch.WorkloadConfig.field_info("flow_sizes")["help"]
+    # the store's key follows the file's content, not only its path
+    key = cfg.key("v")
+    path.write_text("size_bytes,cdf_percent\n1000,0\n2000,100\n")
+    assert cfg.key("v") != key
+    with pytest.raises(ValueError, match="flow_sizes"):
+        cmswitch.WorkloadConfig(flow_sizes=str(tmp_path / "missing.csv"))
+    with pytest.raises(ValueError, match="flow_sizes"):
+        cmswitch.WorkloadConfig(flow_sizes="zipf")
