@@ -45,6 +45,7 @@ py::dict describe(const std::string& name) {
             d["min"] = p.lo;
             d["max"] = p.hi;
             d["min_open"] = p.lo_open;
+            d["min_nonzero"] = p.min_nonzero;
             break;
         case param_table::kind::choice:
             d["type"] = "choice";

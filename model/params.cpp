@@ -68,6 +68,16 @@ void param_table::add_real(const std::string& name, double* field, double lo, do
     p.lo_open = lo_open;
     p.d = field;
     p.default_text = format_number(*field);
+    if (unit == "Gbps")
+        p.min_nonzero = 1e-9;
+    else if (unit == "Mbps")
+        p.min_nonzero = 1e-6;
+    else if (unit == "s")
+        p.min_nonzero = 1e-12;
+    else if (unit == "ms")
+        p.min_nonzero = 1e-9;
+    else if (unit == "us")
+        p.min_nonzero = 1e-6;
     add(std::move(p));
 }
 
@@ -104,6 +114,13 @@ void param_table::add(param p) {
     m_params.push_back(std::move(p));
 }
 
+void param_table::set_min_nonzero(const std::string& name, double v) {
+    param* p = const_cast<param*>(find(name));
+    if (!p || p->type != kind::real)
+        throw model_error("set_min_nonzero: no real parameter '" + name + "'");
+    p->min_nonzero = v;
+}
+
 void param_table::set_default(const std::string& name, const std::string& text) {
     set(name, text);
     param* p = const_cast<param*>(find(name));
@@ -130,6 +147,11 @@ void param_table::check(const param& p) const {
         const double v = *p.d;
         if (!std::isfinite(v) || v < p.lo || v > p.hi || (p.lo_open && v == p.lo))
             throw config_error(p.name + " = " + format_number(v) + " is out of range: allowed " + range_text(p));
+        if (v != 0 && v < p.min_nonzero)
+            throw config_error(p.name + " = " + format_number(v) + " is below the smallest allowed " +
+                               (p.lo <= 0 && !p.lo_open ? "nonzero value: allowed 0 or " : "value: allowed ") +
+                               format_number(p.min_nonzero) + " to " + format_number(p.hi) +
+                               (p.unit.empty() ? "" : " " + p.unit));
         break;
     }
     case kind::choice: {

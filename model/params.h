@@ -21,6 +21,9 @@ public:
         std::string help;
         double lo = 0, hi = 0;     // inclusive range (integer, real)
         bool lo_open = false;      // real: lo itself excluded
+        // real: a nonzero value must be at least this (by default the model's resolution in the unit: 1 bit/s
+        // for Gbps/Mbps, 1 ps for s/ms/us; below it a rate or time rounds to 0)
+        double min_nonzero = 0;
         std::vector<std::string> choices;
         bool or_csv_file = false;  // choice: a path ending in .csv (an existing file) is allowed too
         int64_t* i = nullptr;
@@ -41,6 +44,8 @@ public:
     void add_flag(const std::string& name, bool* field, const std::string& help);
     // Parameters added from now on belong to `group` (a scheme's name; "" for the scenario's own).
     void begin_group(const std::string& group) { m_group = group; }
+    // A larger smallest nonzero value for a real parameter (a sampling period, a timer), in its unit.
+    void set_min_nonzero(const std::string& name, double v);
     // A scenario's own default for a parameter a scheme declared: sets the value and the documented default.
     void set_default(const std::string& name, const std::string& text);
 

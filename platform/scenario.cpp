@@ -29,6 +29,12 @@ const std::vector<std::string>& scenario_names() {
     return names;
 }
 
+void check_sample_count(const std::string& field, double period_us, double duration_s) {
+    if (period_us > 0 && duration_s * 1e6 / period_us > 1e7)
+        throw config_error(field + " = " + format_number(period_us) + " us over duration_s = " +
+                           format_number(duration_s) + " s makes more than 10 M samples: raise " + field);
+}
+
 void declare_buffer(param_table& t, buffer_settings& b) {
     t.add_choice("buffer_policy", &b.buffer_policy, {"static", "dynamic", "shared"},
                  "static: per-port byte limit (drop-tail); dynamic: shared pool with dynamic thresholds; shared: "

@@ -55,6 +55,9 @@ struct buffer_settings {
     double reserved_kb = 0;
 };
 // Declares buffer_policy, buffer_kb, pool_kb, alpha, reserved_kb.
+// A time series of duration_s / period_us samples: refused (config_error naming `field`) above 10 M samples,
+// where memory, not the model, would set the limit.
+void check_sample_count(const std::string& field, double period_us, double duration_s);
 void declare_buffer(param_table& t, buffer_settings& b);
 buffer_config make_buffer_config(const buffer_settings& b);
 

@@ -39,11 +39,13 @@ sim_context::sim_context() {
 }
 
 sim_context::~sim_context() {
-    if (sc_core::sc_curr_simcontext == m_ctx) {
-        sc_core::sc_curr_simcontext = nullptr;
-        sc_core::sc_default_global_context = nullptr;
-    }
+    // delete the context while it is still the current one: its teardown asks for the current context, and with
+    // none SystemC would build (and leak) a fresh one
+    sc_core::sc_curr_simcontext = m_ctx;
+    sc_core::sc_default_global_context = m_ctx;
     delete m_ctx;
+    sc_core::sc_curr_simcontext = nullptr;
+    sc_core::sc_default_global_context = nullptr;
 }
 
 namespace {

@@ -48,8 +48,11 @@ def _parse_fields(scenario: str, args: List[str]) -> Dict[str, Any]:
 def _convert(name: str, text: str, p: dict) -> Any:
     try:
         if p["type"] == "int":
-            v = float(text)
-            return int(v) if v.is_integer() else v
+            try:
+                return int(text)   # exact (a float would round 2^53 + 1 to 2^53)
+            except ValueError:
+                v = float(text)    # 1e6 and 4.0 are integers too
+                return int(v) if v.is_integer() else v
         if p["type"] == "float":
             return float(text)
         if p["type"] == "bool":

@@ -49,7 +49,7 @@ def field_name(scenario: str, core_name: str) -> str:
 
 
 def _fmt(x: float) -> str:
-    return repr(float(x)) if not float(x).is_integer() else str(int(x)) if abs(x) < 1e15 else repr(float(x))
+    return repr(float(x)) if not float(x).is_integer() else str(int(x)) if abs(x) <= 2 ** 53 else repr(float(x))
 
 
 def describe_field(p: Mapping[str, Any]) -> str:
@@ -92,6 +92,11 @@ def _check(cls_name: str, name: str, value: Any, p: Mapping[str, Any]) -> None:
     if not math.isfinite(value) or value < lo or value > hi or (lo_open and value == lo):
         rng = f"{'(' if lo_open else '['}{_fmt(lo)}, {_fmt(hi)}]"
         raise ValueError(f"{where} = {value!r} is out of range: allowed {rng}{unit}")
+    smallest = p.get("min_nonzero", 0)
+    if value != 0 and value < smallest:
+        zero = "0 or " if lo <= 0 and not lo_open else ""
+        raise ValueError(f"{where} = {value!r} is below the smallest allowed value: allowed {zero}"
+                         f"{_fmt(smallest)} to {_fmt(hi)}{unit}")
 
 
 @dataclass(frozen=True)

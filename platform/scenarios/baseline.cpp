@@ -32,7 +32,8 @@ baseline_scenario::baseline_scenario() {
     t.add_choice("cm", &c.cm, schemes, "transport and congestion management: tcp|udp [+qcn] [+pause]");
     t.add_real("link_gbps", &c.link_gbps, 0, 1000, "Gbps", "rate of every link", true);
     t.add_real("duration_s", &c.duration_s, 0, 1e4, "s", "simulated time", true);
-    t.add_int("seed", &c.seed, 0, INT64_MAX, "", "seed of every random choice of the run");
+    t.set_min_nonzero("duration_s", 1e-6);
+    t.add_int("seed", &c.seed, 0, (int64_t{1} << 53) - 1, "", "seed of every random choice of the run");
     t.add_real("hot_rate_gbps", &c.hot_rate_gbps, 0, 1000, "Gbps",
                "service rate of the hot spot during congestion (0: 0.5 for the hotspots, 1 for pause-spreading)");
     t.add_real("loop_latency_us", &c.loop_latency_us, 0, 1e6, "us",
@@ -46,6 +47,7 @@ baseline_scenario::baseline_scenario() {
     t.set_default("pause_xon_kb", format_number(110000.0 / 1024));    // seed 002: Watermark_lo 110000 B
     t.add_real("min_rto_ms", &c.min_rto_ms, 0.001, 60000, "ms", "TCP minimum retransmission timeout");
     t.add_real("sample_us", &c.sample_us, 1, 1e9, "us", "time-series bin (throughput and queues)");
+    t.set_min_nonzero("sample_us", 0.1);
     t.add_flag("series", &c.series, "include the time series (default on)");
     m_schemes.declare(t, scheme_slot::l2, "", false);
 }
@@ -269,6 +271,7 @@ struct baseline_series {
 result baseline_scenario::run() {
     const run_clock clock;
     m_params.validate();
+    check_sample_count("sample_us", m_cfg.sample_us, m_cfg.duration_s);
     const baseline_config c = m_cfg;
     const baseline_plan p = make_plan(c);
     // the scheme name says the transport and which of QCN and PAUSE are on

@@ -27,7 +27,8 @@ incast_scenario::incast_scenario() {
     declare_buffer(t, c);
     t.add_real("min_rto_ms", &c.min_rto_ms, 0.001, 60000, "ms", "TCP minimum retransmission timeout");
     t.add_real("duration_s", &c.duration_s, 0, 1e5, "s", "simulated time", true);
-    t.add_int("seed", &c.seed, 0, INT64_MAX, "", "seed of every random choice of the run");
+    t.set_min_nonzero("duration_s", 1e-6);
+    t.add_int("seed", &c.seed, 0, (int64_t{1} << 53) - 1, "", "seed of every random choice of the run");
     t.add_real("sru_kb", &c.sru_kb, 1.0 / 1024, 1 << 22, "KB (1024 B)", "server response unit: bytes per server per round");
     t.add_real("link_gbps", &c.link_gbps, 0, 1000, "Gbps", "rate of every link", true);
     t.add_real("delay_us", &c.delay_us, 0, 1e6, "us", "propagation delay of every link, each direction");
@@ -80,9 +81,11 @@ incast_scenario::incast_scenario() {
     m_schemes.declare(t, scheme_slot::l2, "layer-2 congestion management");
     t.add_real("rate_sample_us", &c.rate_sample_us, 0, 1e9, "us",
                "sampling period of the incast flows' reaction-point rates (min rate metric, rate series)", true);
+    t.set_min_nonzero("rate_sample_us", 0.1);
     m_schemes.declare(t, scheme_slot::pause,
                       "PAUSE at the switch inputs (lossless when the buffer holds every input's XOFF plus headroom)");
     t.add_real("sample_us", &c.sample_us, 0, 1e9, "us", "queue sampling period for the time series (0: off)");
+    t.set_min_nonzero("sample_us", 0.1);
     t.add_flag("series", &c.series, "include the queue time series in the output");
     t.add_flag("trace", &c.trace,
                "include event traces: every switch drop and every TCP timeout, fast retransmit, end of recovery "
@@ -367,6 +370,9 @@ vegas_incast_scenario::vegas_incast_scenario() {
 result incast_scenario::run() {
     const run_clock clock;
     m_params.validate();
+    if (m_cfg.series)
+        check_sample_count("sample_us", m_cfg.sample_us, m_cfg.duration_s);
+    check_sample_count("rate_sample_us", m_cfg.rate_sample_us, m_cfg.duration_s);
     const incast_config c = m_cfg;
     const incast_plan p = make_plan(c);
     if (find_congestion_control(c.transport).needs_marking && !m_schemes.active(scheme_slot::marking)) {

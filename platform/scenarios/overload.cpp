@@ -31,8 +31,10 @@ overload_scenario::overload_scenario() {
     declare_buffer(t, c);
     t.add_real("nic_queue_kb", &c.nic_queue_kb, 9, 1 << 22, "KB (1024 B)", "host NIC egress queue limit");
     t.add_real("duration_s", &c.duration_s, 0, 1e5, "s", "simulated time", true);
-    t.add_int("seed", &c.seed, 0, INT64_MAX, "", "seed of every random choice of the run");
+    t.set_min_nonzero("duration_s", 1e-6);
+    t.add_int("seed", &c.seed, 0, (int64_t{1} << 53) - 1, "", "seed of every random choice of the run");
     t.add_real("sample_us", &c.sample_us, 0, 1e9, "us", "queue sampling period for the time series (0: off)");
+    t.set_min_nonzero("sample_us", 0.1);
     t.add_flag("series", &c.series, "include the queue time series in the output");
     t.add_choice("event_domains", &c.event_domains, {"shared", "grouped", "per_block"},
                  "how blocks share SystemC-driven event queues (speed only; see bench/)");
@@ -165,6 +167,7 @@ uint64_t frames_forwarded(const ethernet_switch& sw) {
 result overload_scenario::run() {
     const run_clock clock;
     m_params.validate();
+    check_sample_count("sample_us", m_cfg.sample_us, m_cfg.duration_s);
     const overload_config c = m_cfg;
     const uint64_t rate_bps = gbps_to_bps(c.link_gbps);
     const uint64_t end_ps = s_to_ps(c.duration_s);

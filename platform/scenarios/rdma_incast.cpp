@@ -25,7 +25,8 @@ rdma_incast_scenario::rdma_incast_scenario() {
     t.add_real("link_gbps", &c.link_gbps, 0, 1000, "Gbps", "rate of every link", true);
     t.add_real("delay_us", &c.delay_us, 0, 1e6, "us", "propagation delay of every link, each direction");
     t.add_real("duration_s", &c.duration_s, 0, 1e4, "s", "simulated time", true);
-    t.add_int("seed", &c.seed, 0, INT64_MAX, "", "seed of every random choice of the run");
+    t.set_min_nonzero("duration_s", 1e-6);
+    t.add_int("seed", &c.seed, 0, (int64_t{1} << 53) - 1, "", "seed of every random choice of the run");
     t.add_int("mtu_bytes", &c.mtu_bytes, 256, 4096, "bytes", "RoCE MTU: payload bytes per packet (62 header bytes more)");
     t.add_real("message_kb", &c.message_kb, 0, 1e9, "KB (1024 B)", "bytes each QP sends (0: endless, as ib_send_bw)");
     t.add_int("ack_every", &c.ack_every, 1, 1 << 20, "packets", "the responder ACKs every this many in-order packets");
@@ -44,6 +45,7 @@ rdma_incast_scenario::rdma_incast_scenario() {
                "converged: the bottleneck queue stays under this (default 1 MB: a fifth of the buffer, well above the marking range) ...");
     t.add_real("converge_window_ms", &c.converge_window_ms, 0, 1e6, "ms", "... for this long", true);
     t.add_real("sample_us", &c.sample_us, 0, 1e9, "us", "queue sampling period (convergence, series)", true);
+    t.set_min_nonzero("sample_us", 0.1);
     t.add_flag("series", &c.series, "include the queue time series in the output");
 }
 
@@ -198,6 +200,7 @@ void report_flows_and_cnps(result& r, const network& net, const rdma_plan& p, co
 result rdma_incast_scenario::run() {
     const run_clock clock;
     m_params.validate();
+    check_sample_count("sample_us", m_cfg.sample_us, m_cfg.duration_s);
     const rdma_incast_config c = m_cfg;
     const rdma_plan p = make_plan(c);
     if (m_schemes.active(scheme_slot::l2) && !m_schemes.active(scheme_slot::marking))

@@ -28,7 +28,8 @@ testbed_001_scenario::testbed_001_scenario() {
     auto& t = m_params;
     auto& c = m_cfg;
     t.add_real("duration_s", &c.duration_s, 0, 1e5, "s", "simulated time", true);
-    t.add_int("seed", &c.seed, 0, INT64_MAX, "", "seed of every random choice of the run (elephant sizes, DBL)");
+    t.set_min_nonzero("duration_s", 1e-6);
+    t.add_int("seed", &c.seed, 0, (int64_t{1} << 53) - 1, "", "seed of every random choice of the run (elephant sizes, DBL)");
     t.add_choice("sctp_cc", &c.sctp_cc, sctp_cc_names(),
                  "SCTP's ECN response: plain (not ECN-capable), ecn (RFC 4960 appendix A), dccc, dynamic-dccc");
     m_schemes.declare(t, scheme_slot::marking, "the switch's transmit-queue manager (seed 001: dbl)");

@@ -56,8 +56,9 @@ workload_scenario::workload_scenario() {
                       "PFC/PAUSE at the switch inputs (with a shared buffer: pause_xoff_alpha for dynamic XOFF and "
                       "pause_headroom_pool_kb for a shared headroom pool)");
     t.add_real("duration_s", &c.duration_s, 0, 1e4, "s", "flows arrive during this time", true);
+    t.set_min_nonzero("duration_s", 1e-6);
     t.add_real("drain_ms", &c.drain_ms, 0, 1e7, "ms", "simulated time after the last arrival, for flows to finish");
-    t.add_int("seed", &c.seed, 0, INT64_MAX, "", "seed of every random choice of the run");
+    t.add_int("seed", &c.seed, 0, (int64_t{1} << 53) - 1, "", "seed of every random choice of the run");
     t.add_int("incast_fanin", &c.incast_fanin, 0, 4095, "senders", "periodic incasts: senders per incast (0: none)");
     t.add_real("incast_kb", &c.incast_kb, 0.001, 1 << 20, "KB (1024 B)", "incast: bytes from each sender");
     t.add_real("incast_period_ms", &c.incast_period_ms, 0.001, 1e6, "ms", "incast: time between two incasts");

@@ -53,3 +53,12 @@ def test_sweep_spec_errors_name_the_problem(tmp_path):
 def test_scenarios_lists_fields_with_units():
     out = cli("scenarios", "incast").stdout
     assert "buffer_kb" in out and "KB (1024 B)" in out and "min_rto_ms" in out
+
+
+def test_integers_are_parsed_exactly_and_the_seed_range_is_what_a_double_holds():
+    # 2^53 + 1 went through a float and ran seed 2^53 silently; now the range ends at 2^53 - 1 and is refused
+    # beyond, and the largest seed runs
+    r = cli("run", "overload", "--seed", "9007199254740993", "--duration-s", "0.001", check=False)
+    assert r.returncode == 2 and "seed" in r.stderr
+    r = cli("run", "overload", "--seed", "9007199254740991", "--duration-s", "0.001", "--sample-us", "0")
+    assert json.loads(r.stdout)["conservation_ok"] is True

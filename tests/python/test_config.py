@@ -135,3 +135,14 @@ def test_the_users_flow_size_csv_is_a_value_of_flow_sizes(tmp_path):
         cmswitch.WorkloadConfig(flow_sizes=str(tmp_path / "missing.csv"))
     with pytest.raises(ValueError, match="flow_sizes"):
         cmswitch.WorkloadConfig(flow_sizes="zipf")
+
+
+def test_values_below_the_models_resolution_are_value_errors():
+    # 1e-7 Mb/s (0.1 bit/s) crashed the interpreter (SIGFPE); a 0.1 ps sampling period hung
+    with pytest.raises(ValueError, match="udp_cbr_mbps"):
+        cmswitch.IncastConfig(udp_cbr_mbps=1e-7)
+    with pytest.raises(ValueError, match="sample_us"):
+        cmswitch.OverloadConfig(sample_us=1e-7)
+    with pytest.raises(ValueError, match="duration_s"):
+        cmswitch.IncastConfig(duration_s=1e-13)
+    assert cmswitch.IncastConfig(udp_cbr_mbps=1e-6).udp_cbr_mbps == 1e-6   # 1 bit/s: the resolution

@@ -86,6 +86,17 @@ void pause_scheme::install(const std::string& v, scheme_context& ctx) {
                                std::to_string(split.headroom_bytes) +
                                " B plus 3 frames: not lossless; raise buffer_kb or set pause_xoff_kb");
         }
+        // an explicit static XOFF gets the default's check: every input at XOFF plus its headroom must fit (a
+        // shared headroom pool takes the headroom instead)
+        if (m_xoff_kb > 0 && !dynamic && pc.headroom_pool_bytes == 0 && ctx.inputs_per_port > 0 &&
+            pc.xoff_bytes > split.xoff_bytes)
+            throw config_error("pause_xoff_kb = " + format_number(m_xoff_kb) + ": " +
+                               std::to_string(ctx.inputs_per_port) + " inputs at XOFF plus their headroom (" +
+                               std::to_string(split.headroom_bytes) + " B each) need more than the " +
+                               format_number(static_cast<double>(buffer) / 1024) +
+                               " KB buffer: not lossless; at most " + std::to_string(split.xoff_bytes) +
+                               " B (pause_xoff_kb = " + format_number(static_cast<double>(split.xoff_bytes) / 1024) +
+                               ") here, or raise buffer_kb");
         if (s == 0)
             m_xoff_bytes = pc.xoff_bytes;
         install_on(ctx.net, s, pc);

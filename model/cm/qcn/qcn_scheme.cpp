@@ -35,6 +35,7 @@ void qcn_scheme::declare(param_table& t) {
     t.add_real("qcn_byte_counter_kb", &m_byte_counter_kb, 0, 1 << 20, "KB (1024 B)",
                "reaction point byte-counter cycle (default 150000 B)", true);
     t.add_real("qcn_timer_ms", &m_timer_ms, 0, 1e6, "ms", "reaction point timer cycle", true);
+    t.set_min_nonzero("qcn_timer_ms", 1e-3);   // 1 us: shorter is no timer the standard knows
     t.add_int("qcn_fast_recovery", &m_fast_recovery, 1, 1000, "cycles", "fast-recovery cycles FR_TH");
     t.add_real("qcn_rai_mbps", &m_rai_mbps, 0, 1e6, "Mbps", "active-increase step R_AI");
     t.add_real("qcn_rhai_mbps", &m_rhai_mbps, 0, 1e6, "Mbps", "hyper-active-increase step R_HAI");

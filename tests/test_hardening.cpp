@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+// Issue 15: inputs that crashed, hung or gave silent nonsense, each reproduced; and the per-run memory.
+#include "model/errors.h"
+#include "platform/network.h"
+#include "platform/scenario.h"
+#include "testing.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+using namespace cmswitch;
+
+namespace {
+// parse_args and run; the config_error's text, or "" when the run was accepted
+std::string refusal(const std::string& scenario, const std::vector<std::string>& args) {
+    try {
+        auto sc = make_scenario(scenario);
+        sc->params().parse_args(args);
+        sc->run();
+        return "";
+    } catch (const config_error& e) {
+        return e.what();
+    }
+}
+
+size_t rss_bytes() {
+    std::ifstream f("/proc/self/statm");
+    size_t pages = 0, resident = 0;
+    f >> pages >> resident;
+    return resident * 4096;
+}
+} // namespace
+
+TEST(Hardening, RatesThatRoundToZeroAreRefusedNamingTheField) {
+    // 1e-7 Mb/s is 0.1 bit/s: it rounded to 0 and divided by zero (SIGFPE) in the serialization time
+    EXPECT_NE(refusal("incast", {"--udp-cbr-mbps", "1e-7", "--duration-s", "0.01"}).find("udp_cbr_mbps"),
+              std::string::npos);
+    EXPECT_NE(refusal("overload", {"--link-gbps", "1e-10", "--duration-s", "0.01"}).find("link_gbps"),
+              std::string::npos);
+    // 1 bit/s is the resolution: accepted
+    EXPECT_EQ(refusal("incast", {"--udp-cbr-mbps", "1e-6", "--flows", "2", "--duration-s", "0.01"}), "");
+}
+
+TEST(Hardening, PeriodsAndDurationsUnderTheirMinimumAreRefused) {
+    // a sampler or timer period of a fraction of a picosecond looped at t = 0 until memory ran out
+    EXPECT_NE(refusal("overload", {"--sample-us", "1e-7", "--duration-s", "0.01"}).find("sample_us"), std::string::npos);
+    EXPECT_NE(refusal("incast", {"--series", "--sample-us", "1e-7", "--duration-s", "0.01"}).find("sample_us"),
+              std::string::npos);
+    EXPECT_NE(refusal("incast", {"--rate-sample-us", "1e-7", "--duration-s", "0.01"}).find("rate_sample_us"),
+              std::string::npos);
+    EXPECT_NE(refusal("incast", {"--cm", "qcn", "--qcn-timer-ms", "1e-9", "--duration-s", "0.01"}).find("qcn_timer_ms"),
+              std::string::npos);
+    // a run shorter than the time resolution reported rounds_completed = -1
+    EXPECT_NE(refusal("incast", {"--duration-s", "1e-13"}).find("duration_s"), std::string::npos);
+    // more samples than a series can sensibly hold: refused before the run, naming the period
+    EXPECT_NE(refusal("overload", {"--sample-us", "0.1", "--duration-s", "100"}).find("sample_us"), std::string::npos);
+}
+
+TEST(Hardening, ExplicitPfcXoffIsCheckedAgainstTheHeadroomToo) {
+    // an explicit XOFF of 100 KB in a 16 KB buffer skipped the headroom check and dropped 724 frames in a
+    // "lossless" run
+    const std::string e = refusal("incast", {"--pause", "pfc", "--pause-xoff-kb", "100", "--buffer-kb", "16",
+                                             "--duration-s", "0.05"});
+    EXPECT_NE(e.find("pause_xoff_kb"), std::string::npos) << e;
+}
+
+TEST(Hardening, TenThousandContextsDoNotGrowMemory) {
+    // ~sim_context made SystemC build a fresh context during teardown: about 2.2 KB lost per run
+    auto once = [] {
+        sim_context ctx;
+        network net(star_topology(2, 1000000000ull, 0, buffer_config{}));
+    };
+    for (int i = 0; i < 200; ++i)
+        once();
+    const size_t before = rss_bytes();
+    for (int i = 0; i < 10000; ++i)
+        once();
+    EXPECT_LT(rss_bytes() - before, 1024u * 1024u) << "grew by " << (rss_bytes() - before) / 1024 << " KiB";
+}
