@@ -60,6 +60,12 @@ void event_domain::dispatch() {
         ++m_dispatched;
         model_clock::now = e.t_ps;
         e.handler->on_event(e.kind, e.index, e.ptr);
+        if ((m_dispatched & 0xffff) == 0 && model_clock::interrupt_poll && model_clock::interrupt_poll()) {
+            model_clock::interrupted = true;   // stop here, unarmed: the kernel runs out of work, the run loop throws
+            model_clock::now = now;
+            m_dispatching = false;
+            return;
+        }
     }
     model_clock::now = now;
     m_dispatching = false;

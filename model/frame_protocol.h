@@ -77,6 +77,10 @@ private:
 namespace model_clock {
 inline thread_local uint64_t now = 0;            // time of the event being handled
 inline thread_local uint64_t run_end = UINT64_MAX;   // end of the current sc_start (decoupling horizon)
+// Asked by the event domains every 65,536 events when set (a front end's Ctrl-C check); true stops dispatching
+// and sets `interrupted`, which the run loop turns into run_interrupted.
+inline thread_local bool (*interrupt_poll)() = nullptr;
+inline thread_local bool interrupted = false;
 } // namespace model_clock
 inline uint64_t now_ps() { return model_clock::now; }
 inline sc_core::sc_time ps_time(uint64_t ps) { return sc_core::sc_time::from_value(ps); }

@@ -52,9 +52,14 @@ namespace {
 thread_local std::function<bool()> t_interrupt_check;
 }
 
-void sim_context::set_interrupt_check(std::function<bool()> check) { t_interrupt_check = std::move(check); }
+void sim_context::set_interrupt_check(std::function<bool()> check) {
+    t_interrupt_check = std::move(check);
+    // the event domains ask too, every 65,536 events, so that a chunk that runs long stops within it
+    model_clock::interrupt_poll = t_interrupt_check ? +[] { return t_interrupt_check && t_interrupt_check(); } : nullptr;
+}
 
 void sim_context::run_until(uint64_t t_ps) {
+    model_clock::interrupted = false;
     if (!t_interrupt_check) {
         run_chunk(t_ps);
         return;
@@ -69,8 +74,10 @@ void sim_context::run_until(uint64_t t_ps) {
         const auto w0 = std::chrono::steady_clock::now();
         run_chunk(until);
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-        if (t_interrupt_check())
+        if (model_clock::interrupted || t_interrupt_check()) {
+            model_clock::interrupted = false;
             throw run_interrupted();
+        }
         if (wall < 0.025 && chunk < (uint64_t{1} << 62))
             chunk *= 2;
         else if (wall > 0.1 && chunk > 1000000ull)
