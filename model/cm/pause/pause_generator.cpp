@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/cm/pause/pause_generator.h"
 
+#include <algorithm>
+
 #include "model/control_frames.h"
 #include "model/errors.h"
 #include "model/types.h"
@@ -149,10 +151,18 @@ void pause_generator::send_pause(int port, int cls, uint32_t quanta, uint64_t no
     ingress_class& ic = m_ingress[static_cast<size_t>(port * num_priorities + cls)];
     services().count_pause(port, quanta != 0);
     if (quanta) {
-        // repeat at half the pause time while still above XON
+        // repeat while still above XON, at half the pause time; for short pauses sooner, so that a refresh that
+        // waits behind a full frame on the wire still arrives before the pause in force ends (pause_scheme
+        // refuses quanta too short for that)
         const uint64_t rate = m_rate[static_cast<size_t>(port)];
-        const uint64_t half = static_cast<uint64_t>((static_cast<uint128>(quanta) * 256u * 1000000000000ull) / rate);
-        ic.refresh_at = now + half;
+        const uint64_t pause_ps = static_cast<uint64_t>((static_cast<uint128>(quanta) * 512u * 1000000000000ull) / rate);
+        const uint64_t late_ps =   // a full frame ahead of the refresh, and the refresh itself
+            static_cast<uint64_t>((static_cast<uint128>(m_cfg.mtu_bytes + 64) * 8u * 1000000000000ull) / rate);
+        const uint64_t frame_ps = static_cast<uint64_t>((uint128{64} * 8u * 1000000000000ull) / rate);
+        uint64_t every = pause_ps / 2;
+        if (pause_ps > late_ps && pause_ps - late_ps < every)
+            every = std::max(pause_ps - late_ps, frame_ps);   // (never more often than PAUSE frames fit)
+        ic.refresh_at = now + every;
         services().schedule(ic.refresh_at, this, static_cast<uint32_t>(port * num_priorities + cls));
     }
     services().send_control(port, f, now);

@@ -36,7 +36,10 @@ void pause_scheme::declare(param_table& t) {
                "per-input XOFF (0: the egress buffer split among the inputs that share it, minus the headroom; a "
                "shared pool with dynamic thresholds counts alpha / (1 + alpha) of it, what one port can hold)");
     t.add_real("pause_xon_kb", &m_xon_kb, 0, 1 << 20, "KB (1024 B)", "per-input XON (0: XOFF - 2 x 1500 B)");
-    t.add_int("pause_quanta", &m_quanta, 1, 65535, "quanta (512 bit times)", "pause time of each XOFF");
+    // at least 26: a pause must outlast the wait of its refresh behind a 1500 B frame on the wire (1500 B and
+    // two 64 B PAUSE frames: 13,024 bit times), or the sender resumes between refreshes and overruns the headroom
+    t.add_int("pause_quanta", &m_quanta, 26, 65535, "quanta (512 bit times)",
+              "pause time of each XOFF (from 26: shorter pauses end before their refresh can follow a full frame)");
     t.add_real("pause_xoff_alpha", &m_xoff_alpha, 0, 64, "",
                "dynamic XOFF on a shared buffer: an input class pauses at alpha x the shared pool's free bytes (0: "
                "static XOFF); needs pause_headroom_pool_kb");
