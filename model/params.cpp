@@ -235,8 +235,14 @@ void param_table::validate() const {
 void param_table::parse_args(const std::vector<std::string>& args) {
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
-        if (a.rfind("--", 0) != 0)
+        if (a.rfind("--", 0) != 0) {
+            const param* prev = i > 0 && args[i - 1].rfind("--", 0) == 0 ? find(args[i - 1].substr(2)) : nullptr;
+            if (prev && prev->type == kind::flag)
+                throw config_error("unexpected argument '" + a + "' after --" + args[i - 1].substr(2) + ": " +
+                                   prev->name + " is a flag: give it alone (true) or as --" + args[i - 1].substr(2) +
+                                   "=false");
             throw config_error("unexpected argument '" + a + "': parameters are given as --name value");
+        }
         std::string name = a.substr(2), value;
         const size_t eq = name.find('=');
         const bool inline_value = eq != std::string::npos;

@@ -176,3 +176,15 @@ TEST(Hardening, RandomizedPauseQuantaAndHeadroomAreLosslessWhereverTheCheckPasse
     EXPECT_GT(runs, 10);
     EXPECT_GT(refused, 3);
 }
+
+TEST(Hardening, ManyQueuePairsPerSenderNeitherHangNorDrop) {
+    // 500 queue pairs per sender (found by the fuzz harness) filled the NIC's 1 MB queue with their two frames
+    // each; the NIC dropped, the sender's loop kept making frames (its QP buffer never filled): a hang. The RoCE
+    // NIC now holds every QP's frames, and a sender stops at a NIC drop (go-back-N resumes at the timeout)
+    auto sc = make_scenario("rdma-incast");
+    sc->params().parse_args({"--senders", "4", "--qps", "600", "--duration-s", "0.0005"});
+    const result r = sc->run();
+    EXPECT_EQ(r.number("drops"), 0);
+    EXPECT_TRUE(std::get<bool>(*r.get("conservation_ok")));
+    EXPECT_GT(r.number("data_frames_to_receiver"), 0);
+}

@@ -62,7 +62,7 @@ TEST(Topology, DanglingPortZeroRateAndDisconnectedSwitchAreRefused) {
     expect_config_error(t, "no route from switch 1 to host 0");
     t = star_topology(2, 1000000000ull, 0, buffer_config{});
     t.switches[0].buffer.port_limit_bytes = 0;
-    expect_config_error(t, "buffer port limit");
+    expect_config_error(t, "buffer_kb (the port limit)");
 }
 
 TEST(Topology, FatTreeOfFourPortSwitches) {

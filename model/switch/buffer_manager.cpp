@@ -84,13 +84,13 @@ std::unique_ptr<buffer_manager> make_buffer_manager(const buffer_config& cfg, in
         throw config_error("ports = " + std::to_string(num_ports) + ": a switch needs at least 1 port");
     if (cfg.policy == "static") {
         if (cfg.port_limit_bytes < min_frame_bytes)
-            throw config_error("buffer port limit = " + std::to_string(cfg.port_limit_bytes) +
+            throw config_error("buffer_kb (the port limit) = " + std::to_string(cfg.port_limit_bytes) +
                                " bytes: must be >= " + std::to_string(min_frame_bytes) + " bytes");
         return std::make_unique<static_buffer>(num_ports, cfg.port_limit_bytes);
     }
     if (cfg.policy == "dynamic") {
         if (cfg.pool_bytes < min_frame_bytes)
-            throw config_error("buffer pool = " + std::to_string(cfg.pool_bytes) + " bytes: must be >= " +
+            throw config_error("pool_kb (the buffer pool) = " + std::to_string(cfg.pool_bytes) + " bytes: must be >= " +
                                std::to_string(min_frame_bytes) + " bytes");
         if (!(cfg.alpha > 0.0 && cfg.alpha <= 64.0)) {
             std::ostringstream m;
@@ -116,10 +116,12 @@ std::unique_ptr<buffer_manager> make_buffer_manager(const buffer_config& cfg, in
     if (cfg.policy == "shared") {
         const uint64_t carved = cfg.reserved_bytes * static_cast<uint64_t>(num_ports) * num_priorities;
         if (cfg.pool_bytes < min_frame_bytes || carved >= cfg.pool_bytes)
-            throw config_error("buffer pool = " + std::to_string(cfg.pool_bytes) + " bytes: must be >= " +
-                               std::to_string(min_frame_bytes) + " and more than the reserved space, " +
+            throw config_error("pool_kb (the buffer pool) = " + std::to_string(cfg.pool_bytes) +
+                               " bytes: must be >= " + std::to_string(min_frame_bytes) +
+                               " and more than the reserved space, reserved_kb = " +
                                std::to_string(cfg.reserved_bytes) + " bytes x " + std::to_string(num_ports) +
-                               " ports x " + std::to_string(num_priorities) + " priorities = " + std::to_string(carved));
+                               " ports x " + std::to_string(num_priorities) + " priorities = " +
+                               std::to_string(carved) + ": lower reserved_kb or raise pool_kb");
         std::vector<double> alpha = cfg.alpha_by_prio;
         if (alpha.empty())
             alpha.assign(num_priorities, cfg.alpha);

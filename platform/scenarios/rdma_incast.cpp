@@ -73,7 +73,12 @@ rdma_plan make_plan(const rdma_incast_config& c) {
 
 topology make_topology(const rdma_incast_config& c, const rdma_plan& p) {
     const buffer_config buf = make_buffer_config(c);
-    return star_topology(p.senders + 1, p.rate_bps, us_to_ps(c.delay_us), buf);
+    topology t = star_topology(p.senders + 1, p.rate_bps, us_to_ps(c.delay_us), buf);
+    // a RoCE NIC holds its queue pairs' frames (two per QP in its scheduler) and never drops them: room for all
+    // of them plus 1 MB for ACKs and CNPs (with the 1 MB default, 500 QPs per sender overflowed the NIC)
+    t.nic_queue_bytes =
+        std::max<uint64_t>(t.nic_queue_bytes, static_cast<uint64_t>(p.qps) * 2 * p.qp.frame_bytes() + (1u << 20));
+    return t;
 }
 
 // One QP (flow) per sender x qps to the receiver (host `senders`), each starting at a random time.

@@ -44,7 +44,8 @@ void rdma_sender::send(uint64_t now) {
         m_high = std::max(m_high, m_nxt);
         if (m_rto_deadline == 0)
             arm_rto(now);
-        nic.send(f, true);
+        if (!nic.send(f, true))
+            return;   // the NIC's queue limit dropped it: go-back-N recovers at the timeout (and the loop ends)
     }
 }
 
