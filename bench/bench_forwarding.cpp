@@ -3,6 +3,7 @@
 // busy and 1/11 of the offered frames are dropped). Prints one markdown table row per case: frames forwarded by
 // the switch per wall second, and the wall time of the run. Each case is run `reps` times; the best is kept
 // (the machine has 2 cores and other work).
+#include "bench/bench_args.h"
 #include "platform/scenario.h"
 
 #include <cstdio>
@@ -11,7 +12,7 @@
 #include <vector>
 
 int main(int argc, char** argv) {
-    const int reps = argc > 1 ? std::atoi(argv[1]) : 3;
+    const int reps = bench_repetitions(argc, argv, "bench_forwarding", "N UDP senders saturating one 1 Gbps port; prints a markdown table (bench/RESULTS.md).");
     std::printf("| senders | simulated s | frames forwarded | events | wall s (best of %d) | forwarded frames per wall s |"
                 " events per wall s |\n|---|---|---|---|---|---|---|\n", reps);
     for (const int senders : {4, 64})

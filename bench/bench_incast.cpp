@@ -2,6 +2,7 @@
 // Incast speed: 20 simulated seconds of TCP NewReno incast, 16 flows, 256 KB buffer, minRTO 10 ms, 1 Gbps
 // (the point the issue compares with htsim: 0.73 s there). Prints a markdown table row: wall time (best of reps),
 // data frames through the bottleneck, model events, events per data frame.
+#include "bench/bench_args.h"
 #include "platform/scenario.h"
 
 #include <cstdio>
@@ -11,7 +12,7 @@
 #include <vector>
 
 int main(int argc, char** argv) {
-    const int reps = argc > 1 ? std::atoi(argv[1]) : 3;
+    const int reps = bench_repetitions(argc, argv, "bench_incast", "The 20 s, 16-flow TCP incast point; prints a markdown table (bench/RESULTS.md).");
     std::printf("| case | goodput Mbps | data frames to client | events | events per data frame | wall s (best of %d) |"
                 " wall ns per data frame |\n|---|---|---|---|---|---|---|\n", reps);
     struct bench_case {

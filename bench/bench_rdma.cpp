@@ -2,6 +2,7 @@
 // RDMA incast speed (issue 11): 8 senders x 50 queue pairs (400 flows) into one receiver at 40 Gb/s, PFC on,
 // 100 ms simulated. Prints a markdown table row per case: data frames through the bottleneck, model events, wall
 // time (best of reps) and data frames per wall second (target: at least 2 M).
+#include "bench/bench_args.h"
 #include "platform/scenario.h"
 
 #include <algorithm>
@@ -11,7 +12,7 @@
 #include <vector>
 
 int main(int argc, char** argv) {
-    const int reps = argc > 1 ? std::atoi(argv[1]) : 3;
+    const int reps = bench_repetitions(argc, argv, "bench_rdma", "The 400-flow, 40 Gb/s RDMA incast with DCQCN, DCQCN+ and PFC only; prints a markdown table.");
     std::printf("| case | queue, last fifth (KB) | data frames to receiver | events | events per data frame | wall s "
                 "(best of %d) | data frames per wall s |\n|---|---|---|---|---|---|---|\n", reps);
     struct bench_case {

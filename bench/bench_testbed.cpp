@@ -2,6 +2,7 @@
 // Seed 001's testbed speed (issue 12): testbed-001, 60 s simulated, for each SCTP variant. Prints a markdown table
 // row per case: frames the switch sent, model events, wall time (best of reps), simulated seconds per wall
 // second. Target: 60 s simulated in well under a minute.
+#include "bench/bench_args.h"
 #include "platform/scenario.h"
 
 #include <algorithm>
@@ -11,11 +12,7 @@
 #include <vector>
 
 int main(int argc, char** argv) {
-    int reps = 3;
-    if (argc > 2 || (argc == 2 && ((reps = std::atoi(argv[1])) < 1 || reps > 1000))) {
-        std::fprintf(stderr, "usage: bench_testbed [repetitions, 1..1000; default 3]\n");
-        return 2;
-    }
+    const int reps = bench_repetitions(argc, argv, "bench_testbed", "Seed 001's testbed, 60 s simulated per SCTP variant; prints a markdown table.");
     std::printf("| SCTP variant | frames through the switch | events | wall s (best of %d) | simulated s per wall s |\n"
                 "|---|---|---|---|---|\n", reps);
     for (const char* cc : {"plain", "ecn", "dccc", "dynamic-dccc"}) {

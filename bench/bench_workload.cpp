@@ -2,6 +2,7 @@
 // Issue 13's speed point: a 32-port 25 Gb/s switch, web-search flows at 60 % load on every port plus a 31:1 incast
 // (64 KB per sender every ms), DCTCP, 100 ms of arrivals (+ 20 ms to drain). Prints a markdown row per case: frames
 // the switch sent, events, wall time (best of reps), frames per wall second (target: at least 2 M).
+#include "bench/bench_args.h"
 #include "platform/scenario.h"
 
 #include <algorithm>
@@ -11,11 +12,7 @@
 #include <vector>
 
 int main(int argc, char** argv) {
-    int reps = 3;
-    if (argc > 2 || (argc == 2 && ((reps = std::atoi(argv[1])) < 1 || reps > 1000))) {
-        std::fprintf(stderr, "usage: bench_workload [repetitions, 1..1000; default 3]\n");
-        return 2;
-    }
+    const int reps = bench_repetitions(argc, argv, "bench_workload", "A 32-port 25 Gb/s switch, web search at 60 % plus a 31:1 incast, 100 ms; prints a markdown table.");
     std::printf("| case | flows | frames through the switch | events | wall s (best of %d) | frames per wall s |\n"
                 "|---|---|---|---|---|---|\n", reps);
     struct bench_case {
