@@ -63,7 +63,9 @@ class Result:
         """Sampled time series (queue bytes, cumulative per-flow bytes), indexed by t_ms; None unless the
         config asked for it (series=True)."""
         t = self.tables.get("queue_series")
-        return None if t is None else t.set_index("t_ms")
+        if t is None:
+            t = self.tables.get("series")   # baseline's name for its series (throughput and queues per bin)
+        return None if t is None or "t_ms" not in t else t.set_index("t_ms")
 
     def flow_rates_mbps(self) -> Optional[pd.DataFrame]:
         """Per-flow rate over time (Mbps) from the cumulative byte counters of the series."""

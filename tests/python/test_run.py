@@ -95,3 +95,13 @@ def test_ctrl_c_stops_a_run_with_keyboard_interrupt_and_the_next_run_works(tmp_p
 def test_run_refuses_what_is_not_a_config():
     with pytest.raises(TypeError):
         cmswitch.run({"flows": 4})
+
+
+def test_baseline_series_is_a_data_frame_over_time():
+    # Result.series was None for baseline runs (its table is called "series"); bins of sample_us (100 us) over
+    # 10 ms, each reported at its end: 0.1 ... 9.9 ms (the bin ending at the run's end is not sampled), 99 rows
+    r = cmswitch.run(cmswitch.BaselineConfig(duration_s=0.01, sample_us=100))
+    s = r.series
+    assert s is not None and s.index.name == "t_ms"
+    assert len(s) == 99 and abs(s.index[0] - 0.1) < 1e-9
+    assert {"innocent_gbps", "victim_gbps"} <= set(s.columns)
