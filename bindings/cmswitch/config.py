@@ -21,6 +21,7 @@ import dataclasses
 import hashlib
 import json
 import math
+import numbers
 import os
 import re
 from dataclasses import dataclass, fields
@@ -83,7 +84,7 @@ def _check(cls_name: str, name: str, value: Any, p: Mapping[str, Any]) -> None:
             raise ValueError(f"{where} = {value!r}: allowed values are {', '.join(p['choices'])}"
                              + (", or the path of a .csv file" if p.get("csv_file") else ""))
         return
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):   # numpy numbers too (grids from arrays)
         raise ValueError(f"{where} = {value!r}: must be a number ({kind}){unit}")
     if kind == "int" and not float(value).is_integer():
         raise ValueError(f"{where} = {value!r}: must be an integer")

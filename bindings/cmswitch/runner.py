@@ -23,6 +23,15 @@ def run(config: ScenarioConfig) -> Result:
 
 
 def run_summary(scenario: str, params: Dict[str, Any]) -> Dict[str, Any]:
-    """Worker entry point of sweeps: a run's summary only (small to ship between processes)."""
+    """A run's summary only (small to ship between processes)."""
     cfg = config_class(scenario).from_dict(params)
     return dict(_core.run(cfg.scenario, cfg.to_params())["summary"])
+
+
+def sweep_point(scenario: str, params: Dict[str, Any]) -> Dict[str, Any]:
+    """Worker entry point of sweeps: the summary, or {"infeasible": why} for a point the core refuses as a whole
+    (a cross-field conflict such as a PFC headroom that does not fit), so that the sweep goes on."""
+    try:
+        return run_summary(scenario, params)
+    except ValueError as e:
+        return {"infeasible": str(e)}

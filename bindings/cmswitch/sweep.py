@@ -11,7 +11,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 import pandas as pd
 
 from .config import ScenarioConfig
-from .runner import run_summary
+from .runner import sweep_point
 from .store import ResultStore
 
 __all__ = ["sweep", "expand_grid"]
@@ -55,7 +55,8 @@ def sweep(base: ScenarioConfig, grid: Optional[Mapping[str, Sequence[Any]]] = No
     - store: a SQLite file (or ResultStore); points already in it are not recomputed, finished points are saved
       as they finish, so an interrupted sweep resumes where it stopped. Keys hash the full config, the package
       version and the compiled core (cmswitch.BUILD_ID): a rebuilt model computes anew.
-    Every config is validated before anything runs. Rows come in grid order whatever the completion order; the
+    Every config is validated before anything runs; a point the core refuses as a whole (a cross-field conflict)
+    is recorded with its reason in an "infeasible" column and the sweep goes on. Rows come in grid order whatever the completion order; the
     columns are the config's fields followed by the run's summary. df.attrs holds "computed" and "reused".
     """
     from . import BUILD_ID
@@ -97,10 +98,10 @@ def sweep(base: ScenarioConfig, grid: Optional[Mapping[str, Sequence[Any]]] = No
         if executor is None and (workers == 1 or len(unique) <= 1):
             start_progress()
             for i in unique:
-                finished(i, run_summary(configs[i].scenario, configs[i].to_dict()))
+                finished(i, sweep_point(configs[i].scenario, configs[i].to_dict()))
         elif executor is not None and _is_dask_client(executor):
             from distributed import as_completed as dask_as_completed
-            futures = {executor.submit(run_summary, configs[i].scenario, configs[i].to_dict(), pure=False): i
+            futures = {executor.submit(sweep_point, configs[i].scenario, configs[i].to_dict(), pure=False): i
                        for i in unique}
             start_progress()
             for fut in dask_as_completed(list(futures)):
@@ -117,7 +118,7 @@ def sweep(base: ScenarioConfig, grid: Optional[Mapping[str, Sequence[Any]]] = No
                 pool = ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1, mp_context=ctx)
                 own_pool = True
             try:
-                futures = {pool.submit(run_summary, configs[i].scenario, configs[i].to_dict()): i for i in unique}
+                futures = {pool.submit(sweep_point, configs[i].scenario, configs[i].to_dict()): i for i in unique}
                 start_progress()   # after the workers have forked: no progress thread is copied into them
                 for fut in as_completed(futures):
                     finished(futures[fut], fut.result())
@@ -131,9 +132,12 @@ def sweep(base: ScenarioConfig, grid: Optional[Mapping[str, Sequence[Any]]] = No
             db.close()
 
     rows = []
+    any_infeasible = any("infeasible" in s for s in summaries if s is not None)
     for cfg, summary in zip(configs, summaries):
         row = cfg.to_dict()
         row["scenario"] = cfg.scenario
+        if any_infeasible:   # the reason, or "" for the points that ran
+            row["infeasible"] = summary.get("infeasible", "")
         for k, v in summary.items():
             if k not in row:
                 row[k] = v

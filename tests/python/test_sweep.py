@@ -99,3 +99,22 @@ def test_a_killed_sweep_resumes_and_computes_only_the_missing_points(tmp_path):
     assert again.attrs == {"computed": 0, "reused": 12}
     fresh = cmswitch.sweep(base, grid, workers=2, progress=False)
     assert same_rows(df, fresh)
+
+
+def test_an_infeasible_point_is_recorded_with_its_reason_and_the_sweep_goes_on(tmp_path):
+    # DCTCP without a marking scheme is a cross-field conflict the core finds when the point runs: that point
+    # gets its reason, the others run (it used to abort the sweep)
+    base = cmswitch.IncastConfig(flows=4, duration_s=0.05)
+    df = cmswitch.sweep(base, points=[{"transport": "newreno"}, {"transport": "dctcp"},
+                                      {"transport": "dctcp", "marking": "step"}], workers=1, progress=False)
+    assert list(df["infeasible"] == "") == [True, False, True]
+    assert "marking" in df["infeasible"][1]
+    assert df["goodput_mbps"][0] > 0 and df["goodput_mbps"][2] > 0
+
+
+def test_numpy_grid_values_are_accepted():
+    import numpy as np
+    df = cmswitch.sweep(cmswitch.IncastConfig(duration_s=0.02), {"flows": np.array([2, 4]),
+                                                                "buffer_kb": np.linspace(32, 64, 2)},
+                        workers=1, progress=False)
+    assert list(df["flows"]) == [2, 2, 4, 4] and all(isinstance(v, int) for v in df["flows"].tolist())
