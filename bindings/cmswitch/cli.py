@@ -63,16 +63,55 @@ def _convert(name: str, text: str, p: dict) -> Any:
 
 
 def _load_spec(path: str) -> Dict[str, Any]:
-    with open(path, "rb") as fh:
-        data = fh.read()
-    if path.endswith((".yaml", ".yml")):
-        import yaml
-        return yaml.safe_load(data)
+    """The spec file as a mapping; ValueError naming the file for one that cannot be read or parsed."""
     try:
-        import tomllib
-    except ImportError:   # Python < 3.11
-        import tomli as tomllib
-    return tomllib.loads(data.decode())
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as e:
+        raise ValueError(f"{path}: cannot be read ({e.strerror})") from None
+    try:
+        if path.endswith((".yaml", ".yml")):
+            import yaml
+            spec = yaml.safe_load(data)
+        else:
+            try:
+                import tomllib
+            except ImportError:   # Python < 3.11
+                import tomli as tomllib
+            spec = tomllib.loads(data.decode())
+    except Exception as e:   # yaml.YAMLError, tomllib.TOMLDecodeError, UnicodeDecodeError
+        raise ValueError(f"{path}: not valid {'YAML' if path.endswith(('.yaml', '.yml')) else 'TOML'}: "
+                         f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+    if not isinstance(spec, dict):
+        raise ValueError(f"{path}: the file must hold sections (scenario, base, grid, points, output), "
+                         f"not {type(spec).__name__}")
+    return spec
+
+
+def _check_spec(path: str, spec: Dict[str, Any]) -> None:
+    """Section types, output keys and empty grids, each named with the file, before anything runs."""
+    for key, typ, what in (("base", dict, "a table of fields"), ("grid", dict, "a table of field = [values]"),
+                           ("points", list, "a list of tables of fields"), ("output", dict, "a table")):
+        if key in spec and not isinstance(spec[key], typ):
+            raise ValueError(f"{path}: [{key}] must be {what}, not {type(spec[key]).__name__}")
+    for name, values in (spec.get("grid") or {}).items():
+        if isinstance(values, list) and not values:
+            raise ValueError(f"{path}: grid {name!r} is empty: give at least one value")
+    for i, p in enumerate(spec.get("points") or []):
+        if not isinstance(p, dict):
+            raise ValueError(f"{path}: points[{i}] must be a table of fields, not {type(p).__name__}")
+    unknown = set(spec.get("output") or {}) - {"csv", "store", "workers"}
+    if unknown:
+        raise ValueError(f"{path}: unknown [output] key(s) {', '.join(sorted(unknown))}; allowed: csv, store, workers")
+    workers = (spec.get("output") or {}).get("workers")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"{path}: [output] workers = {workers!r}: a whole number >= 1")
+
+
+def _check_writable(path: str, what: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        raise ValueError(f"{what} = {path!r}: its folder {folder!r} does not exist or is not writable")
 
 
 def cmd_run(ns, rest: List[str]) -> int:
@@ -88,6 +127,7 @@ def cmd_sweep(ns, rest: List[str]) -> int:
     if rest:
         raise ValueError(f"unexpected arguments {rest}")
     spec = _load_spec(ns.spec)
+    _check_spec(ns.spec, spec)
     for key in spec:
         if key not in ("scenario", "base", "grid", "points", "output"):
             raise ValueError(f"{ns.spec}: unknown section {key!r}; allowed: scenario, base, grid, points, output")
@@ -97,6 +137,9 @@ def cmd_sweep(ns, rest: List[str]) -> int:
     base = cls.from_dict(spec.get("base", {}))
     output = spec.get("output", {})
     csv = ns.csv or output.get("csv") or os.path.splitext(ns.spec)[0] + ".csv"
+    _check_writable(csv, "csv")   # before the sweep: results are never lost at the end for a bad path
+    if ns.store or output.get("store"):
+        _check_writable(ns.store or output.get("store"), "store")
     df = sweep(base, spec.get("grid"), workers=ns.workers or output.get("workers"),
                store=ns.store or output.get("store"), points=spec.get("points"))
     df.to_csv(csv, index=False)

@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pandas as pd
+import pytest
 
 
 def cli(*args, check=True):
@@ -62,3 +63,22 @@ def test_integers_are_parsed_exactly_and_the_seed_range_is_what_a_double_holds()
     assert r.returncode == 2 and "seed" in r.stderr
     r = cli("run", "overload", "--seed", "9007199254740991", "--duration-s", "0.001", "--sample-us", "0")
     assert json.loads(r.stdout)["conservation_ok"] is True
+
+
+@pytest.mark.parametrize("name,text,words", [
+    ("a.yaml", "scenario: incast\ngrid: [1, 2\n", "not valid YAML"),
+    ("b.toml", "scenario = \n", "not valid TOML"),
+    ("c.yaml", "- 1\n- 2\n", "must hold sections"),
+    ("d.toml", 'scenario = "incast"\ngrid = 3\n', "[grid] must be"),
+    ("e.toml", 'scenario = "incast"\n[grid]\nflows = []\n', "grid 'flows' is empty"),
+    ("f.toml", 'scenario = "incast"\n[output]\ncvs = "x.csv"\n', "unknown [output] key(s) cvs"),
+    ("g.toml", 'scenario = "incast"\n[output]\nworkers = 0\n', "workers = 0"),
+    ("h.toml", 'scenario = "incast"\n[output]\ncsv = "/no/such/folder/x.csv"\n', "does not exist"),
+])
+def test_spec_file_problems_name_the_file_and_key_before_anything_runs(tmp_path, name, text, words):
+    spec = tmp_path / name
+    spec.write_text(text)
+    r = cli("sweep", str(spec), check=False)
+    assert r.returncode == 2, r.stderr
+    assert words in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert not list(tmp_path.glob("*.csv"))
