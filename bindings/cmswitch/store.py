@@ -13,15 +13,28 @@ import time
 from typing import Any, Dict, Optional
 
 
+_COLUMNS = ["key", "scenario", "version", "config", "summary", "finished"]
+
+
 class ResultStore:
     def __init__(self, path: str):
+        """Opens (or creates) the store; ValueError naming the file for one that is not a store of this schema
+        (another SQLite database, or not SQLite at all)."""
         self.path = str(path)
-        self._db = sqlite3.connect(self.path, timeout=60)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, scenario TEXT NOT NULL, version TEXT NOT NULL,"
-            " config TEXT NOT NULL, summary TEXT NOT NULL, finished REAL NOT NULL)")
-        self._db.commit()
+        try:
+            self._db = sqlite3.connect(self.path, timeout=60)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            cols = [r[1] for r in self._db.execute("PRAGMA table_info(runs)").fetchall()]
+            if cols and cols != _COLUMNS:
+                self._db.close()
+                raise ValueError(f"store {self.path!r}: its table 'runs' has columns {', '.join(cols)}, not a "
+                                 f"cmswitch result store ({', '.join(_COLUMNS)}); give another file")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, scenario TEXT NOT NULL, version TEXT NOT NULL,"
+                " config TEXT NOT NULL, summary TEXT NOT NULL, finished REAL NOT NULL)")
+            self._db.commit()
+        except sqlite3.DatabaseError as e:
+            raise ValueError(f"store {self.path!r}: not a usable SQLite result store ({e})") from None
 
     def get(self, key: str) -> Optional[Dict[str, Any]]:
         row = self._db.execute("SELECT summary FROM runs WHERE key = ?", (key,)).fetchone()

@@ -118,3 +118,17 @@ def test_numpy_grid_values_are_accepted():
                                                                 "buffer_kb": np.linspace(32, 64, 2)},
                         workers=1, progress=False)
     assert list(df["flows"]) == [2, 2, 4, 4] and all(isinstance(v, int) for v in df["flows"].tolist())
+
+
+def test_a_store_of_another_schema_or_not_sqlite_is_refused_naming_the_file(tmp_path):
+    other = tmp_path / "other.sqlite"
+    db = sqlite3.connect(str(other))
+    db.execute("CREATE TABLE runs (a TEXT, b TEXT)")
+    db.commit()
+    db.close()
+    with pytest.raises(ValueError, match="other.sqlite.*not a cmswitch result store"):
+        cmswitch.ResultStore(str(other))
+    text = tmp_path / "notes.sqlite"
+    text.write_text("these are notes, not a database\n" * 100)
+    with pytest.raises(ValueError, match="notes.sqlite"):
+        cmswitch.sweep(BASE, {"flows": [2]}, store=str(text), progress=False)
