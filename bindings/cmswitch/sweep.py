@@ -30,6 +30,20 @@ def expand_grid(grid: Optional[Mapping[str, Sequence[Any]]] = None,
     return [{**p, **c} for p in pts for c in combos]
 
 
+def _die_with_parent(parent: int) -> None:
+    """Worker initializer: on Linux a worker is killed when the sweeping process dies, even by SIGKILL (else the
+    workers would run on, orphaned); elsewhere nothing."""
+    try:
+        import ctypes
+        import signal
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL))   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):   # pragma: no cover - not Linux
+        return
+    if os.getppid() != parent:   # the parent died before prctl took effect
+        os._exit(1)
+
+
 def _is_dask_client(executor: Any) -> bool:
     return type(executor).__module__.split(".")[0] == "distributed" and hasattr(executor, "gather")
 
@@ -115,7 +129,8 @@ def sweep(base: ScenarioConfig, grid: Optional[Mapping[str, Sequence[Any]]] = No
                 # running in this process while it forks (each run owns its context for its duration only)
                 methods = multiprocessing.get_all_start_methods()
                 ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-                pool = ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1, mp_context=ctx)
+                pool = ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1, mp_context=ctx,
+                                           initializer=_die_with_parent, initargs=(os.getpid(),))
                 own_pool = True
             try:
                 futures = {pool.submit(sweep_point, configs[i].scenario, configs[i].to_dict()): i for i in unique}

@@ -132,3 +132,38 @@ def test_a_store_of_another_schema_or_not_sqlite_is_refused_naming_the_file(tmp_
     text.write_text("these are notes, not a database\n" * 100)
     with pytest.raises(ValueError, match="notes.sqlite"):
         cmswitch.sweep(BASE, {"flows": [2]}, store=str(text), progress=False)
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return not any(line.startswith("State:") and "Z" in line.split()[1] for line in f)
+    except FileNotFoundError:
+        return False
+
+
+def test_workers_die_with_a_killed_sweep(tmp_path):
+    # the worker processes of a SIGKILLed sweep used to run on, orphaned
+    script = tmp_path / "sweep.py"
+    script.write_text(
+        "import cmswitch\n"
+        "base = cmswitch.IncastConfig(duration_s=3000, flows=16)\n"
+        "cmswitch.sweep(base, {'seed': [1, 2, 3, 4]}, workers=2, progress=False)\n")
+    p = subprocess.Popen([sys.executable, str(script)])
+    children = []
+    deadline = time.time() + 60
+    while time.time() < deadline and len(children) < 2:
+        try:
+            with open(f"/proc/{p.pid}/task/{p.pid}/children") as f:
+                children = [int(x) for x in f.read().split()]
+        except FileNotFoundError:
+            break
+        time.sleep(0.05)
+    assert len(children) >= 2, "the sweep did not start its workers"
+    time.sleep(0.5)   # the workers are running points (of about a minute each)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    deadline = time.time() + 10
+    while time.time() < deadline and any(_alive(c) for c in children):
+        time.sleep(0.05)
+    assert not any(_alive(c) for c in children), "workers outlived the killed sweep"
