@@ -15,11 +15,15 @@ import os
 import sys
 from typing import Any, Dict, List, Optional
 
-from .config import CONFIG_CLASSES, _spec, config_class
+from .config import CONFIG_CLASSES, _spec, config_class, field_name
 
 
 def _parse_fields(scenario: str, args: List[str]) -> Dict[str, Any]:
-    spec = _spec(scenario)
+    """--name value pairs as the config class's fields: a name is the core's parameter or the Python field (they
+    differ for a core parameter called scenario: `baseline --baseline og-hotspot` and `--scenario og-hotspot`)."""
+    core = _spec(scenario)
+    spec = {field_name(scenario, n): p for n, p in core.items()}
+    spec.update({n: p for n, p in core.items() if n not in spec and field_name(scenario, n) in spec})
     values: Dict[str, Any] = {}
     i = 0
     while i < len(args):
@@ -32,7 +36,7 @@ def _parse_fields(scenario: str, args: List[str]) -> Dict[str, Any]:
             raise ValueError(f"unknown field {name!r} of {scenario}; fields are {', '.join(spec)}")
         p = spec[name]
         if p["type"] == "bool" and not inline:
-            values[name] = True
+            values[field_name(scenario, p["name"])] = True
             i += 1
             continue
         if not inline:
@@ -41,7 +45,7 @@ def _parse_fields(scenario: str, args: List[str]) -> Dict[str, Any]:
             inline = args[i + 1]
             i += 1
         i += 1
-        values[name] = _convert(name, inline, p)
+        values[field_name(scenario, p["name"])] = _convert(name, inline, p)
     return values
 
 

@@ -82,3 +82,11 @@ def test_spec_file_problems_name_the_file_and_key_before_anything_runs(tmp_path,
     assert r.returncode == 2, r.stderr
     assert words in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert not list(tmp_path.glob("*.csv"))
+
+
+def test_baseline_is_chosen_by_its_field_or_its_core_name():
+    # `cmswitch run baseline --scenario X` said "BaselineConfig has no field scenario" and `--baseline X`
+    # "unknown field": both name the same parameter
+    for flag in ("--baseline", "--scenario"):
+        out = json.loads(cli("run", "baseline", flag, "pause-spreading", "--duration-s", "0.002").stdout)
+        assert out["baseline"] == "pause-spreading", flag
