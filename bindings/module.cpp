@@ -90,12 +90,16 @@ py::dict to_python(const result& r) {
     return out;
 }
 
-// Parses and validates the parameters as run would, without running (ValueError naming the field).
-void check(const std::string& name, const std::map<std::string, std::string>& params) {
+// Parses and validates the parameters as run would, without running (ValueError naming the field); with
+// build, also the cross-field rules and the model's construction (scenario::check).
+void check(const std::string& name, const std::map<std::string, std::string>& params, bool build) {
     auto sc = make_scenario(name);
     for (const auto& kv : params)
         sc->params().set(kv.first, kv.second);
-    sc->params().validate();
+    if (build)
+        sc->check();
+    else
+        sc->params().validate();
 }
 
 py::dict run(const std::string& name, const std::map<std::string, std::string>& params) {
@@ -154,8 +158,9 @@ PYBIND11_MODULE(_core, m) {
     m.def("scenario_names", &scenario_names, "Names of the scenarios the core can run.");
     m.def("describe", &describe, py::arg("scenario"),
           "Parameters of a scenario: name, type, unit, default, allowed range or choices, help.");
-    m.def("check", &check, py::arg("scenario"), py::arg("params"),
-          "Parses and validates a scenario's parameters without running it; ValueError naming the field.");
+    m.def("check", &check, py::arg("scenario"), py::arg("params"), py::arg("build") = false,
+          "Parses and validates a scenario's parameters without running it; ValueError naming the field. With "
+          "build=True also the cross-field rules and everything building the model refuses (still no run).");
     m.def("run", &run, py::arg("scenario"), py::arg("params"),
           R"doc(Runs one scenario with parameters given as strings; returns {"summary": dict, "tables": dict}.
 Raises ValueError for a bad parameter (naming it and its allowed range), RuntimeError if the model breaks an

@@ -5,6 +5,7 @@
 
 #include "model/errors.h"
 #include "platform/network.h"
+#include "platform/sim_context.h"
 #include "platform/statistics.h"
 #include "platform/scenarios/baseline.h"
 #include "platform/scenarios/incast.h"
@@ -21,6 +22,18 @@ void report_run_end(result& r, const network& net, double simulated_s, const cha
     r.set("events", static_cast<int64_t>(net.events()));
     if (events_kind)
         r.set("events_kind", std::string(events_kind));
+}
+
+void scenario::check() {
+    m_params.validate();
+    struct build_only_guard {
+        build_only_guard() { sim_context::set_build_only(true); }
+        ~build_only_guard() { sim_context::set_build_only(false); }
+    } guard;
+    try {
+        run();
+    } catch (const build_checked&) {
+    }
 }
 
 const std::vector<std::string>& scenario_names() {

@@ -50,7 +50,10 @@ sim_context::~sim_context() {
 
 namespace {
 thread_local std::function<bool()> t_interrupt_check;
+thread_local bool t_build_only = false;
 }
+
+void sim_context::set_build_only(bool on) { t_build_only = on; }
 
 void sim_context::set_interrupt_check(std::function<bool()> check) {
     t_interrupt_check = std::move(check);
@@ -59,6 +62,8 @@ void sim_context::set_interrupt_check(std::function<bool()> check) {
 }
 
 void sim_context::run_until(uint64_t t_ps) {
+    if (t_build_only)
+        throw build_checked();
     model_clock::interrupted = false;
     if (!t_interrupt_check) {
         run_chunk(t_ps);

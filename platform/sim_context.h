@@ -18,6 +18,12 @@ public:
     run_interrupted() : std::runtime_error("simulation interrupted") {}
 };
 
+// Raised by run_until in a build-only check (see scenario_check_build): the model was built, nothing ran.
+class build_checked : public std::runtime_error {
+public:
+    build_checked() : std::runtime_error("model built; not run (build-only check)") {}
+};
+
 class sim_context {
 public:
     sim_context();
@@ -32,6 +38,10 @@ public:
 
     // Installed by a front end (the Python binding) for the runs of this thread; returns true to stop.
     static void set_interrupt_check(std::function<bool()> check);
+
+    // While set (this thread), run_until throws build_checked instead of running: a scenario's run() then
+    // validates its whole config and builds its model, and stops before simulated time starts.
+    static void set_build_only(bool on);
 
 private:
     void run_chunk(uint64_t t_ps);

@@ -108,8 +108,9 @@ TEST(OccupancyStats, LevelsOffTheBucketEdgesAreWithinOneIn128) {
         const uint64_t q = occ.quantile(0.5, 1000);
         EXPECT_LE(q, v);
         EXPECT_GE(static_cast<double>(q), static_cast<double>(v) * (1 - 1.0 / 128)) << v;
-        if (v < 256)
+        if (v < 256) {
             EXPECT_EQ(q, v);
+        }
     }
     EXPECT_EQ(level_histogram::lower_edge(level_histogram::index(1500)), 1496u);   // 187 x 8
 }

@@ -127,7 +127,7 @@ def cmd_run(ns, rest: List[str]) -> int:
 
 
 def cmd_sweep(ns, rest: List[str]) -> int:
-    from .sweep import sweep
+    from .sweep import SweepInterrupted, sweep
     if rest:
         raise ValueError(f"unexpected arguments {rest}")
     spec = _load_spec(ns.spec)
@@ -144,8 +144,14 @@ def cmd_sweep(ns, rest: List[str]) -> int:
     _check_writable(csv, "csv")   # before the sweep: results are never lost at the end for a bad path
     if ns.store or output.get("store"):
         _check_writable(ns.store or output.get("store"), "store")
-    df = sweep(base, spec.get("grid"), workers=ns.workers or output.get("workers"),
-               store=ns.store or output.get("store"), points=spec.get("points"))
+    try:
+        df = sweep(base, spec.get("grid"), workers=ns.workers or output.get("workers"),
+                   store=ns.store or output.get("store"), points=spec.get("points"))
+    except SweepInterrupted as e:   # what had finished is written, marked as partial by its name
+        part = os.path.splitext(csv)[0] + ".partial.csv"
+        e.partial.to_csv(part, index=False)
+        print(f"cmswitch: interrupted: {len(e.partial)} of {e.total} points finished -> {part}", file=sys.stderr)
+        return 130
     df.to_csv(csv, index=False)
     print(f"{len(df)} points ({df.attrs['computed']} computed, {df.attrs['reused']} from the store) -> {csv}",
           file=sys.stderr)

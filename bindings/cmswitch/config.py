@@ -129,6 +129,12 @@ class ScenarioConfig:
     def to_dict(self) -> Dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
+    def check(self) -> None:
+        """Everything a run checks before simulated time starts, without running: the cross-field rules (DCTCP
+        without marking, warm-up past the end) and what building the model refuses (a PFC headroom that does not
+        fit). ValueError naming the field; a few ms. Each field's own range is checked when the config is made."""
+        _core.check(self.scenario, self.to_params(), build=True)
+
     def to_params(self) -> Dict[str, str]:
         """Parameters as the core parses them, by their core names (floats in shortest round-trip form)."""
         out = {}
@@ -221,6 +227,7 @@ def stub_text() -> str:
         "    scenario: ClassVar[str]",
         "    def replace(self: _C, **changes: Any) -> _C: ...",
         "    def to_dict(self) -> Dict[str, Any]: ...",
+        "    def check(self) -> None: ...",
         "    def to_params(self) -> Dict[str, str]: ...",
         "    def key(self, version: str) -> str: ...",
         "    @classmethod",

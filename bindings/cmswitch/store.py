@@ -4,16 +4,39 @@ compiled core (cmswitch.BUILD_ID).
 
 Each finished point is committed at once, so an interrupted sweep loses nothing it had finished, and a rerun
 of the same sweep computes only what is missing. A new package version or a rebuilt core computes anew.
+
+Sweeps sharing one store share the work: a sweep claims a point (table `claims`: host, process, heartbeat) just
+before it starts it, and the others skip claimed points and wait for their results. A claim whose process has
+died (same host) or whose heartbeat is older than CLAIM_LEASE_S (another host) is taken over.
 """
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
+import threading
 import time
 from typing import Any, Dict, Optional
 
 
 _COLUMNS = ["key", "scenario", "version", "config", "summary", "finished"]
+CLAIM_LEASE_S = 120.0    # a claim from another host lives this long without a heartbeat
+_HEARTBEAT_S = 20.0
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:   # pragma: no cover - another user's process
+        return True
+    try:   # a zombie has finished
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return True
 
 
 class ResultStore:
@@ -32,24 +55,105 @@ class ResultStore:
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, scenario TEXT NOT NULL, version TEXT NOT NULL,"
                 " config TEXT NOT NULL, summary TEXT NOT NULL, finished REAL NOT NULL)")
+            # added in 0.x stores as they are opened (a store without it had no concurrent sweeps)
+            self._db.execute("CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, host TEXT NOT NULL, "
+                             "pid INTEGER NOT NULL, beat REAL NOT NULL)")
             self._db.commit()
         except sqlite3.DatabaseError as e:
             raise ValueError(f"store {self.path!r}: not a usable SQLite result store ({e})") from None
+        self._host = socket.gethostname()
+        self._pid = os.getpid()
+        self._mine: set = set()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._beat: Optional[threading.Thread] = None
+
+    # -- claims --------------------------------------------------------------------------------------------------
+    def _claim_live(self, host: str, pid: int, beat: float) -> bool:
+        if host == self._host:
+            return _pid_alive(pid)
+        return time.time() - beat < CLAIM_LEASE_S
+
+    def claim(self, key: str) -> str:
+        """"done" if the point is in the store, "taken" if another live sweep claimed it, else claims it for
+        this process and returns "ours"."""
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                if db.execute("SELECT 1 FROM runs WHERE key = ?", (key,)).fetchone():
+                    db.execute("COMMIT")
+                    return "done"
+                row = db.execute("SELECT host, pid, beat FROM claims WHERE key = ?", (key,)).fetchone()
+                if row is not None and (row[0], row[1]) != (self._host, self._pid) and self._claim_live(*row):
+                    db.execute("COMMIT")
+                    return "taken"
+                db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?)",
+                           (key, self._host, self._pid, time.time()))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            self._mine.add(key)
+        self._start_heartbeat()
+        return "ours"
+
+    def claimed_by_other(self, key: str) -> bool:
+        """Whether a live sweep other than this one holds a claim on key."""
+        with self._lock:
+            row = self._db.execute("SELECT host, pid, beat FROM claims WHERE key = ?", (key,)).fetchone()
+        return row is not None and (row[0], row[1]) != (self._host, self._pid) and self._claim_live(*row)
+
+    def release(self, key: Optional[str] = None) -> None:
+        """Drops this process's claim on key, or all of them."""
+        with self._lock:
+            keys = list(self._mine) if key is None else [key]
+            self._db.executemany("DELETE FROM claims WHERE key = ? AND host = ? AND pid = ?",
+                                 [(k, self._host, self._pid) for k in keys])
+            self._db.commit()
+            self._mine.difference_update(keys)
+
+    def _start_heartbeat(self) -> None:
+        if self._beat is not None:
+            return
+        self._beat = threading.Thread(target=self._heartbeat, name="cmswitch-store-heartbeat", daemon=True)
+        self._beat.start()
+
+    def _heartbeat(self) -> None:
+        # its own connection: the sweep's thread may be inside a long in-process run
+        db = sqlite3.connect(self.path, timeout=60)
+        try:
+            while not self._stop.wait(_HEARTBEAT_S):
+                db.execute("UPDATE claims SET beat = ? WHERE host = ? AND pid = ?",
+                           (time.time(), self._host, self._pid))
+                db.commit()
+        finally:
+            db.close()
 
     def get(self, key: str) -> Optional[Dict[str, Any]]:
-        row = self._db.execute("SELECT summary FROM runs WHERE key = ?", (key,)).fetchone()
+        with self._lock:
+            row = self._db.execute("SELECT summary FROM runs WHERE key = ?", (key,)).fetchone()
         return None if row is None else json.loads(row[0])
 
     def put(self, key: str, scenario: str, version: str, config: Dict[str, Any], summary: Dict[str, Any]) -> None:
-        self._db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?)",
-                         (key, scenario, version, json.dumps(config, sort_keys=True), json.dumps(summary),
-                          time.time()))
-        self._db.commit()
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?)",
+                             (key, scenario, version, json.dumps(config, sort_keys=True), json.dumps(summary),
+                              time.time()))
+            self._db.execute("DELETE FROM claims WHERE key = ?", (key,))
+            self._db.commit()
+            self._mine.discard(key)
 
     def __len__(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
 
     def close(self) -> None:
+        self._stop.set()
+        if self._beat is not None:
+            self._beat.join()
+            self._beat = None
+        if self._mine:
+            self.release()
         self._db.close()
 
     def __enter__(self) -> "ResultStore":

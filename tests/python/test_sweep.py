@@ -102,14 +102,118 @@ def test_a_killed_sweep_resumes_and_computes_only_the_missing_points(tmp_path):
 
 
 def test_an_infeasible_point_is_recorded_with_its_reason_and_the_sweep_goes_on(tmp_path):
-    # DCTCP without a marking scheme is a cross-field conflict the core finds when the point runs: that point
-    # gets its reason, the others run (it used to abort the sweep)
+    # DCTCP without a marking scheme is a cross-field conflict the core finds when it checks the whole config:
+    # that point gets its reason, the others run (it used to abort the sweep)
     base = cmswitch.IncastConfig(flows=4, duration_s=0.05)
     df = cmswitch.sweep(base, points=[{"transport": "newreno"}, {"transport": "dctcp"},
                                       {"transport": "dctcp", "marking": "step"}], workers=1, progress=False)
     assert list(df["infeasible"] == "") == [True, False, True]
     assert "marking" in df["infeasible"][1]
     assert df["goodput_mbps"][0] > 0 and df["goodput_mbps"][2] > 0
+
+
+def test_every_point_is_checked_as_a_whole_before_anything_runs(tmp_path):
+    # cross-field conflicts (DCTCP without marking, warm-up past the end, a PFC headroom that does not fit)
+    # used to surface only when that point ran, after the points before it had finished
+    assert cmswitch.IncastConfig(transport="dctcp", marking="step").check() is None
+    for bad, field in [(cmswitch.IncastConfig(transport="dctcp"), "marking"),
+                       (cmswitch.OverloadConfig(warmup_s=1, duration_s=0.5), "warmup_s"),
+                       (cmswitch.IncastConfig(pause="pfc", buffer_kb=16, flows=64), "buffer_kb")]:
+        with pytest.raises(ValueError, match=field):
+            bad.check()
+    store = tmp_path / "s.sqlite"
+    base = cmswitch.IncastConfig(duration_s=0.3)
+    grid = {"flows": [4, 64], "pause": ["none", "pfc"], "buffer_kb": [64]}   # 1 KB per input at 64 flows
+    with pytest.raises(ValueError, match=r"sweep point 3 \(flows=64, buffer_kb=64.0, pause='pfc'\).*buffer_kb"):
+        cmswitch.sweep(base, grid, store=str(store), infeasible="raise", progress=False)
+    assert len(cmswitch.ResultStore(str(store))) == 0, "a point ran before the check refused the sweep"
+    df = cmswitch.sweep(base, grid, store=str(store), workers=2, progress=False)
+    assert list(df["infeasible"] != "") == [False, False, False, True]
+    assert df.attrs == {"computed": 4, "reused": 0}
+    assert df["goodput_mbps"].isna().tolist() == [False, False, False, True]
+    with pytest.raises(ValueError, match="infeasible"):
+        cmswitch.sweep(base, grid, infeasible="skip", progress=False)
+
+
+def _sweep_script(tmp_path, name, store, grid, workers=1, extra=""):
+    script = tmp_path / name
+    script.write_text(
+        "import json, sys, cmswitch\n"
+        "base = cmswitch.IncastConfig(duration_s=2, min_rto_ms=10, jitter_ns=400)\n"
+        f"{extra}"
+        f"df = cmswitch.sweep(base, {grid!r}, workers={workers}, store={str(store)!r}, progress=False)\n"
+        "print(json.dumps({**df.attrs, 'goodput': df['goodput_mbps'].tolist()}))\n")
+    return script
+
+
+def test_two_sweeps_on_one_store_share_the_work(tmp_path):
+    # both used to compute every point; now each point is claimed by one of them and the other takes its result
+    store = tmp_path / "shared.sqlite"
+    grid = {"flows": [2, 4, 8, 16, 32], "buffer_kb": [32, 64], "seed": [1]}
+    import json
+    # both start together: each says it is ready (cmswitch imported), then waits for "go"
+    wait_go = ("import os, time\n"
+               f"open({str(tmp_path)!r} + '/ready' + str(os.getpid()), 'w').close()\n"
+               f"while not os.path.exists({str(tmp_path / 'go')!r}):\n    time.sleep(0.01)\n")
+    scripts = [_sweep_script(tmp_path, f"s{k}.py", store, grid, extra=wait_go) for k in (1, 2)]
+    procs = [subprocess.Popen([sys.executable, str(s)], stdout=subprocess.PIPE, text=True) for s in scripts]
+    deadline = time.time() + 60
+    while len(list(tmp_path.glob("ready*"))) < 2 and time.time() < deadline:
+        time.sleep(0.01)
+    (tmp_path / "go").touch()
+    outs = [json.loads(p.communicate(timeout=300)[0]) for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    assert outs[0]["computed"] + outs[1]["computed"] == 10, outs
+    assert outs[0]["computed"] > 0 and outs[1]["computed"] > 0, f"one sweep did all the work: {outs}"
+    assert outs[0]["goodput"] == outs[1]["goodput"]
+    with sqlite3.connect(str(store)) as db:
+        assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 10
+        assert db.execute("SELECT COUNT(*) FROM claims").fetchone()[0] == 0, "claims left behind"
+
+
+def test_a_point_claimed_by_a_dead_sweep_is_taken_over(tmp_path):
+    store = tmp_path / "dead.sqlite"
+    base = cmswitch.IncastConfig(duration_s=0.05)
+    key = base.replace(flows=2).key(cmswitch.BUILD_ID)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    with cmswitch.ResultStore(str(store)) as s, sqlite3.connect(str(store)) as db:
+        db.execute("INSERT INTO claims VALUES (?, ?, ?, ?)", (key, __import__("socket").gethostname(), dead.pid,
+                                                               time.time()))
+    df = cmswitch.sweep(base, {"flows": [2, 4]}, workers=1, store=str(store), progress=False)
+    assert df.attrs == {"computed": 2, "reused": 0}
+
+
+def test_an_interrupted_sweep_writes_the_points_that_finished(tmp_path):
+    # Ctrl-C used to lose the whole CSV; now the finished points go to <csv>.partial.csv (and stay in the store)
+    spec = tmp_path / "spec.toml"
+    store = tmp_path / "s.sqlite"
+    spec.write_text('scenario = "incast"\n[base]\nduration_s = 0.6\nmin_rto_ms = 10\n'
+                    '[grid]\nflows = [2, 4, 8, 16]\nbuffer_kb = [32, 64, 128]\n'
+                    f'[output]\nstore = "{store}"\nworkers = 1\n')
+    p = subprocess.Popen([sys.executable, "-m", "cmswitch", "sweep", str(spec)], stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    done = 0
+    while time.time() < deadline and done < 3:
+        if store.exists():
+            try:
+                with sqlite3.connect(str(store)) as db:
+                    done = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+            except sqlite3.OperationalError:
+                done = 0
+        time.sleep(0.02)
+    p.send_signal(signal.SIGINT)
+    err = p.communicate(timeout=60)[1]
+    assert p.returncode == 130, err
+    import pandas as pd
+    part = pd.read_csv(tmp_path / "spec.partial.csv")
+    assert 3 <= len(part) < 12, err
+    assert f"{len(part)} of 12 points finished" in err
+    assert not (tmp_path / "spec.csv").exists()
+    with sqlite3.connect(str(store)) as db:
+        assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == len(part)
+    # in Python: SweepInterrupted (a KeyboardInterrupt) carries the same rows
+    assert issubclass(cmswitch.SweepInterrupted, KeyboardInterrupt)
 
 
 def test_numpy_grid_values_are_accepted():
