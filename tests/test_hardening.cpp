@@ -191,3 +191,26 @@ TEST(Hardening, ManyQueuePairsPerSenderNeitherHangNorDrop) {
     EXPECT_TRUE(std::get<bool>(*r.get("conservation_ok")));
     EXPECT_GT(r.number("data_frames_to_receiver"), 0);
 }
+
+TEST(Hardening, CheckFindsCrossFieldConflictsWithoutRunning) {
+    // a sweep checks every point this way before it runs any
+    auto check = [](const std::string& scenario, const std::vector<std::string>& args) -> std::string {
+        auto sc = make_scenario(scenario);
+        sc->params().parse_args(args);
+        try {
+            sc->check();
+            return "";
+        } catch (const config_error& e) {
+            return e.what();
+        }
+    };
+    EXPECT_NE(check("incast", {"--transport", "dctcp"}).find("marking"), std::string::npos);
+    EXPECT_NE(check("overload", {"--warmup-s", "1", "--duration-s", "0.5"}).find("warmup_s"), std::string::npos);
+    EXPECT_NE(check("incast", {"--pause", "pfc", "--buffer-kb", "64", "--flows", "64"}).find("buffer_kb"),
+              std::string::npos);
+    // a valid config builds and stops before time starts: 50 simulated seconds return at once
+    for (const std::string& s : scenario_names())
+        EXPECT_EQ(check(s, {"--duration-s", "50"}), "") << s;
+    // and the next run is a normal one
+    EXPECT_EQ(refusal("incast", {"--flows", "2", "--duration-s", "0.01"}), "");
+}
