@@ -2,8 +2,10 @@
 // cmswitch-sim <scenario> [--flag value ...]: runs one scenario and prints one JSON object of its metrics.
 #include "model/errors.h"
 #include "platform/scenario.h"
+#include "platform/vcd_writer.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -21,6 +23,15 @@ void usage(std::ostream& os) {
         os << "  " << n << "  " << cmswitch::make_scenario(n)->description() << "\n";
 }
 
+const char* const vcd_help =
+    "waveform (a value change dump of the run, for GTKWave or Surfer):\n"
+    "  --vcd FILE             write the dump to FILE\n"
+    "  --vcd-signals PATTERNS comma-separated glob patterns over the signal names (default *), e.g.\n"
+    "                         '*.port0.*,*xoff*'; names: <switch>.port<p>.{bytes,q<c>_bytes,paused<c>,xoff<c>,\n"
+    "                         ingress<c>_bytes,pause_tx}, <switch>.headroom_bytes, <nic>.tx.{...},\n"
+    "                         host<h>.flow<f>.cwnd\n"
+    "  --vcd-max-mb N         size cap of the file in MB (default 64); changes after it are left out\n";
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -35,11 +46,41 @@ int main(int argc, char** argv) {
         for (const auto& a : rest)
             if (a == "--help" || a == "-h") {
                 std::cout << "usage: cmswitch-sim " << sc->name() << " [--name value ...]\n\n"
-                          << sc->description() << "\n\n" << sc->params().help();
+                          << sc->description() << "\n\n" << sc->params().help() << "\n" << vcd_help;
                 return 0;
             }
-        sc->params().parse_args(rest);
-        const cmswitch::result r = sc->run();
+        // the waveform options are the run's, not the scenario's (a dump changes no result)
+        cmswitch::vcd_settings vcd;
+        std::vector<std::string> params;
+        for (size_t i = 0; i < rest.size(); ++i) {
+            std::string a = rest[i], value;
+            const size_t eq = a.find('=');
+            if (eq != std::string::npos) {
+                value = a.substr(eq + 1);
+                a = a.substr(0, eq);
+            }
+            if (a != "--vcd" && a != "--vcd-signals" && a != "--vcd-max-mb") {
+                params.push_back(rest[i]);
+                continue;
+            }
+            if (eq == std::string::npos) {
+                if (i + 1 >= rest.size())
+                    throw cmswitch::config_error(a.substr(2) + ": needs a value");
+                value = rest[++i];
+            }
+            if (a == "--vcd")
+                vcd.path = value;
+            else if (a == "--vcd-signals")
+                vcd.signals = value;
+            else {
+                char* end = nullptr;
+                vcd.max_mb = std::strtod(value.c_str(), &end);
+                if (value.empty() || *end)
+                    throw cmswitch::config_error("vcd_max_mb = '" + value + "': must be a number (MB)");
+            }
+        }
+        sc->params().parse_args(params);
+        const cmswitch::result r = cmswitch::run_with_vcd(*sc, vcd);
         std::cout << r.to_json();
         return 0;
     } catch (const cmswitch::config_error& e) {

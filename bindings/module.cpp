@@ -8,6 +8,7 @@
 #include "model/units.h"
 #include "platform/scenario.h"
 #include "platform/sim_context.h"
+#include "platform/vcd_writer.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -102,11 +103,17 @@ void check(const std::string& name, const std::map<std::string, std::string>& pa
         sc->params().validate();
 }
 
-py::dict run(const std::string& name, const std::map<std::string, std::string>& params) {
+py::dict run(const std::string& name, const std::map<std::string, std::string>& params, const std::string& vcd,
+             const std::string& vcd_signals, double vcd_max_mb) {
     auto sc = make_scenario(name);   // config_error (a std::invalid_argument) reaches Python as ValueError
     for (const auto& kv : params)
         sc->params().set(kv.first, kv.second);
     sc->params().validate();
+    vcd_settings trace;
+    trace.path = vcd;
+    trace.signals = vcd_signals;
+    trace.max_mb = vcd_max_mb;
+    trace.validate();
     result r;
     bool interrupted = false;
     {
@@ -116,7 +123,7 @@ py::dict run(const std::string& name, const std::map<std::string, std::string>& 
             return PyErr_CheckSignals() != 0;   // sets KeyboardInterrupt (or what a handler raised)
         });
         try {
-            r = sc->run();
+            r = run_with_vcd(*sc, trace);
         } catch (const run_interrupted&) {
             interrupted = true;
         } catch (...) {
@@ -161,7 +168,8 @@ PYBIND11_MODULE(_core, m) {
     m.def("check", &check, py::arg("scenario"), py::arg("params"), py::arg("build") = false,
           "Parses and validates a scenario's parameters without running it; ValueError naming the field. With "
           "build=True also the cross-field rules and everything building the model refuses (still no run).");
-    m.def("run", &run, py::arg("scenario"), py::arg("params"),
+    m.def("run", &run, py::arg("scenario"), py::arg("params"), py::arg("vcd") = "", py::arg("vcd_signals") = "*",
+          py::arg("vcd_max_mb") = 64.0,
           R"doc(Runs one scenario with parameters given as strings; returns {"summary": dict, "tables": dict}.
 Raises ValueError for a bad parameter (naming it and its allowed range), RuntimeError if the model breaks an
 invariant, KeyboardInterrupt on Ctrl-C.)doc");

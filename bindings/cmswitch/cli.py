@@ -121,7 +121,9 @@ def _check_writable(path: str, what: str) -> None:
 def cmd_run(ns, rest: List[str]) -> int:
     from .runner import run
     cfg = config_class(ns.scenario).from_dict(_parse_fields(ns.scenario, rest))
-    res = run(cfg)
+    if ns.vcd:
+        _check_writable(ns.vcd, "vcd")
+    res = run(cfg, vcd=ns.vcd, vcd_signals=ns.vcd_signals, vcd_max_mb=ns.vcd_max_mb)
     print(json.dumps(res.summary, indent=2))
     return 0
 
@@ -224,6 +226,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("run", help="one run; fields as --name value (see 'cmswitch scenarios')")
     p.add_argument("scenario", choices=sorted(CONFIG_CLASSES))
+    p.add_argument("--vcd", help="also write a value change dump (GTKWave, Surfer) of the run to this file")
+    p.add_argument("--vcd-signals", default="*",
+                   help="comma-separated glob patterns over signal names (default *), e.g. '*.port0.*,*xoff*'")
+    p.add_argument("--vcd-max-mb", type=float, default=64, help="size cap of the dump in MB (default 64)")
     p.set_defaults(fn=cmd_run)
     p = sub.add_parser("sweep", help="a sweep from a TOML or YAML file (scenario, base, grid, points, output)")
     p.add_argument("spec")

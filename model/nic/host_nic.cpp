@@ -10,6 +10,8 @@ host_nic::host_nic(sc_core::sc_module_name name, int host_id, uint64_t queue_lim
     m_port.attach(&tx, &m_events, this, ev_tx_done, 0);
     m_port.configure_pause(0, ev_pause_expiry);
     reset();
+    if (model_trace::active())
+        m_port.trace_as(std::string(this->name()) + ".tx");
 }
 
 void host_nic::reset() {

@@ -49,6 +49,8 @@ void egress_port::try_transmit(uint64_t now) {
         m_wakeup_pending = pending;
     }
     m_occ.set(now, m_bytes);
+    if (m_traced)
+        trace_levels(now, prio);
     const uint64_t wait = now - f->enq_ps;
     m_cnt.wait_sum_ps += wait;
     if (wait > m_cnt.wait_max_ps)
@@ -106,6 +108,32 @@ void egress_port::notify_dequeue(frame& f, uint64_t now) {
     m_dequeue->on_dequeue(m_index, f, now);
 }
 
+void egress_port::trace_as(const std::string& scope) {
+    m_tr_bytes = model_trace::declare(scope, "bytes", 32);
+    for (int p = 0; p < num_priorities; ++p) {
+        m_tr_q[p] = model_trace::declare(scope, "q" + std::to_string(p) + "_bytes", 32);
+        m_tr_paused[p] = p == num_priorities - 1 ? nullptr   // control frames are never paused
+                                                 : model_trace::declare(scope, "paused" + std::to_string(p), 1);
+    }
+    m_traced = m_tr_bytes != nullptr;
+    for (int p = 0; p < num_priorities; ++p)
+        m_traced = m_traced || m_tr_q[p] || m_tr_paused[p];
+    const uint64_t now = now_ps();
+    for (int p = 0; p < num_priorities; ++p)   // initial values at the time of declaration
+        if (m_tr_paused[p])
+            m_tr_paused[p]->set(now, (m_paused >> p) & 1);
+    if (m_traced)
+        for (int p = 0; p < num_priorities; ++p)
+            trace_levels(now, p);
+}
+
+void egress_port::trace_levels(uint64_t now, int prio) {
+    if (m_tr_bytes)
+        m_tr_bytes->set(now, m_bytes);
+    if (m_tr_q[prio])
+        m_tr_q[prio]->set(now, m_q[prio].bytes);
+}
+
 void egress_port::set_paused(uint8_t mask, uint64_t now) {
     if (mask && !m_paused)
         m_paused_since = now;
@@ -121,6 +149,10 @@ void egress_port::set_paused(uint8_t mask, uint64_t now) {
                 m_episodes[p].push_back(now - m_episode_start[p]);
         }
     }
+    if (m_traced)
+        for (int p = 0; p < num_priorities; ++p)
+            if (m_tr_paused[p])
+                m_tr_paused[p]->set(now, (mask >> p) & 1);
     m_paused = mask;
     if (!m_wakeup_pending && m_busy_until <= now)
         try_transmit(now);

@@ -11,6 +11,9 @@
 #include "model/frame.h"
 #include "model/frame_protocol.h"
 #include "model/switch/occupancy_stats.h"
+#include "model/trace_signal.h"
+
+#include <string>
 
 #include <cstdint>
 #include <vector>
@@ -89,6 +92,8 @@ public:
         m_cnt.enq_frames++;
         m_cnt.enq_bytes += f->bytes;
         m_occ.set(now, m_bytes);
+        if (m_traced)
+            trace_levels(now, f->prio);
         if (m_busy_until <= now && !m_wakeup_pending)
             try_transmit(now);
         else
@@ -121,6 +126,9 @@ public:
     bool paused(int prio) const { return (m_paused >> prio) & 1; }
     uint64_t pause_episode_start_ps(int prio) const { return m_episode_start[prio]; }
     void set_dequeue_listener(dequeue_listener* l) { m_dequeue = l; }
+    // Waveform signals under `scope` (model/trace_signal.h): <scope>.bytes (every priority), <scope>.q<p>_bytes
+    // and <scope>.paused<p> (a PAUSE/PFC in force at this transmitter), those the open trace selects.
+    void trace_as(const std::string& scope);
     // Scheduling: strict priority (the default), or the priorities in dwrr_mask shared by deficit weighted round
     // robin (quantum[p] bytes added per round; shares in proportion to the quanta while backlogged), served when
     // no priority outside the mask (strict, above them) is ready. Quanta of 1500 B or more. Throws config_error.
@@ -144,6 +152,7 @@ private:
     // Out of line on purpose: inlined, the listener's code costs every transmission register spills, listener
     // or not (measured with callgrind on the DCTCP incast).
     [[gnu::noinline]] void notify_dequeue(frame& f, uint64_t now);
+    [[gnu::noinline]] void trace_levels(uint64_t now, int prio);
     void request_wakeup() {
         if (!m_wakeup_pending && (m_nonempty & ~m_paused)) {
             m_wakeup_pending = true;
@@ -181,6 +190,10 @@ private:
     uint64_t m_deficit[num_priorities] = {};
     int m_rr = 0;                            // the DWRR class whose turn it is
     bool m_rr_credited = false;              // its quantum for this turn was added
+    bool m_traced = false;
+    trace_signal* m_tr_bytes = nullptr;
+    trace_signal* m_tr_q[num_priorities] = {};
+    trace_signal* m_tr_paused[num_priorities] = {};
 };
 
 } // namespace cmswitch

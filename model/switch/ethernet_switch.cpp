@@ -28,6 +28,9 @@ ethernet_switch::ethernet_switch(sc_core::sc_module_name name, int num_ports, in
         m_ports[i].configure_pause(0, ev_pause_expiry);
     }
     reset();
+    if (model_trace::active())
+        for (size_t i = 0; i < n; ++i)
+            m_ports[i].trace_as(m_name + ".port" + std::to_string(i));
 }
 
 void ethernet_switch::reset() {

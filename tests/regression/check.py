@@ -17,7 +17,7 @@ RENAMED = {}   # old key -> new key, for renames a refactor makes on purpose
 # qcn_cp and qcn_rp with QCN in overload too, pause_xoff_bytes with PAUSE in baseline too), and keys whose meaning
 # it narrows on purpose. An added key is compared only where the expected output has it.
 # issue 12: drop reasons of the packet-counted transmit queue and of DBL
-ADDED = {"drops_rate_limiter_full", "qcn_cp", "qcn_rp", "pause_xoff_bytes", "drops_port_packet_limit", "drops_aqm",
+ADDED = {"drops_rate_limiter_full", "qcn_cp", "qcn_rp", "pause_xoff_bytes", "pause_xon_bytes", "drops_port_packet_limit", "drops_aqm",
          # issues 13/14: time-weighted occupancy percentiles and pause episodes
          "pause_episodes", "pause_episode_p50_us", "pause_episode_p99_us", "pause_episode_max_us",
          "queue_p50_kb", "queue_p90_kb", "queue_p99_kb", "queue_p999_kb",

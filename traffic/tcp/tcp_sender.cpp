@@ -28,6 +28,11 @@ tcp_sender::tcp_sender(host_stack& host, uint32_t flow, int dst, const tcp_confi
       m_w{static_cast<uint64_t>(cfg.initial_cwnd) * cfg.mss, UINT64_MAX},
       m_rto(cfg.initial_rto_ps ? std::max(cfg.initial_rto_ps, cfg.min_rto_ps) : cfg.min_rto_ps) {
     host.bind(flow, this);
+    // waveform: host<h>.flow<f>.cwnd (bytes), if a trace selects it
+    m_tr_cwnd = model_trace::declare("host" + std::to_string(host.host_id()) + ".flow" + std::to_string(flow), "cwnd",
+                                     32);
+    if (m_tr_cwnd)
+        m_tr_cwnd->set(now_ps(), m_w.cwnd);
 }
 
 void tcp_sender::write(uint64_t bytes) {
@@ -107,6 +112,8 @@ void tcp_sender::on_ack(const ack_info& a, uint64_t now) {
         try_send(now);
     if (m_observe_acks)
         notify(tcp_event::ack, now);
+    if (m_tr_cwnd)
+        m_tr_cwnd->set(now, m_w.cwnd);
 }
 
 void tcp_sender::on_new_ack(const ack_info& a, tcp_ack_event& ev, uint64_t now) {
@@ -466,6 +473,8 @@ void tcp_sender::on_rto(uint64_t now) {
     m_rto = std::min(2 * m_rto, m_cfg.max_rto_ps);   // exponential back-off until a new RTT sample
     m_rto_armed = false;
     m_cc->on_timeout();
+    if (m_tr_cwnd)
+        m_tr_cwnd->set(now, m_w.cwnd);
     try_send(now);
 }
 

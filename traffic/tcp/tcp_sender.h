@@ -13,6 +13,7 @@
 #define CMSWITCH_TRAFFIC_TCP_TCP_SENDER_H
 
 #include "model/rng.h"
+#include "model/trace_signal.h"
 #include "traffic/host_stack.h"
 #include "traffic/tcp/congestion_control.h"
 #include "traffic/tcp/sack_scoreboard.h"
@@ -128,6 +129,7 @@ private:
     void sack_send(uint64_t now);                       // step (C): send while cwnd - pipe >= 1 SMSS
 
     host_stack& m_host;
+    trace_signal* m_tr_cwnd = nullptr;
     uint32_t m_flow;
     int m_dst;
     tcp_config m_cfg;

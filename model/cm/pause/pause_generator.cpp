@@ -37,6 +37,8 @@ void pause_generator::attach(switch_services& sw) {
                            std::to_string(ports) + " ports");
     m_ingress.assign(static_cast<size_t>(ports) * num_priorities, ingress_class{});
     m_limit.assign(static_cast<size_t>(ports), 0);
+    if (model_trace::active())
+        declare_traces(sw);
     if (m_dynamic && sw.buffer_state().shared_pool_size() == 0)
         throw config_error(sw.switch_name() + ": pause_xoff_alpha needs buffer_policy shared, not '" +
                            sw.buffer_state().name() + "'");
@@ -71,6 +73,51 @@ void pause_generator::attach(switch_services& sw) {
     }
 }
 
+void pause_generator::declare_traces(switch_services& sw) {
+    // <switch>.port<p>.xoff<c>: 1 while an XOFF is in force at the peer (sent, no XON yet);
+    // <switch>.port<p>.ingress<c>_bytes: the bytes charged to that ingress class; <switch>.port<p>.pause_tx:
+    // PAUSE/PFC frames sent (XOFF, refresh and XON); <switch>.headroom_bytes: the shared headroom pool's fill
+    const int ports = sw.num_ports();
+    m_tr.assign(static_cast<size_t>(ports) * num_priorities, ingress_traces{});
+    m_tr_sent.assign(static_cast<size_t>(ports), nullptr);
+    m_sent.assign(static_cast<size_t>(ports), 0);
+    for (int p = 0; p < ports; ++p) {
+        const std::string scope = sw.switch_name() + ".port" + std::to_string(p);
+        for (int c = 0; c < num_priorities - 1; ++c) {
+            if (m_pfc ? !((m_cfg.pfc_classes >> c) & 1) : c != 0)
+                continue;
+            ingress_traces& t = m_tr[static_cast<size_t>(p * num_priorities + c)];
+            t.xoff = model_trace::declare(scope, "xoff" + std::to_string(c), 1);
+            t.bytes = model_trace::declare(scope, "ingress" + std::to_string(c) + "_bytes", 32);
+            if (t.xoff)
+                t.xoff->set(now_ps(), 0);
+            if (t.bytes)
+                t.bytes->set(now_ps(), 0);
+            m_traced = m_traced || t.xoff || t.bytes;
+        }
+        m_tr_sent[static_cast<size_t>(p)] = model_trace::declare(scope, "pause_tx", 32);
+        if (m_tr_sent[static_cast<size_t>(p)]) {
+            m_tr_sent[static_cast<size_t>(p)]->set(now_ps(), 0);
+            m_traced = true;
+        }
+    }
+    m_tr_headroom = model_trace::declare(sw.switch_name(), "headroom_bytes", 32);
+    if (m_tr_headroom) {
+        m_tr_headroom->set(now_ps(), 0);
+        m_traced = true;
+    }
+}
+
+void pause_generator::trace_class(int port, int cls, const ingress_class& ic, uint64_t now) {
+    const ingress_traces& t = m_tr[static_cast<size_t>(port * num_priorities + cls)];
+    if (t.bytes)   // the level first, then the state it caused: in that order in the dump too
+        t.bytes->set(now, ic.bytes);
+    if (t.xoff)
+        t.xoff->set(now, ic.xoff);
+    if (m_tr_headroom)
+        m_tr_headroom->set(now, m_headroom_used);
+}
+
 drop_reason pause_generator::on_ingress(int in_port, frame& f, uint64_t) {
     if (f.prio >= num_priorities - 1 || (m_pfc && !((m_cfg.pfc_classes >> f.prio) & 1)))
         return drop_reason::none;   // control frames and classes that are not lossless
@@ -102,6 +149,8 @@ void pause_generator::on_enqueue(const queue_view&, frame& f, uint64_t now) {
         ic.xoff = true;
         send_pause(f.ingress, cls, m_cfg.pause_quanta, now);
     }
+    if (m_traced)
+        trace_class(f.ingress, cls, ic, now);
 }
 
 void pause_generator::on_dequeue(const queue_view&, frame& f, uint64_t now) {
@@ -125,6 +174,8 @@ void pause_generator::on_dequeue(const queue_view&, frame& f, uint64_t now) {
         ic.xoff = false;
         send_pause(f.ingress, cls, 0, now);
     }
+    if (m_traced)
+        trace_class(f.ingress, cls, ic, now);
 }
 
 uint64_t pause_generator::xoff_threshold() const {
@@ -150,6 +201,10 @@ void pause_generator::send_pause(int port, int cls, uint32_t quanta, uint64_t no
     frame* f = make_pause_frame(services().pool(), classes, static_cast<uint16_t>(quanta), now);
     ingress_class& ic = m_ingress[static_cast<size_t>(port * num_priorities + cls)];
     services().count_pause(port, quanta != 0);
+    if (m_traced && m_tr_sent[static_cast<size_t>(port)]) {
+        ++m_sent[static_cast<size_t>(port)];
+        m_tr_sent[static_cast<size_t>(port)]->set(now, m_sent[static_cast<size_t>(port)]);
+    }
     if (quanta) {
         // repeat while still above XON, at half the pause time; for short pauses sooner, so that a refresh that
         // waits behind a full frame on the wire still arrives before the pause in force ends (pause_scheme

@@ -10,6 +10,7 @@
 
 #include "model/cm/pause/pause_config.h"
 #include "model/switch/switch_hook.h"
+#include "model/trace_signal.h"
 #include "model/switch/occupancy_stats.h"
 
 #include <cstdint>
@@ -54,6 +55,12 @@ private:
     };
     int pause_class(uint8_t prio) const { return m_pfc ? prio : 0; }
     void send_pause(int port, int cls, uint32_t quanta, uint64_t now);
+    void declare_traces(switch_services& sw);
+    [[gnu::noinline]] void trace_class(int port, int cls, const ingress_class& ic, uint64_t now);
+    struct ingress_traces {
+        trace_signal* xoff = nullptr;
+        trace_signal* bytes = nullptr;
+    };
 
     pause_config m_cfg;
     bool m_pfc;
@@ -63,6 +70,11 @@ private:
     bool m_dynamic = false, m_pool = false;
     uint64_t m_headroom_used = 0, m_headroom_peak = 0;
     occupancy_stats m_headroom_occ;
+    bool m_traced = false;                  // waveform signals (model/trace_signal.h), if a trace selects any
+    std::vector<ingress_traces> m_tr;       // port x class
+    std::vector<trace_signal*> m_tr_sent;   // per port
+    std::vector<uint64_t> m_sent;           // PAUSE/PFC frames sent per port (for its signal)
+    trace_signal* m_tr_headroom = nullptr;
 };
 
 } // namespace cmswitch

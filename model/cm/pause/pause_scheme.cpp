@@ -100,13 +100,18 @@ void pause_scheme::install(const std::string& v, scheme_context& ctx) {
                                " KB buffer: not lossless; at most " + std::to_string(split.xoff_bytes) +
                                " B (pause_xoff_kb = " + format_number(static_cast<double>(split.xoff_bytes) / 1024) +
                                ") here, or raise buffer_kb");
-        if (s == 0)
+        if (s == 0) {
             m_xoff_bytes = pc.xoff_bytes;
+            m_xon_bytes = pc.xon_bytes;
+        }
         install_on(ctx.net, s, pc);
     }
 }
 
-void pause_scheme::describe_setup(result& r) const { r.set("pause_xoff_bytes", static_cast<int64_t>(m_xoff_bytes)); }
+void pause_scheme::describe_setup(result& r) const {
+    r.set("pause_xoff_bytes", static_cast<int64_t>(m_xoff_bytes));
+    r.set("pause_xon_bytes", static_cast<int64_t>(m_xon_bytes));
+}
 
 void pause_scheme::report(const fabric& net, result& r) const {
     if (m_headroom_pool_kb <= 0)

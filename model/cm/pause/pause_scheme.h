@@ -27,7 +27,8 @@ private:
     double m_xon_kb = 0;
     int64_t m_quanta = 65535;
     double m_xoff_alpha = 0, m_headroom_pool_kb = 0;
-    uint64_t m_xoff_bytes = 0;   // as installed
+    uint64_t m_xoff_bytes = 0;   // as installed (switch 0)
+    uint64_t m_xon_bytes = 0;
 };
 
 } // namespace cmswitch
