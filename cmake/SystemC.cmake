@@ -31,5 +31,7 @@ endif()
 
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(SYSTEMC REQUIRED IMPORTED_TARGET GLOBAL systemc tlm)
-add_library(SystemC::systemc ALIAS PkgConfig::SYSTEMC)
+# a target of its own name (not an alias), so that the installed cmswitch package can refer to it
+add_library(SystemC::systemc INTERFACE IMPORTED GLOBAL)
+target_link_libraries(SystemC::systemc INTERFACE PkgConfig::SYSTEMC)
 message(STATUS "SystemC from pkg-config: ${SYSTEMC_VERSION}")

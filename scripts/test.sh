@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
 # Quick start, command 2: set up everything and run every test: the GoogleTest suite and command-line checks
-# (ctest), the same suite built with ASan and UBSan, then the Python suite (pytest).
+# (ctest), the embed example built against the installed CMake package, the same suite built with ASan and
+# UBSan, then the Python suite (pytest).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bash "$root/scripts/setup.sh"
 (cd "$root/build" && ctest --output-on-failure -j "$(nproc)" --timeout 600)
+# the CMake package: install into a temporary prefix, build examples/embed against it (find_package(cmswitch))
+# and run it (a user's sc_main with a switch of the model behind TLM-2.0 generic-payload bridges)
+embed=$(mktemp -d)
+trap 'rm -rf "$embed"' EXIT
+cmake --install "$root/build" --prefix "$embed/prefix" >/dev/null
+cmake -S "$root/examples/embed" -B "$embed/build" -G Ninja -DCMAKE_PREFIX_PATH="$embed/prefix" >/dev/null
+cmake --build "$embed/build"
+"$embed/build/embed_switch" | tee "$embed/out.txt"
+grep -q "conservation: ok" "$embed/out.txt"
 # the same C++ suite built with AddressSanitizer and UndefinedBehaviorSanitizer (no benchmarks, no LTO): any
 # memory error, leak or undefined behaviour fails it
 cmake -S "$root" -B "$root/build-sanitize" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
