@@ -20,32 +20,32 @@ result run_baseline(const std::vector<std::string>& args) {
 
 TEST(Baseline, PauseAloneSpreadsCongestionAndQcnProtectsTheInnocentFlow) {
     // node 3 drains at 1 Gb/s from 250 ms: with PAUSE alone the center switch pauses switch 1, which pauses both
-    // senders: the innocent 2 -> 4 flow loses most of its share; with QCN the victim is held at its rate limiter
-    // and the innocent flow keeps most of the 10 Gb/s trunk (the victim gets its 1 Gb/s)
+    // senders: the innocent 2 -> 4 flow loses most of its share; with QCN the hot-spot flow is held at its rate limiter
+    // and the innocent flow keeps most of the 10 Gb/s trunk (the hot-spot flow gets its 1 Gb/s)
     const result pause = run_baseline({"--scenario", "pause-spreading", "--cm", "tcp-pause", "--duration-s", "0.5"});
     const result qcn = run_baseline({"--scenario", "pause-spreading", "--cm", "tcp-qcn-pause", "--duration-s", "0.5"});
     EXPECT_LT(pause.number("innocent_gbps_congested"), 2.0);
     EXPECT_GT(pause.number("pause_frames"), 0);
     EXPECT_GT(qcn.number("innocent_gbps_congested"), 7.0);
     // the first 250 ms of the event include QCN's convergence (the whole 500 ms event gives 0.97 Gb/s)
-    EXPECT_GT(qcn.number("victim_gbps_congested"), 0.75);
-    EXPECT_LT(qcn.number("victim_gbps_congested"), 1.0);   // node 3 drains at 1 Gb/s
+    EXPECT_GT(qcn.number("hotspot_gbps_congested"), 0.75);
+    EXPECT_LT(qcn.number("hotspot_gbps_congested"), 1.0);   // node 3 drains at 1 Gb/s
     EXPECT_EQ(pause.number("network_drops"), 0);   // lossless network; hosts may drop at their own limiters
     EXPECT_EQ(qcn.number("network_drops"), 0);
     EXPECT_TRUE(std::get<bool>(*qcn.get("conservation_ok")));
     // both flows cross the one 10 Gb/s trunk: while node 3 drains at 1 Gb/s the innocent flow's ideal is the
     // trunk's other 9 Gb/s, not its offered 10
     EXPECT_DOUBLE_EQ(qcn.number("ideal_innocent_gbps"), 9.0);
-    EXPECT_DOUBLE_EQ(qcn.number("ideal_victim_gbps_congested"), 1.0);
+    EXPECT_DOUBLE_EQ(qcn.number("ideal_hotspot_gbps_congested"), 1.0);
 }
 
 TEST(Baseline, OutputGeneratedHotspotInnocentTrafficKeepsItsIdealWithQcn) {
     // ideal innocent throughput: 6 x 2.5 + 3 x 4 Gb/s offered, 8/9 of it not to node 7 = 24 Gb/s;
-    // victim traffic is limited to node 7's 0.5 Gb/s while it is slow
+    // hot-spot traffic is limited to node 7's 0.5 Gb/s while it is slow
     const result qcn = run_baseline({"--scenario", "og-hotspot", "--cm", "tcp-qcn-pause", "--duration-s", "0.15"});
     EXPECT_DOUBLE_EQ(qcn.number("ideal_innocent_gbps"), 24.0);
     EXPECT_GT(qcn.number("innocent_gbps_congested"), 0.95 * 24.0);
-    EXPECT_NEAR(qcn.number("victim_gbps_congested"), 0.5, 0.05);
+    EXPECT_NEAR(qcn.number("hotspot_gbps_congested"), 0.5, 0.05);
     const result pause = run_baseline({"--scenario", "og-hotspot", "--cm", "tcp-pause", "--duration-s", "0.15"});
     EXPECT_LT(pause.number("innocent_gbps_congested"), 0.6 * 24.0);
     EXPECT_EQ(pause.number("network_drops"), 0);
@@ -64,11 +64,11 @@ TEST(Baseline, BadValuesNameTheField) {
 }
 
 TEST(Baseline, TcpBehindAQcnRateLimiterIsBackPressuredNotStalled) {
-    // TCP + QCN without PAUSE: the victim's rate limiter slows to node 3's 1 Gb/s. The TCP sender waits for room
+    // TCP + QCN without PAUSE: the hot-spot flow's rate limiter slows to node 3's 1 Gb/s. The TCP sender waits for room
     // in its limiter (as a stack waits on its NIC queues) instead of piling its window into it: no host drops,
-    // and the victim keeps its 1 Gb/s (regression: an unbounded limiter queue once stalled the flow at 0)
+    // and the hot-spot flow keeps its 1 Gb/s (regression: an unbounded limiter queue once stalled the flow at 0)
     const result r = run_baseline({"--scenario", "pause-spreading", "--cm", "tcp-qcn", "--duration-s", "0.5"});
-    EXPECT_GT(r.number("victim_gbps_congested"), 0.75);
+    EXPECT_GT(r.number("hotspot_gbps_congested"), 0.75);
     EXPECT_GT(r.number("innocent_gbps_congested"), 7.0);
     EXPECT_EQ(r.number("drops_nic_queue_full"), 0);
     EXPECT_EQ(r.number("drops_rate_limiter_full"), 0);

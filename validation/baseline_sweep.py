@@ -20,7 +20,7 @@ def plot(res, path, title):
     s = res.tables["series"].set_index("t_ms")
     fig, (a, b) = plt.subplots(2, 1, figsize=(7.5, 5.4), sharex=True)
     a.plot(s.index, s["innocent_gbps"], label="innocent", lw=1)
-    a.plot(s.index, s["victim_gbps"], label="victim (hot spot)", lw=1)
+    a.plot(s.index, s["hotspot_gbps"], label="hot spot", lw=1)
     a.set_ylabel("throughput (Gb/s)")
     a.legend(fontsize=8, loc="upper right")
     a.grid(alpha=0.3)
@@ -41,13 +41,13 @@ def main():
     for sc in SCENARIOS:
         for cm in SCHEMES:
             res = cmswitch.run(cmswitch.BaselineConfig(baseline=sc, cm=cm, duration_s=1.0))
-            keep = {k: res[k] for k in ("innocent_gbps_congested", "victim_gbps_congested",
-                                        "innocent_gbps_uncongested", "victim_gbps_uncongested", "ideal_innocent_gbps",
-                                        "ideal_victim_gbps_congested", "drops", "network_drops", "pause_frames", "paused_ms_max_port",
+            keep = {k: res[k] for k in ("innocent_gbps_congested", "hotspot_gbps_congested",
+                                        "innocent_gbps_uncongested", "hotspot_gbps_uncongested", "ideal_innocent_gbps",
+                                        "ideal_hotspot_gbps_congested", "drops", "network_drops", "pause_frames", "paused_ms_max_port",
                                         "cnms", "wall_s")}
             rows.append(dict(scenario=sc, scheme=cm, **keep))
             plot(res, os.path.join(ROOT, "docs", "img", f"baseline_{sc}_{cm}.png"), f"{sc}, {cm}")
-            print(sc, cm, round(keep["innocent_gbps_congested"], 2), round(keep["victim_gbps_congested"], 2),
+            print(sc, cm, round(keep["innocent_gbps_congested"], 2), round(keep["hotspot_gbps_congested"], 2),
                   keep["drops"], keep["pause_frames"], round(keep["wall_s"], 2), flush=True)
     pd.DataFrame(rows).to_csv(os.path.join(ROOT, "validation", "baseline.csv"), index=False)
 

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Matplotlib figures of results: goodput vs flows per buffer (seed 000's figures), queue and per-flow rate
-over time, throughput of innocent vs victim flows. Each returns the Figure; save it with fig.savefig()."""
+over time, throughput of innocent vs hot-spot traffic. Lines have distinct colour-blind-safe colours, markers
+and dashes (up to 12), means carry 95 % confidence intervals over seeds, infeasible points are marked, legends
+sit outside the data. Each returns the Figure; save it with fig.savefig(..., bbox_inches="tight")."""
 from __future__ import annotations
 
 from typing import Optional, Sequence
@@ -19,45 +21,117 @@ def _plt():
     return plt
 
 
-def goodput_vs_flows(df: pd.DataFrame, title: str = "", by: str = "buffer_kb", y: str = "goodput_mbps"):
-    """One line per value of `by` (mean over seeds, bars for min-max), like seed 000's Figs. 2-5."""
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for value, g in sorted(df.groupby(by), key=lambda kv: kv[0]):
-        s = g.groupby("flows")[y].agg(["mean", "min", "max"]).sort_index()
-        # clip: the mean of equal values can land a rounding error outside [min, max]
-        ax.errorbar(s.index, s["mean"], yerr=[(s["mean"] - s["min"]).clip(lower=0), (s["max"] - s["mean"]).clip(lower=0)], marker="o",
-                    capsize=3, label=f"{value:g} KB" if by == "buffer_kb" else str(value))
+# Up to 12 lines told apart by colour, marker and dash together: Paul Tol's "muted" scheme (designed for
+# colour-blind readers) plus black, grey and Okabe-Ito orange; dashed from the 9th line on.
+_COLORS = ["#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255", "#AA4499",
+           "#000000", "#777777", "#E69F00"]
+_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "h", "<", ">", "p"]
+
+
+def line_style(i: int) -> dict:
+    """Colour, marker and line style of the i-th line of a plot (distinct for i < 12)."""
+    return dict(color=_COLORS[i % len(_COLORS)], marker=_MARKERS[i % len(_MARKERS)],
+                linestyle="-" if i % 24 < 8 else "--")
+
+
+# two-sided 95 % Student t quantiles t(0.975, n - 1) for n = 2 .. 30 samples; 1.96 above
+_T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+         2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045]
+
+
+def mean_ci(values) -> "tuple[float, float, int]":
+    """Mean, half-width of its 95 % confidence interval (Student t over the seeds; 0 for one value) and n."""
+    v = pd.Series(values, dtype=float).dropna()
+    n = len(v)
+    if n == 0:
+        return float("nan"), float("nan"), 0
+    if n == 1:
+        return float(v.iloc[0]), 0.0, 1
+    t = _T975[n - 2] if n - 2 < len(_T975) else 1.96
+    return float(v.mean()), float(t * v.std(ddof=1) / n ** 0.5), n
+
+
+def _summary(g: pd.DataFrame, x: str, y: str) -> pd.DataFrame:
+    """Per x: mean and 95 % CI of y over the feasible rows, and whether every row at that x was infeasible."""
+    rows = []
+    for xv, gg in g.groupby(x):
+        feasible = gg[_feasible(gg)]
+        m, h, n = mean_ci(feasible[y])
+        rows.append(dict(x=xv, mean=m, ci=h, n=n, infeasible=len(feasible) == 0))
+    return pd.DataFrame(rows).sort_values("x").set_index("x")
+
+
+def _feasible(df: pd.DataFrame) -> pd.Series:
+    if "infeasible" not in df:
+        return pd.Series(True, index=df.index)
+    return df["infeasible"].fillna("").astype(str) == ""
+
+
+def _legend_outside(ax, title: Optional[str] = None) -> None:
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False, title=title,
+                  title_fontsize=8)
+
+
+def _lines_with_ci(ax, df: pd.DataFrame, by: str, x: str, y: str, label_of) -> bool:
+    """One line per value of `by`: mean over seeds with 95 % CI bars; x values where every run was infeasible
+    are marked with an x at the bottom in the line's colour. Returns whether any was."""
+    any_infeasible = False
+    for i, (value, g) in enumerate(sorted(df.groupby(by), key=lambda kv: kv[0])):
+        st = line_style(i)
+        s = _summary(g, x, y)
+        ok = s[~s["infeasible"] & s["mean"].notna()]
+        ax.errorbar(ok.index, ok["mean"], yerr=ok["ci"], capsize=3, ms=5, lw=1.3, label=label_of(value), **st)
+        bad = s[s["infeasible"]]
+        if len(bad):
+            any_infeasible = True
+            ax.plot(bad.index, [0] * len(bad), linestyle="none", marker="x", ms=8, mew=2, color=st["color"],
+                    clip_on=False, zorder=5)
+    if any_infeasible:
+        ax.plot([], [], linestyle="none", marker="x", ms=8, mew=2, color="#444444", label="infeasible (not run)")
+    return any_infeasible
+
+
+def _log2_x(ax, plt, values) -> None:
     ax.set_xscale("log", base=2)
-    ax.set_xticks(sorted(df["flows"].unique()))
+    ax.set_xticks(sorted(values))
     ax.get_xaxis().set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.minorticks_off()
+
+
+def goodput_vs_flows(df: pd.DataFrame, title: str = "", by: str = "buffer_kb", y: str = "goodput_mbps",
+                     ylabel: Optional[str] = None):
+    """One line per value of `by` (seed 000's Figs. 2-5): the mean over seeds with its 95 % confidence interval,
+    infeasible points (an `infeasible` reason in the rows) marked x on the axis. The legend sits outside."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(8.0, 4.2))
+    _lines_with_ci(ax, df, by, "flows", y, lambda v: f"{v:g} KB" if by == "buffer_kb" else str(v))
+    _log2_x(ax, plt, df["flows"].unique())
     ax.set_xlabel("flows (servers)")
-    ax.set_ylabel("goodput (Mbps)" if y == "goodput_mbps" else y)
+    ax.set_ylabel(ylabel or ("goodput (Mbps)" if y == "goodput_mbps" else y))
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
-    ax.legend(title=by.replace("_kb", " (KB)"), fontsize=8)
-    ax.set_title(title)
+    _legend_outside(ax, "buffer per port" if by == "buffer_kb" else None)
+    ax.set_title(title, fontsize=10)
     fig.tight_layout()
     return fig
 
 
 def goodput_vs_buffer(df: pd.DataFrame, flows: int, by: str = "scheme", title: str = ""):
-    """Goodput against buffer size at one flow count, one line per scheme."""
+    """Goodput against buffer size at one flow count, one line per value of `by`, with 95 % confidence intervals
+    over seeds and infeasible points marked x on the axis."""
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    fig, ax = plt.subplots(figsize=(8.0, 4.2))
     d = df[df["flows"] == flows]
-    for value, g in d.groupby(by):
-        s = g.groupby("buffer_kb")["goodput_mbps"].mean().sort_index()
-        ax.plot(s.index, s.values, marker="o", label=str(value))
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(sorted(d["buffer_kb"].unique()))
-    ax.get_xaxis().set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
+    _lines_with_ci(ax, d, by, "buffer_kb", "goodput_mbps", str)
+    _log2_x(ax, plt, d["buffer_kb"].unique())
     ax.set_xlabel("buffer per port (KB)")
     ax.set_ylabel("goodput (Mbps)")
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    ax.set_title(title or f"{flows} flows")
+    _legend_outside(ax)
+    ax.set_title(title or f"{flows} flows", fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -83,13 +157,14 @@ def queue_vs_time_by_case(results, title: str = ""):
     """The bottleneck queue (KB) over time of several runs made with series=True, one line each: a mapping of
     label -> Result (e.g. one run per flow count)."""
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
-    for label, result in results.items():
+    fig, ax = plt.subplots(figsize=(8.0, 3.8))
+    for i, (label, result) in enumerate(results.items()):
         s = result.series
         if s is None:
             raise ValueError(f"{label}: the run has no time series: run it with series=True")
         col = next(c for c in s.columns if c.endswith("bytes") and "_flow" not in c)
-        ax.plot(s.index, s[col] / 1024, label=label, lw=1)
+        st = line_style(i)
+        ax.plot(s.index, s[col] / 1024, label=label, lw=1, color=st["color"], linestyle=st["linestyle"])
     return _finish(fig, ax, "time (ms)", "queue (KB)", title)
 
 
@@ -97,8 +172,8 @@ def _finish(fig, ax, xlabel: str, ylabel: str, title: str):
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    ax.set_title(title)
+    _legend_outside(ax)
+    ax.set_title(title, fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -107,10 +182,11 @@ def sorted_flow_rates(results, column: str = "second_half_mbps", title: str = ""
     """Each run's per-flow rates (its flows table), sorted: flat lines are fair shares. A mapping label ->
     Result."""
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
-    for label, result in results.items():
+    fig, ax = plt.subplots(figsize=(8.0, 3.8))
+    for i, (label, result) in enumerate(results.items()):
         rates = result.flows[column].sort_values().to_numpy()
-        ax.plot(range(len(rates)), rates, label=label, lw=1.2)
+        st = line_style(i)
+        ax.plot(range(len(rates)), rates, label=label, lw=1.2, color=st["color"], linestyle=st["linestyle"])
     ax.set_yscale("log")
     return _finish(fig, ax, "flows, by rate", "rate (Mbps)", title)
 
@@ -134,23 +210,35 @@ def flow_rates_over_time(result, flows: Optional[Sequence[str]] = None, title: s
     return fig
 
 
-def innocent_vs_victim(rates: pd.DataFrame, victim: Sequence[str], title: str = ""):
-    """Aggregate throughput over time of the victim (hot-spot) flows against the innocent ones."""
+def innocent_vs_hotspot(data, hotspot: Optional[Sequence[str]] = None, title: str = ""):
+    """Throughput over time of the innocent traffic against the hot-spot traffic (the flows to the congested
+    node; PAUSE spreading makes victims of the innocent ones). `data`: a baseline Result run with series=True
+    (its series columns innocent_gbps and hotspot_gbps, Gb/s), or per-flow rates in Mbps (flow columns, e.g.
+    Result.flow_rates_mbps()) with the hot-spot flows named in `hotspot`."""
     plt = _plt()
-    victim = [str(v) for v in victim]
-    cols = [str(c) for c in rates.columns]
-    r = rates.copy()
-    r.columns = cols
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    ax.plot(r.index, r[[c for c in cols if c not in victim]].sum(axis=1), label="innocent")
-    ax.plot(r.index, r[victim].sum(axis=1), label="victim")
-    ax.set_xlabel("time (ms)")
-    ax.set_ylabel("throughput (Mbps)")
-    ax.grid(alpha=0.3)
-    ax.legend()
-    ax.set_title(title)
-    fig.tight_layout()
-    return fig
+    if isinstance(data, pd.DataFrame):
+        if hotspot is None:
+            raise ValueError("per-flow rates need hotspot= (the hot-spot flows' columns)")
+        hot = [str(v) for v in hotspot]
+        r = data.copy()
+        r.columns = [str(c) for c in r.columns]
+        innocent, hot_rate, unit = r[[c for c in r.columns if c not in hot]].sum(axis=1), r[hot].sum(axis=1), "Mbps"
+    else:
+        s = data.series
+        if s is None or "hotspot_gbps" not in s:
+            raise ValueError("give a baseline run made with series=True, or per-flow rates with hotspot=")
+        innocent, hot_rate, unit = s["innocent_gbps"], s["hotspot_gbps"], "Gb/s"
+    fig, ax = plt.subplots(figsize=(8.0, 3.6))
+    for i, (y, label) in enumerate(((innocent, "innocent traffic"), (hot_rate, "hot-spot traffic"))):
+        st = line_style(i)
+        ax.plot(y.index, y.values, label=label, lw=1.2, color=st["color"], linestyle=st["linestyle"])
+    ax.set_ylim(bottom=0)
+    return _finish(fig, ax, "time (ms)", f"throughput ({unit})", title)
+
+
+def innocent_vs_victim(rates: pd.DataFrame, victim: Sequence[str], title: str = ""):
+    """Deprecated name of innocent_vs_hotspot (the hot-spot flows were called victims)."""
+    return innocent_vs_hotspot(rates, hotspot=victim, title=title)
 
 
 def elephant_bandwidth(results, title: str = ""):

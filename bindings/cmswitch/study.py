@@ -120,22 +120,24 @@ def find_min_buffer(config: IncastConfig, target_goodput_mbps: Optional[float] =
 
 def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
                   buffers_kb: Sequence[float] = (16, 32, 64, 128, 256, 512, 1024), schemes: Iterable[str] = SCHEMES,
-                  seeds: Sequence[int] = (1, 2), duration_s: float = 10.0,
+                  seeds: Sequence[int] = (1, 2, 3, 4, 5), duration_s: float = 10.0,
                   min_rtos_ms: Sequence[float] = (200.0, 10.0), target_fraction: float = 0.9,
                   workers: Optional[int] = None, store=None, progress: bool = True,
                   base: Optional[IncastConfig] = None) -> pd.DataFrame:
     """Incast over buffer sizes x flow counts for each scheme and TCP minimum RTO (seed 000's set-up, 10 s per
-    run by default: about 950 runs in 2-3 minutes on 2 cores); writes a report folder `out`: points.csv (every run), min_buffer.csv, goodput_vs_flows_<scheme>_
-    rto<ms>.png, goodput_vs_buffer_<n>flows.png, queue_vs_flows.png, report.md and index.html (the plots with a
-    short reading). Returns the points."""
+    run, five seeds for 95 % confidence intervals: 2520 points, about 7 minutes on 2 cores); writes a report
+    folder `out`: points.csv (every point; PFC points whose lossless split does not fit the buffer are
+    recorded with the reason in `infeasible`, not run), min_buffer.csv, goodput_vs_flows_<scheme>_rto<ms>.png,
+    goodput_vs_buffer_<n>flows.png, queue_vs_flows.png, report.md and index.html (the plots with a short
+    reading). Returns the points."""
     schemes = list(schemes)
     for s in schemes:
         scheme_overrides(s, 64)   # unknown names fail before any run
     base = base or IncastConfig(duration_s=duration_s, jitter_ns=500.0, sample_us=0.0)
     cases = [(s, float(r)) for s in schemes for r in min_rtos_ms]
-    # PFC points whose buffer cannot be split into lossless shares are left out (reported as not reached)
-    keep = [(s, r, b, f, seed) for s, r in cases for b in buffers_kb for f in flows for seed in seeds
-            if s != "pfc" or pfc_feasible(base, b, f)]
+    # every point is in the sweep: those the core refuses (a PFC buffer too small for one XOFF + headroom per
+    # server) come back with the reason in the "infeasible" column and are marked as such in plots and tables
+    keep = [(s, r, b, f, seed) for s, r in cases for b in buffers_kb for f in flows for seed in seeds]
     points = [dict(scheme_overrides(s, b), min_rto_ms=r, buffer_kb=float(b), flows=int(f), seed=int(seed))
               for s, r, b, f, seed in keep]
     scheme_of = [s for s, *_ in keep]
@@ -144,45 +146,54 @@ def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
     df = sweep(base, points=points, workers=workers, store=store, progress=progress)
     elapsed = time.time() - t0
     df.insert(0, "scheme", scheme_of)
+    if "infeasible" not in df:
+        df["infeasible"] = ""
     df.to_csv(os.path.join(out, "points.csv"), index=False)
 
     line_rate = base.link_gbps * 1000 * 1460 / 1500   # payload share of the link
     target = target_fraction * line_rate
-    mean = df.groupby(["scheme", "min_rto_ms", "flows", "buffer_kb"])["goodput_mbps"].mean().reset_index()
+    feasible = df[df["infeasible"].fillna("") == ""]
+    mean = feasible.groupby(["scheme", "min_rto_ms", "flows", "buffer_kb"])["goodput_mbps"].mean().reset_index()
     rows = []
-    for s_, r_ in cases:   # every (scheme, minRTO, flows) gets a row, infeasible PFC ones included
+    for s_, r_ in cases:   # every (scheme, minRTO, flows) gets a row
         for f_ in flows:
-            if not ((mean["scheme"] == s_) & (mean["min_rto_ms"] == r_) & (mean["flows"] == f_)).any():
-                rows.append(dict(scheme=s_, min_rto_ms=r_, flows=f_, min_buffer_kb=float("nan"),
-                                 best_goodput_mbps=float("nan")))
-    for (scheme, rto, f), g in mean.groupby(["scheme", "min_rto_ms", "flows"]):
-        ok = g[g["goodput_mbps"] >= target].sort_values("buffer_kb")
-        rows.append(dict(scheme=scheme, min_rto_ms=rto, flows=f,
-                         min_buffer_kb=float(ok["buffer_kb"].iloc[0]) if len(ok) else float("nan"),
-                         best_goodput_mbps=float(g["goodput_mbps"].max())))
+            g = mean[(mean["scheme"] == s_) & (mean["min_rto_ms"] == r_) & (mean["flows"] == f_)]
+            bad = df[(df["scheme"] == s_) & (df["min_rto_ms"] == r_) & (df["flows"] == f_) &
+                     (df["infeasible"].fillna("") != "")]
+            ok = g[g["goodput_mbps"] >= target].sort_values("buffer_kb")
+            smallest_run = float(g["buffer_kb"].min()) if len(g) else float("nan")
+            rows.append(dict(scheme=s_, min_rto_ms=r_, flows=f_,
+                             min_buffer_kb=float(ok["buffer_kb"].iloc[0]) if len(ok) else float("nan"),
+                             best_goodput_mbps=float(g["goodput_mbps"].max()) if len(g) else float("nan"),
+                             # the smallest buffer the scheme could run at (PFC: where its split first fits)
+                             smallest_feasible_kb=smallest_run,
+                             infeasible_kb=" ".join(f"{b:g}" for b in sorted(bad["buffer_kb"].unique())),
+                             infeasible_reason=str(bad["infeasible"].iloc[0]) if len(bad) else ""))
     minbuf = pd.DataFrame(rows)
     minbuf.to_csv(os.path.join(out, "min_buffer.csv"), index=False)
 
     from . import plots
     figures = []
+    ci = f"mean of {len(seeds)} seeds, bars: 95 % confidence interval" if len(seeds) > 1 else "one seed"
     for s, r in cases:
         fig = plots.goodput_vs_flows(df[(df["scheme"] == s) & (df["min_rto_ms"] == r)],
-                                     title=f"{s}, minRTO {r:g} ms")
+                                     title=f"How much buffer keeps {s} incast goodput up? (minRTO {r:g} ms; {ci})")
         name = f"goodput_vs_flows_{s}_rto{r:g}ms.png"
-        fig.savefig(os.path.join(out, name), dpi=110)
+        fig.savefig(os.path.join(out, name), dpi=110, bbox_inches="tight")
         figures.append((name, f"Goodput vs flows, {SCHEME_TEXT[s]}, minRTO {r:g} ms"))
     labelled = df.assign(case=df["scheme"] + ", minRTO " + df["min_rto_ms"].map(lambda v: f"{v:g} ms"))
     for f in sorted({min(flows, key=lambda x: abs(x - 16)), max(flows)}):
-        fig = plots.goodput_vs_buffer(labelled, f, by="case", title=f"{f} flows")
+        fig = plots.goodput_vs_buffer(labelled, f, by="case",
+                                      title=f"Which scheme needs the least buffer at {f} flows? ({ci})")
         name = f"goodput_vs_buffer_{f}flows.png"
-        fig.savefig(os.path.join(out, name), dpi=110)
-        figures.append((name, f"Goodput vs buffer at {f} flows, every scheme and minRTO"))
+        fig.savefig(os.path.join(out, name), dpi=110, bbox_inches="tight")
+        figures.append((name, f"Goodput vs buffer at {f} flows, every scheme and minRTO (x: infeasible, not run)"))
     biggest = max(buffers_kb)
     fig = plots.goodput_vs_flows(labelled[labelled["buffer_kb"] == biggest].assign(
                                      mean_queue_kb=lambda d: d["mean_queue_bytes"] / 1024),
-                                 title=f"average queue, {biggest:g} KB buffer", by="case", y="mean_queue_kb")
-    fig.axes[0].set_ylabel("average queue (KB)")
-    fig.savefig(os.path.join(out, "queue_vs_flows.png"), dpi=110)
+                                 title=f"How full does each scheme keep a {biggest:g} KB buffer? ({ci})", by="case",
+                                 y="mean_queue_kb", ylabel="average queue (KB)")
+    fig.savefig(os.path.join(out, "queue_vs_flows.png"), dpi=110, bbox_inches="tight")
     figures.append(("queue_vs_flows.png", f"Average bottleneck queue vs flows at {biggest:g} KB"))
     import matplotlib.pyplot as plt
     plt.close("all")
@@ -197,27 +208,48 @@ def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
 def _reading(minbuf: pd.DataFrame, cases, flows, buffers_kb, target, df, biggest) -> List[str]:
     lines = []
     for s, r in cases:
-        m = minbuf[(minbuf["scheme"] == s) & (minbuf["min_rto_ms"] == r)].set_index("flows")["min_buffer_kb"]
-        covered = [f for f in flows if pd.notna(m.get(f))]
+        m = minbuf[(minbuf["scheme"] == s) & (minbuf["min_rto_ms"] == r)].set_index("flows")
+        covered = [f for f in flows if pd.notna(m["min_buffer_kb"].get(f))]
         head = f"{s}, minRTO {r:g} ms"
         if not covered:
             lines.append(f"{head}: no buffer up to {max(buffers_kb):g} KB keeps goodput above {target:.0f} Mbps at "
                          f"any flow count tested.")
             continue
+        parts = []
+        for f in covered:
+            need = m.at[f, "min_buffer_kb"]
+            if m.at[f, "infeasible_kb"] and need == m.at[f, "smallest_feasible_kb"]:
+                # not a goodput result: smaller buffers could not run at all
+                parts.append(f"{f} flows need {need:g} KB (the smallest buffer where it can run; smaller ones are "
+                             f"infeasible)")
+            else:
+                parts.append(f"{f} flows need {need:g} KB")
+        text = f"{head}: " + ", ".join(parts) + "."
         missing = [f for f in flows if f not in covered]
-        text = f"{head}: " + ", ".join(f"{f} flows need {m[f]:g} KB" for f in covered) + "."
         if missing:
             text += f" Not reached with {max(buffers_kb):g} KB at {', '.join(str(f) for f in missing)} flows."
         lines.append(text)
-    q = df[df["buffer_kb"] == biggest].groupby(["scheme", "min_rto_ms"])["mean_queue_bytes"].mean() / 1024
+    bad = minbuf[minbuf["infeasible_kb"] != ""]
+    if len(bad):
+        lines.append(f"Infeasible (not run) points: {len(df[df['infeasible'].fillna('') != ''])} runs; " + "; ".join(
+            f"{row.scheme} at {row.flows} flows with {row.infeasible_kb.replace(' ', ', ')} KB"
+            for row in bad.drop_duplicates(["scheme", "flows"]).itertuples()) +
+            f". Reason, e.g.: {bad['infeasible_reason'].iloc[0]}")
+    feasible = df[df["infeasible"].fillna("") == ""]
+    q = feasible[feasible["buffer_kb"] == biggest].groupby(["scheme", "min_rto_ms"])["mean_queue_bytes"].mean() / 1024
     lines.append(f"Average queue at {biggest:g} KB over all flow counts: " +
                  ", ".join(f"{s} (minRTO {r:g} ms) {q[(s, r)]:.0f} KB" for s, r in cases if (s, r) in q) + ".")
     return lines
 
 
 def _write_report(out, base, schemes, min_rtos_ms, flows, buffers_kb, seeds, target, minbuf, figures, reading, runs):
-    table = minbuf.assign(case=minbuf["scheme"] + ", " + minbuf["min_rto_ms"].map(lambda v: f"{v:g} ms")).pivot(
-        index="flows", columns="case", values="min_buffer_kb")
+    def cell(row) -> str:   # the smallest buffer, "-" not reached, "x" infeasible at every buffer tested
+        if pd.notna(row.min_buffer_kb):
+            return f"{row.min_buffer_kb:g}"
+        return "x" if pd.isna(row.smallest_feasible_kb) else "-"
+    table = minbuf.assign(case=minbuf["scheme"] + ", " + minbuf["min_rto_ms"].map(lambda v: f"{v:g} ms"),
+                          shown=[cell(r) for r in minbuf.itertuples()]).pivot(index="flows", columns="case",
+                                                                               values="shown")
     md = [f"# Buffer sizing for TCP incast", "",
           f"Incast (seed 000 set-up): 1 client, N servers, {base.link_gbps:g} Gbps links, SRU {base.sru_kb:g} KB, "
           f"TCP minRTO {', '.join(f'{r:g}' for r in min_rtos_ms)} ms, {base.duration_s:g} s simulated per run, "
@@ -229,15 +261,22 @@ def _write_report(out, base, schemes, min_rtos_ms, flows, buffers_kb, seeds, tar
           "Columns: scheme, minRTO.", "",
           "| flows | " + " | ".join(table.columns) + " |", "|---" * (len(table.columns) + 1) + "|"]
     for f, row in table.iterrows():
-        md.append(f"| {f} | " + " | ".join("-" if pd.isna(v) else f"{v:g}" for v in row) + " |")
-    md += ["", "`-`: not reached with the largest buffer tested. Every run: `points.csv`; this table: `min_buffer.csv`.",
-           "", "## Figures", ""]
+        md.append(f"| {f} | " + " | ".join(row) + " |")
+    md += ["", "`-`: not reached with the largest buffer tested; `x`: infeasible at every buffer tested (see below). "
+           "Every run: `points.csv`; this table: `min_buffer.csv`."]
+    bad = minbuf[minbuf["infeasible_kb"] != ""].drop_duplicates(["scheme", "flows"])
+    if len(bad):
+        md += ["", "## Infeasible points (recorded, not run)", "",
+               "| scheme | flows | buffers (KB) | reason |", "|---|---|---|---|"]
+        md += [f"| {r.scheme} | {r.flows} | {r.infeasible_kb.replace(' ', ', ')} | {r.infeasible_reason} |"
+               for r in bad.itertuples()]
+    md += ["", "## Figures", ""]
     for name, caption in figures:
         md += [f"### {caption}", "", f"![{caption}]({name})", ""]
     with open(os.path.join(out, "report.md"), "w") as fh:
         fh.write("\n".join(md))
     write_html(os.path.join(out, "index.html"), "Buffer sizing for TCP incast", md[2], reading,
-               "Smallest buffer (KB)", table.to_html(na_rep="-", float_format=lambda v: f"{v:g}"), figures)
+               "Smallest buffer (KB)", table.to_html(), figures)
 
 
 def write_html(path: str, title: str, intro: str, reading: Sequence[str], table_title: str, table_html: str,

@@ -121,7 +121,7 @@ struct baseline_workload {
     std::vector<std::unique_ptr<tcp_sender>> tx;
     std::vector<std::unique_ptr<tcp_receiver>> rx;
     std::vector<std::unique_ptr<tcp_transaction_source>> tcp_src;
-    std::vector<std::pair<size_t, bool>> flows;   // flow id, victim
+    std::vector<std::pair<size_t, bool>> flows;   // flow id, to the hot spot
     bool tcp;
 
     baseline_workload(network& net, const baseline_config& c, const baseline_plan& p)
@@ -183,40 +183,40 @@ struct baseline_workload {
         }
     }
 
-    // Payload bytes delivered so far to victim (hot-spot) or innocent flows.
-    double delivered(bool victim) const {
+    // Payload bytes delivered so far to hot-spot or innocent flows.
+    double delivered(bool hotspot) const {
         uint64_t b = 0;
         for (const auto& f : flows)
-            if (f.second == victim)
+            if (f.second == hotspot)
                 b += tcp ? tst[f.first].bytes_delivered : udp[f.first].received_payload;
         return static_cast<double>(b);
     }
 
-    // Ideal while congested: victims limited to the hot spot's service rate; innocent traffic all delivered,
-    // except where it shares a link with the victim flow (pause-spreading: both cross the one trunk, so the
-    // innocent flow can have at most the trunk minus the victim's share, 9 Gb/s at the defaults).
+    // Ideal while congested: hot-spot flows limited to the hot spot's service rate; innocent traffic all delivered,
+    // except where it shares a link with the hot-spot flow (pause-spreading: both cross the one trunk, so the
+    // innocent flow can have at most the trunk minus the hot-spot flow's share, 9 Gb/s at the defaults).
     void report_ideal(result& r, const baseline_plan& p) const {
-        double offered_innocent = 0, offered_victim = 0;
+        double offered_innocent = 0, offered_hotspot = 0;
         for (const auto& s : senders) {
             const double per_dst = static_cast<double>(offered[static_cast<size_t>(s.first)]) / static_cast<double>(s.second.size());
             for (int d : s.second)
-                (d == p.hot_host ? offered_victim : offered_innocent) += per_dst;
+                (d == p.hot_host ? offered_hotspot : offered_innocent) += per_dst;
         }
-        const double victim_ideal = std::min(offered_victim, static_cast<double>(p.hot));
+        const double hotspot_ideal = std::min(offered_hotspot, static_cast<double>(p.hot));
         const double innocent_ideal =
-            p.og ? offered_innocent : std::min(offered_innocent, static_cast<double>(p.rate) - victim_ideal);
+            p.og ? offered_innocent : std::min(offered_innocent, static_cast<double>(p.rate) - hotspot_ideal);
         r.set("ideal_innocent_gbps", innocent_ideal / 1e9);
-        r.set("ideal_victim_gbps_congested", victim_ideal / 1e9);
-        r.set("ideal_victim_gbps_uncongested", offered_victim / 1e9);
+        r.set("ideal_hotspot_gbps_congested", hotspot_ideal / 1e9);
+        r.set("ideal_hotspot_gbps_uncongested", offered_hotspot / 1e9);
     }
 };
 
-// Per bin: innocent and victim payload delivered so far, and each switch's buffered bytes.
+// Per bin: innocent and hot-spot payload delivered so far, and each switch's buffered bytes.
 struct baseline_series {
     queue_sampler sampler;
     baseline_series(network& net, const baseline_plan& p, const baseline_workload& w) : sampler("sampler", p.bin_ps) {
         sampler.watch_gauge("innocent_bytes", [&w] { return w.delivered(false); });
-        sampler.watch_gauge("victim_bytes", [&w] { return w.delivered(true); });
+        sampler.watch_gauge("hotspot_bytes", [&w] { return w.delivered(true); });
         for (int s = 0; s < net.num_switches(); ++s) {
             const ethernet_switch* sw = &net.sw(s);
             sampler.watch_gauge("queue_kb_switch" + std::to_string(s), [sw] {
@@ -224,6 +224,15 @@ struct baseline_series {
                 for (int port = 0; port < sw->num_ports(); ++port)
                     b += sw->egress(port).bytes();
                 return static_cast<double>(b) / 1024;
+            });
+        }
+        for (int s = 0; s < net.num_switches(); ++s) {   // pause state: transmitters held by a PAUSE/PFC now
+            const ethernet_switch* sw = &net.sw(s);
+            sampler.watch_gauge("paused_ports_switch" + std::to_string(s), [sw] {
+                int n = 0;
+                for (int port = 0; port < sw->num_ports(); ++port)
+                    n += sw->egress(port).paused() != 0;
+                return static_cast<double>(n);
             });
         }
     }
@@ -237,8 +246,8 @@ struct baseline_series {
         table out;
         auto& ot = out.column("t_ms");
         auto& oi = out.column("innocent_gbps");
-        auto& ov = out.column("victim_gbps");
-        double sum[2][2] = {{0, 0}, {0, 0}};   // [in event][innocent, victim]
+        auto& ov = out.column("hotspot_gbps");
+        double sum[2][2] = {{0, 0}, {0, 0}};   // [in event][innocent, hot spot]
         int bins[2] = {0, 0};
         for (size_t k = 0; k < t_ms.size(); ++k) {
             const double dt_s = c.sample_us * 1e-6;
@@ -257,12 +266,15 @@ struct baseline_series {
         }
         for (int s = 0; s < switches; ++s)
             out.column("queue_kb_switch" + std::to_string(s)) = sampler.gauge_values(static_cast<size_t>(2 + s));
+        for (int s = 0; s < switches; ++s)   // sampled at the end of each bin
+            out.column("paused_ports_switch" + std::to_string(s)) =
+                sampler.gauge_values(static_cast<size_t>(2 + switches + s));
         if (with_table)
             r.add_table("series") = std::move(out);
         r.set("innocent_gbps_congested", bins[1] ? sum[1][0] / bins[1] : 0.0);
-        r.set("victim_gbps_congested", bins[1] ? sum[1][1] / bins[1] : 0.0);
+        r.set("hotspot_gbps_congested", bins[1] ? sum[1][1] / bins[1] : 0.0);
         r.set("innocent_gbps_uncongested", bins[0] ? sum[0][0] / bins[0] : 0.0);
-        r.set("victim_gbps_uncongested", bins[0] ? sum[0][1] / bins[0] : 0.0);
+        r.set("hotspot_gbps_uncongested", bins[0] ? sum[0][1] / bins[0] : 0.0);
     }
 };
 
@@ -294,7 +306,7 @@ result baseline_scenario::run() {
         ctx.run_until(p.end_ps);
 
         r.set("innocent_gbps", w.delivered(false) * 8 / c.duration_s / 1e9);
-        r.set("victim_gbps", w.delivered(true) * 8 / c.duration_s / 1e9);
+        r.set("hotspot_gbps", w.delivered(true) * 8 / c.duration_s / 1e9);
         series.report(r, c, p, net.num_switches(), c.series);
         w.report_ideal(r, p);
         report_drops(r, net);

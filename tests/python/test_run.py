@@ -104,4 +104,4 @@ def test_baseline_series_is_a_data_frame_over_time():
     s = r.series
     assert s is not None and s.index.name == "t_ms"
     assert len(s) == 99 and abs(s.index[0] - 0.1) < 1e-9
-    assert {"innocent_gbps", "victim_gbps"} <= set(s.columns)
+    assert {"innocent_gbps", "hotspot_gbps"} <= set(s.columns)

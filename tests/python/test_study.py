@@ -19,14 +19,19 @@ def test_buffer_sizing_report_has_every_promised_file(tmp_path):
     assert expected <= set(os.listdir(out))
     for name in expected:
         assert (out / name).stat().st_size > 0, name
-    points = pd.read_csv(out / "points.csv")
-    # 5 schemes x 2 buffers x 2 flow counts x 2 minRTOs; PFC only where 1 Gb/s headroom (5628 B) + 3 frames fits
-    # in each server's share: 32 KB / 8 = 4096 B does not, the 3 other points do
-    assert len(points) == len(df) == 5 * 2 * 2 * 2 + 3 * 2
+    points = pd.read_csv(out / "points.csv", keep_default_na=False, na_values=[""])
+    # 6 schemes x 2 buffers x 2 flow counts x 2 minRTOs, every point recorded; PFC runs only where the 1 Gb/s
+    # headroom (9378 B) + 3 frames fits in each server's share: 32 KB / 8 = 4096 B does not (issue 14: those
+    # points used to vanish from the report)
+    assert len(points) == len(df) == 6 * 2 * 2 * 2
     assert set(points["scheme"]) == set(schemes)
-    assert (points[points["scheme"] == "pfc"]["drops"] == 0).all()   # lossless
+    bad = points[points["infeasible"].fillna("") != ""]
+    assert len(bad) == 2 and set(bad["scheme"]) == {"pfc"} and set(bad["buffer_kb"]) == {32} and set(bad["flows"]) == {8}
+    assert bad["infeasible"].str.contains("headroom").all() and bad["goodput_mbps"].isna().all()
+    assert (points[(points["scheme"] == "pfc") & (points["infeasible"].fillna("") == "")]["drops"] == 0).all()
     text = (out / "report.md").read_text()
     assert "## Reading" in text and "goodput_vs_flows_dctcp_rto10ms.png" in text
+    assert "## Infeasible points (recorded, not run)" in text and "| pfc | 8 | 32 |" in text
     html = (out / "index.html").read_text()
     for name in expected:
         if name.endswith(".png"):

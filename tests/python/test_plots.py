@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Plots fit for a design review (issue 14): distinct styles, confidence intervals, infeasible points marked,
+legends outside the data, units on the axes."""
+import math
+
+import pandas as pd
+import pytest
+
+import cmswitch
+from cmswitch import plots
+
+
+def test_twelve_lines_have_twelve_distinct_styles():
+    styles = [plots.line_style(i) for i in range(12)]
+    assert len({s["color"] for s in styles}) == 12
+    assert len({s["marker"] for s in styles}) == 12
+
+
+def test_mean_ci_is_the_student_t_interval():
+    # 1, 2, 3: mean 2, s = 1, t(0.975, 2) = 4.303 -> half-width 4.303 / sqrt(3) = 2.4843
+    m, h, n = plots.mean_ci([1.0, 2.0, 3.0])
+    assert (m, n) == (2.0, 3) and h == pytest.approx(4.303 / math.sqrt(3), rel=1e-9)
+    assert plots.mean_ci([5.0]) == (5.0, 0.0, 1)
+    assert plots.mean_ci([float("nan"), 4.0, 6.0])[0] == 5.0   # infeasible (NaN) rows are not samples
+
+
+def test_infeasible_points_are_marked_and_the_legend_is_outside():
+    df = pd.DataFrame({"flows": [2, 2, 8, 8, 2, 8], "buffer_kb": [32, 32, 32, 32, 64, 64],
+                       "seed": [1, 2, 1, 2, 1, 1], "goodput_mbps": [900, 920, None, None, 950, 940],
+                       "infeasible": ["", "", "no room", "no room", "", ""]})
+    fig = plots.goodput_vs_flows(df)
+    ax = fig.axes[0]
+    labels = ax.get_legend().get_texts()
+    assert [t.get_text() for t in labels][0] == "infeasible (not run)"
+    # an x at (8 flows, 0) in the 32 KB line's colour
+    xs = [line for line in ax.get_lines() if line.get_marker() == "x" and len(line.get_xdata())]
+    assert any(list(line.get_xdata()) == [8] and list(line.get_ydata()) == [0] for line in xs)
+    # the legend is right of the axes, not on the data
+    fig.canvas.draw()
+    assert ax.get_legend().get_window_extent().x0 > ax.get_window_extent().x1
+    assert ax.get_ylabel() == "goodput (Mbps)"
+
+
+def test_innocent_vs_hotspot_of_a_baseline_run_is_in_gbps():
+    r = cmswitch.run(cmswitch.BaselineConfig(duration_s=0.02, series=True, sample_us=1000))
+    assert "hotspot_gbps" in r.series and "victim_gbps" not in r.series
+    assert "paused_ports_switch0" in r.series
+    fig = plots.innocent_vs_hotspot(r)
+    assert fig.axes[0].get_ylabel() == "throughput (Gb/s)"
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["innocent traffic", "hot-spot traffic"]
+    rates = pd.DataFrame({"0": [100.0, 200.0], "1": [50.0, 25.0]}, index=[1.0, 2.0])
+    fig = plots.innocent_vs_hotspot(rates, hotspot=["1"])
+    assert fig.axes[0].get_ylabel() == "throughput (Mbps)"
+    assert list(fig.axes[0].get_lines()[1].get_ydata()) == [50.0, 25.0]
