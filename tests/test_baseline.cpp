@@ -73,3 +73,29 @@ TEST(Baseline, TcpBehindAQcnRateLimiterIsBackPressuredNotStalled) {
     EXPECT_EQ(r.number("drops_nic_queue_full"), 0);
     EXPECT_EQ(r.number("drops_rate_limiter_full"), 0);
 }
+
+TEST(Baseline, DctcpAndEcnSchemesRunOnTheHotspot) {
+    // issue 14: the baselines offered no DCTCP/ECN. At the output-generated hot spot, drop-tail TCP overflows
+    // the 150000 B output queue of the 0.5 Gb/s hot spot; DCTCP with step marking at K (30 KB by default)
+    // keeps it below the limit, so nothing is dropped, and it marks; so does NewReno with ECN over RED
+    const std::vector<std::string> base{"--scenario", "og-hotspot", "--duration-s", "0.05"};
+    auto with = [&](std::vector<std::string> extra) {
+        std::vector<std::string> a = base;
+        a.insert(a.end(), extra.begin(), extra.end());
+        return run_baseline(a);
+    };
+    const result tail = with({"--cm", "tcp"});
+    const result dctcp = with({"--cm", "tcp", "--transport", "dctcp", "--marking", "step"});
+    const result red = with({"--cm", "tcp", "--ecn", "--marking", "red"});
+    EXPECT_GT(tail.number("network_drops"), 0);
+    EXPECT_EQ(dctcp.number("network_drops"), 0);
+    EXPECT_GT(dctcp.number("marks"), 0);
+    EXPECT_EQ(red.number("network_drops"), 0);
+    EXPECT_GT(red.number("marks"), 0);
+    EXPECT_TRUE(std::get<bool>(*dctcp.get("conservation_ok")));
+    // the innocent traffic keeps its ideal either way (no PAUSE to spread the congestion)
+    EXPECT_GT(dctcp.number("innocent_gbps_congested"), 0.95 * dctcp.number("ideal_innocent_gbps"));
+    // refusals name the field
+    EXPECT_THROW(with({"--cm", "tcp", "--transport", "dctcp"}), config_error);
+    EXPECT_THROW(with({"--cm", "udp", "--marking", "step"}), config_error);
+}

@@ -7,6 +7,7 @@
 #include "platform/queue_sampler.h"
 #include "platform/sim_context.h"
 #include "platform/statistics.h"
+#include "traffic/tcp/congestion_control.h"
 #include "traffic/tcp/tcp_receiver.h"
 #include "traffic/tcp/tcp_sender.h"
 #include "traffic/transaction_app.h"
@@ -50,6 +51,10 @@ baseline_scenario::baseline_scenario() {
     t.set_min_nonzero("sample_us", 0.1);
     t.add_flag("series", &c.series, "include the time series (default on)");
     m_schemes.declare(t, scheme_slot::l2, "", false);
+    t.add_choice("transport", &c.transport, congestion_control_names(),
+                 "TCP congestion control of the tcp-* schemes (dctcp needs --marking)");
+    t.add_flag("ecn", &c.ecn, "tcp-* with newreno: ECN-capable, halving once per window on ECE (RFC 3168)");
+    m_schemes.declare(t, scheme_slot::marking, "switch ECN marking on the instantaneous queue (tcp-* schemes)");
 }
 
 namespace {
@@ -146,6 +151,8 @@ struct baseline_workload {
         }
         tcp_config tc;
         tc.min_rto_ps = ms_to_ps(c.min_rto_ms);
+        tc.congestion_control = c.transport;
+        tc.ecn = c.ecn;
         const uint64_t seed = static_cast<uint64_t>(c.seed);
         for (const auto& s : senders) {
             const int h = s.first;
@@ -289,7 +296,11 @@ result baseline_scenario::run() {
     // the scheme name says the transport and which of QCN and PAUSE are on
     m_schemes.select(scheme_slot::l2, c.cm.find("qcn") != std::string::npos ? "qcn" : "none");
     m_schemes.select(scheme_slot::pause, c.cm.find("pause") != std::string::npos ? c.pause_mode : "none");
-    m_schemes.check(p.tcp ? "newreno" : "udp");
+    if (!p.tcp && (c.transport != "newreno" || c.ecn || m_schemes.active(scheme_slot::marking)))
+        throw config_error("transport / ecn / marking: for the tcp-* schemes; cm = " + c.cm + " sends UDP");
+    if (p.tcp && find_congestion_control(c.transport).needs_marking && !m_schemes.active(scheme_slot::marking))
+        throw config_error("transport = " + c.transport + " needs a marking scheme (e.g. --marking step)");
+    m_schemes.check(p.tcp ? c.transport : "udp");
     result r;
     r.set("scenario", std::string("baseline"));
     r.set("baseline", c.scenario);
@@ -313,6 +324,16 @@ result baseline_scenario::run() {
         // drops inside the network (switches); the rest are NIC drops (a full QCN rate limiter, say)
         r.set("network_drops", static_cast<int64_t>(switch_drops(net)));
         report_switch_ports(r, net, p.end_ps);
+        if (m_schemes.active(scheme_slot::marking)) {
+            r.set("transport", c.transport);
+            r.set("marking", m_schemes.selected(scheme_slot::marking));
+            m_schemes.report(scheme_slot::marking, net, r);
+            uint64_t marks = 0;   // frames set to CE, every switch port
+            for (int s = 0; s < net.num_switches(); ++s)
+                for (int port = 0; port < net.sw(s).num_ports(); ++port)
+                    marks += net.sw(s).counters(port).marks;
+            r.set("marks", static_cast<int64_t>(marks));
+        }
         report_run_end(r, net, c.duration_s);
     }
     clock.report(r);

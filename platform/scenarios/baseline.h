@@ -30,6 +30,8 @@ struct baseline_config {
     int64_t txn_bytes = 9000;
     double buffer_kb = 150000.0 / 1024;   // output queue limit without PAUSE (seed 002: 150 KB)
     std::string pause_mode = "pause";  // pause (802.3x) or pfc (802.1Qbb) when the scheme uses PAUSE
+    std::string transport = "newreno";  // the TCP congestion control of the tcp-* schemes (dctcp needs marking)
+    bool ecn = false;                   // newreno: ECN-capable (with a marking scheme: RED/ECN)
     double min_rto_ms = 10;
     double sample_us = 1000;
     bool series = true;
