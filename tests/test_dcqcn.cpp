@@ -31,6 +31,7 @@ TEST(DcqcnCongestionPoint, MarkingProbabilityAtKminMidAndKmax) {
 namespace {
 // A NIC as its engine sees it: frames it transmits and CNPs it makes are recorded, timers run from an event domain.
 struct nic_bench final : nic_services, event_handler {
+    int host_id() const override { return 0; }
     sim_context ctx;
     event_domain events{"events", true};
     frame_pool pool;

@@ -122,6 +122,7 @@ TEST(QcnCongestionPoint, CongestionMemoryDividesTheIntervalAndDecays) {
 namespace {
 // A NIC as a reaction point sees it: what it transmits is recorded, timers run from an event domain.
 struct rp_bench final : nic_services, event_handler {
+    int host_id() const override { return 0; }
     sim_context ctx;
     event_domain events{"events", true};
     std::vector<std::pair<uint64_t, uint32_t>> sent;   // (time, bytes)

@@ -37,7 +37,7 @@ public:
     host_nic(sc_core::sc_module_name name, int host_id, uint64_t queue_limit_bytes, frame_pool& pool,
              event_domain& events);
 
-    int host_id() const { return m_host; }
+    int host_id() const override { return m_host; }
     frame_pool& pool() { return m_pool; }
     void set_receiver(frame_receiver* upper) { m_upper = upper; }
 

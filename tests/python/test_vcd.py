@@ -37,6 +37,10 @@ def parse_vcd(path, ordered=None):
                 value, code = line[1:].split()
                 changes.setdefault(names[code], []).append((t, int(value, 2)))
                 ordered.append((t, names[code], int(value, 2)))
+            elif line[0] == "r":
+                value, code = line[1:].split()
+                changes.setdefault(names[code], []).append((t, float(value)))
+                ordered.append((t, names[code], float(value)))
             elif line[0] in "01":
                 changes.setdefault(names[line[1:]], []).append((t, int(line[0])))
                 ordered.append((t, names[line[1:]], int(line[0])))
@@ -147,3 +151,21 @@ def test_command_lines_take_vcd(tmp_path, sim_binary):
     p = subprocess.run([sys.executable, "-m", "cmswitch", "run", "incast", "--flows", "4", "--duration-s", "0.01", "--vcd", str(py)],
                        capture_output=True, text=True)
     assert p.returncode == 0 and py.stat().st_size > 0, p.stderr
+
+
+def test_rate_limiters_of_dcqcn_and_qcn_are_in_the_dump(tmp_path):
+    # DCQCN: one rate per queue pair, at line rate until its first CNP, then cut and never below MIN_RATE
+    path = tmp_path / "rdma.vcd"
+    cfg = cmswitch.RdmaIncastConfig(senders=2, qps=2, link_gbps=40, duration_s=0.002, cm="dcqcn")
+    r = cmswitch.run(cfg, vcd=path, vcd_signals="*rate_mbps")
+    sig = parse_vcd(path)
+    assert len(sig) == 4 and r["vcd_signals"] == 4
+    for name, series in sig.items():
+        values = [v for _, v in series]
+        assert values[0] == 40000.0, name   # line rate, Mbps
+        assert min(values) < 40000.0 and min(values) >= 100.0, name   # cut by CNPs, not below MIN_RATE
+    # QCN in the baseline: the hot-spot flow's limiter is cut towards the hot spot's 0.5 Gb/s
+    path = tmp_path / "qcn.vcd"
+    cmswitch.run(cmswitch.BaselineConfig(cm="tcp-qcn-pause", duration_s=0.05), vcd=path, vcd_signals="*rate_mbps")
+    sig = parse_vcd(path)
+    assert sig and min(v for s in sig.values() for _, v in s) < 1000.0

@@ -91,6 +91,8 @@ void dcqcn_endpoint::release(uint32_t flow, uint64_t now) {
     nic().transmit(f, now);
     advance_rate(q, now);
     m_cc.on_sent(q.cc, bytes);
+    if (m_traced)
+        trace_rate(flow, q, now);
     const double rate = q.cc.limited ? q.cc.rc : m_cc.line_rate();
     q.next_tx_ps = now + static_cast<uint64_t>(std::ceil(bytes * 8e12 / rate));
     if (q.waiting && room(flow) >= m_cfg.rp.mtu_bytes) {
@@ -99,6 +101,20 @@ void dcqcn_endpoint::release(uint32_t flow, uint64_t now) {
     }
     if (q.queue.head && !q.ready && !q.pace_pending)
         make_eligible(flow, now);
+}
+
+void dcqcn_endpoint::trace_rate(uint32_t flow, const qp& q, uint64_t now) {
+    if (flow >= m_tr_declared.size()) {
+        m_tr_declared.resize(flow + 1, false);
+        m_tr_rate.resize(flow + 1, nullptr);
+    }
+    if (!m_tr_declared[flow]) {
+        m_tr_declared[flow] = true;
+        m_tr_rate[flow] = model_trace::declare("host" + std::to_string(nic().host_id()) + ".flow" +
+                                               std::to_string(flow), "rate_mbps", 0);
+    }
+    if (trace_signal* s = m_tr_rate[flow])
+        s->set_real(now, (q.cc.limited ? q.cc.rc : m_cc.line_rate()) / 1e6);
 }
 
 void dcqcn_endpoint::restart_rate_timer(qp& q, uint64_t now) { q.rate_next_ps = now + m_cc.rate_timer_period(q.cc); }
@@ -129,6 +145,8 @@ void dcqcn_endpoint::on_notification(const frame& f, uint64_t now) {
     qp& q = at(f.flow);
     advance_rate(q, now);
     const bool decrease = m_cc.on_cnp(q.cc, now, static_cast<uint64_t>(f.ctl.cnp.period_ns) * 1000);
+    if (m_traced)
+        trace_rate(f.flow, q, now);
     if (m_cfg.rp.variant == dcqcn_variant::mlx) {
         if (decrease && !q.decrease_pending) {
             q.decrease_pending = true;

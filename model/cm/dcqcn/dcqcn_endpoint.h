@@ -20,6 +20,7 @@
 
 #include "model/cm/dcqcn/dcqcn_rp.h"
 #include "model/nic/reaction_point.h"
+#include "model/trace_signal.h"
 #include "model/switch/egress_port.h"
 
 #include <cstdint>
@@ -91,6 +92,12 @@ private:
     dcqcn_endpoint_config m_cfg;
     dcqcn_rate_control m_cc;
     std::vector<qp> m_qp;
+    // waveform host<h>.flow<f>.rate_mbps per QP, declared on first use when a trace is open: the rate as it
+    // is applied (timer expiries are applied lazily, when the QP sends or gets a CNP)
+    bool m_traced = model_trace::active();
+    std::vector<trace_signal*> m_tr_rate;
+    std::vector<bool> m_tr_declared;
+    [[gnu::noinline]] void trace_rate(uint32_t flow, const qp& q, uint64_t now);
     std::deque<uint32_t> m_ready;   // QPs that may send now, in turn
     std::vector<std::pair<uint64_t, uint32_t>> m_pacing;   // QPs held by their rate limiter: min-heap (time, flow)
     uint64_t m_wake_at = UINT64_MAX;                       // the pacing wake-up scheduled (earliest)

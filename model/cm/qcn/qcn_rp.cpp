@@ -82,6 +82,12 @@ void qcn_reaction_point::on_cnm(uint32_t flow, uint8_t q, uint64_t now) {
     limiter& rl = m_rl[flow];
     ++rl.cnms;
     if (!rl.active) {   // first CNM: install a limiter at line rate
+        if (!rl.tr_rate && model_trace::active()) {
+            rl.tr_rate = model_trace::declare("host" + std::to_string(nic().host_id()) + ".flow" +
+                                              std::to_string(flow), "rate_mbps", 0);
+            if (rl.tr_rate)
+                rl.tr_rate->set_real(now, m_c / 1e6);
+        }
         rl.active = true;
         set_limiting(flow, true);
         rl.cr = rl.tr = m_c;
@@ -99,6 +105,8 @@ void qcn_reaction_point::on_cnm(uint32_t flow, uint8_t q, uint64_t now) {
         rl.memory += q;
     const double f = std::max(1.0 - m_cfg.gd * q, m_cfg.min_dec_factor);
     rl.cr = std::max(rl.cr * f, m_cfg.min_rate_bps);
+    if (rl.tr_rate)
+        rl.tr_rate->set_real(now, rl.cr / 1e6);
     restart_timer(flow, now);
 }
 
@@ -139,6 +147,8 @@ void qcn_reaction_point::on_timer(uint32_t tag) {
     if (m_cfg.adaptive_rai)
         rl.memory = std::max(0.0, rl.memory - 1);
     self_increase(rl);
+    if (rl.tr_rate)
+        rl.tr_rate->set_real(now, rl.cr / 1e6);
     restart_timer(flow, now);
 }
 
@@ -151,6 +161,8 @@ void qcn_reaction_point::after_transmit(uint32_t flow, uint32_t bytes, uint64_t 
         rl.si_count = rl.timer_scount = 0;
         rl.tx_bcount = static_cast<int64_t>(m_cfg.byte_counter_bytes);
         rl.timer_deadline = 0;   // a pending timer entry finds the limiter inactive
+        if (rl.tr_rate)
+            rl.tr_rate->set_real(now, rl.cr / 1e6);
         return;
     }
     rl.tx_bcount -= bytes;
@@ -161,8 +173,9 @@ void qcn_reaction_point::after_transmit(uint32_t flow, uint32_t bytes, uint64_t 
         const double base = static_cast<double>(m_cfg.byte_counter_bytes) / (halve ? 2.0 : 1.0);
         rl.tx_bcount = static_cast<int64_t>(base * jit());
         self_increase(rl);
+        if (rl.tr_rate)
+            rl.tr_rate->set_real(now, rl.cr / 1e6);
     }
-    (void)now;
 }
 
 void qcn_reaction_point::self_increase(limiter& rl) {

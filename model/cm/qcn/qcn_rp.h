@@ -21,6 +21,7 @@
 
 #include "model/frame.h"
 #include "model/nic/reaction_point.h"
+#include "model/trace_signal.h"
 #include "model/rng.h"
 #include "model/switch/egress_port.h"
 
@@ -49,6 +50,7 @@ struct qcn_rp_config {
 class qcn_reaction_point final : public reaction_point {
 public:
     struct limiter {
+        trace_signal* tr_rate = nullptr;   // waveform host<h>.flow<f>.rate_mbps (if a trace selects it)
         bool active = false;
         double cr = 0, tr = 0;             // bit/s
         int64_t tx_bcount = 0;
