@@ -88,6 +88,16 @@ void report_pause_episodes(result& r, const network& net, uint64_t end_ps) {
     r.set("pause_episode_max_us", all.empty() ? 0.0 : *std::max_element(all.begin(), all.end()));
 }
 
+int paused_transmitters(const network& net) {
+    int n = 0;
+    for (int s = 0; s < net.num_switches(); ++s)
+        for (int port = 0; port < net.sw(s).num_ports(); ++port)
+            n += net.sw(s).egress(port).paused() != 0;
+    for (int h = 0; h < net.num_hosts(); ++h)
+        n += net.nic(h).egress().paused() != 0;
+    return n;
+}
+
 uint64_t switch_drops(const network& net) {
     uint64_t n = 0;
     for (int s = 0; s < net.num_switches(); ++s)

@@ -20,6 +20,8 @@ void report_port(result& r, const std::string& prefix, const egress_port& port, 
 void report_drops(result& r, const network& net);
 // Frames dropped inside the network (by the switches, every reason).
 uint64_t switch_drops(const network& net);
+// Transmitters (switch egress ports and host NICs) held by a PAUSE/PFC now: the pause state of a series.
+int paused_transmitters(const network& net);
 // offered/delivered/dropped/queued/in-flight bytes and conservation_ok; throws model_error if it fails.
 void report_conservation(result& r, const network& net);
 // Tables "ports" (per switch port: PAUSE/PFC sent, XON sent, time paused, queue peak, drops) and "hosts" (time

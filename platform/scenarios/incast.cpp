@@ -237,6 +237,8 @@ struct incast_series {
         if (c.sample_us > 0 && c.series) {
             queue.reset(new queue_sampler("sampler", us_to_ps(c.sample_us)));
             queue->watch("queue_bytes", &net.sw(0).egress(incast_workload::client));
+            const network* n = &net;   // pause state: transmitters held by a PAUSE/PFC at each sample
+            queue->watch_gauge("paused_transmitters", [n] { return static_cast<double>(paused_transmitters(*n)); });
             for (int i = 0; i < p.n; ++i)
                 queue->watch_counter("delivered_bytes_flow" + std::to_string(i),
                                      &w.stats[static_cast<size_t>(i)].bytes_delivered);

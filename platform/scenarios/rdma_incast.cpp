@@ -107,6 +107,8 @@ struct rdma_series {
     rdma_series(network& net, const rdma_incast_config& c, const rdma_plan& p, const rdma_workload& w)
         : queue("queue", us_to_ps(c.sample_us)), halves("halves", std::max<uint64_t>(1, p.end_ps / 2)) {
         queue.watch("bottleneck_bytes", &net.sw(0).egress(p.senders));
+        const network* n = &net;   // pause state: transmitters held by a PAUSE/PFC at each sample
+        queue.watch_gauge("paused_transmitters", [n] { return static_cast<double>(paused_transmitters(*n)); });
         for (int f = 0; f < p.flows; ++f)
             halves.watch_counter("delivered_flow" + std::to_string(f), &w.stats[static_cast<size_t>(f)].bytes_delivered);
     }

@@ -52,3 +52,16 @@ def test_innocent_vs_hotspot_of_a_baseline_run_is_in_gbps():
     fig = plots.innocent_vs_hotspot(rates, hotspot=["1"])
     assert fig.axes[0].get_ylabel() == "throughput (Mbps)"
     assert list(fig.axes[0].get_lines()[1].get_ydata()) == [50.0, 25.0]
+
+
+def test_pause_state_is_in_the_series():
+    # issue 14: transmitters held by a PAUSE/PFC at each sample, beside the queue
+    r = cmswitch.run(cmswitch.IncastConfig(flows=8, pause="pause", buffer_kb=128, duration_s=0.02, series=True,
+                                           sample_us=100))
+    s = r.series
+    assert "paused_transmitters" in s and s["paused_transmitters"].max() >= 1
+    assert s["paused_transmitters"].max() <= 8 + 9   # the senders' NICs and the switch's 9 ports at most
+    plain = cmswitch.run(cmswitch.IncastConfig(flows=8, buffer_kb=128, duration_s=0.02, series=True, sample_us=100))
+    assert plain.series["paused_transmitters"].max() == 0
+    rd = cmswitch.run(cmswitch.RdmaIncastConfig(senders=8, qps=20, duration_s=0.005, series=True, sample_us=1))
+    assert rd.series["paused_transmitters"].max() >= 1   # PFC on by default in the RDMA incast
