@@ -215,16 +215,18 @@ def _reading(minbuf: pd.DataFrame, cases, flows, buffers_kb, target, df, biggest
             lines.append(f"{head}: no buffer up to {max(buffers_kb):g} KB keeps goodput above {target:.0f} Mbps at "
                          f"any flow count tested.")
             continue
-        parts = []
+        parts, at_limit = [], []
         for f in covered:
             need = m.at[f, "min_buffer_kb"]
+            parts.append(f"{f} flows need {need:g} KB")
             if m.at[f, "infeasible_kb"] and need == m.at[f, "smallest_feasible_kb"]:
-                # not a goodput result: smaller buffers could not run at all
-                parts.append(f"{f} flows need {need:g} KB (the smallest buffer where it can run; smaller ones are "
-                             f"infeasible)")
-            else:
-                parts.append(f"{f} flows need {need:g} KB")
+                at_limit.append(f)   # not a goodput result: smaller buffers could not run at all
         text = f"{head}: " + ", ".join(parts) + "."
+        if at_limit:
+            which = "each of these is" if at_limit == covered else \
+                f"at {', '.join(str(f) for f in at_limit)} flows that is"
+            text += (f" ({which} the smallest buffer where the scheme can run at all, smaller ones being "
+                     f"infeasible: a feasibility limit, not a goodput one.)")
         missing = [f for f in flows if f not in covered]
         if missing:
             text += f" Not reached with {max(buffers_kb):g} KB at {', '.join(str(f) for f in missing)} flows."
