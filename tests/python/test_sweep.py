@@ -22,6 +22,21 @@ def same_rows(a, b):
     return a.equals(b)
 
 
+def _wait_for_rows(store, n, timeout_s=120):
+    """Until a sweep running elsewhere has n finished points in its store (or the timeout)."""
+    deadline = time.time() + timeout_s
+    done = 0
+    while time.time() < deadline and done < n:
+        if store.exists():
+            try:
+                with sqlite3.connect(str(store)) as db:
+                    done = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+            except sqlite3.OperationalError:
+                done = 0
+        time.sleep(0.02)
+    return done
+
+
 def test_expand_grid_crosses_points_with_the_grid():
     pts = cmswitch.expand_grid({"a": [1, 2], "b": [3]}, points=[{"c": 0}, {"c": 1}])
     assert pts == [{"c": 0, "a": 1, "b": 3}, {"c": 0, "a": 2, "b": 3}, {"c": 1, "a": 1, "b": 3},
@@ -74,18 +89,7 @@ def test_a_killed_sweep_resumes_and_computes_only_the_missing_points(tmp_path):
         f"cmswitch.sweep(base, {{'flows': [2, 4, 8, 16], 'buffer_kb': [32, 64, 128], 'seed': [1]}},"
         f" workers=1, store={str(store)!r}, progress=False)\n")
     p = subprocess.Popen([sys.executable, str(script)])
-    deadline = time.time() + 120
-    done = 0
-    while time.time() < deadline:
-        if store.exists():
-            try:
-                with sqlite3.connect(str(store)) as db:
-                    done = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-            except sqlite3.OperationalError:
-                done = 0
-        if done >= 4:
-            break
-        time.sleep(0.02)
+    _wait_for_rows(store, 4)
     p.send_signal(signal.SIGKILL)
     p.wait()
     with sqlite3.connect(str(store)) as db:
@@ -192,16 +196,7 @@ def test_an_interrupted_sweep_writes_the_points_that_finished(tmp_path):
                     '[grid]\nflows = [2, 4, 8, 16]\nbuffer_kb = [32, 64, 128]\n'
                     f'[output]\nstore = "{store}"\nworkers = 1\n')
     p = subprocess.Popen([sys.executable, "-m", "cmswitch", "sweep", str(spec)], stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    done = 0
-    while time.time() < deadline and done < 3:
-        if store.exists():
-            try:
-                with sqlite3.connect(str(store)) as db:
-                    done = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-            except sqlite3.OperationalError:
-                done = 0
-        time.sleep(0.02)
+    _wait_for_rows(store, 3)
     p.send_signal(signal.SIGINT)
     err = p.communicate(timeout=60)[1]
     assert p.returncode == 130, err
