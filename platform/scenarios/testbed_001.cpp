@@ -288,6 +288,8 @@ result testbed_001_scenario::run() {
         auto& pdbl = pt.column("dbl_drops");
         auto& pm = pt.column("marks");
         auto& pmax = pt.column("max_queue_frames");
+        auto& p50 = pt.column("queue_p50_kb");   // time-weighted, as every scenario's ports table
+        auto& p99 = pt.column("queue_p99_kb");
         for (int h = 0; h < num_hosts; ++h) {
             const auto& cn = net.sw(0).counters(h);
             const uint64_t td_ = cn.drop_frames[static_cast<size_t>(drop_reason::port_packet_limit)];
@@ -301,6 +303,8 @@ result testbed_001_scenario::run() {
             pdbl.push_back(static_cast<double>(ad));
             pm.push_back(static_cast<double>(cn.marks));
             pmax.push_back(static_cast<double>(net.sw(0).egress(h).occupancy().max()) / 1500.0);
+            p50.push_back(static_cast<double>(net.sw(0).egress(h).occupancy().quantile(0.5, end_ps)) / 1024);
+            p99.push_back(static_cast<double>(net.sw(0).egress(h).occupancy().quantile(0.99, end_ps)) / 1024);
         }
         uint64_t sent = 0;
         for (int h = 0; h < num_hosts; ++h)

@@ -65,3 +65,15 @@ def test_pause_state_is_in_the_series():
     assert plain.series["paused_transmitters"].max() == 0
     rd = cmswitch.run(cmswitch.RdmaIncastConfig(senders=8, qps=20, duration_s=0.005, series=True, sample_us=1))
     assert rd.series["paused_transmitters"].max() >= 1   # PFC on by default in the RDMA incast
+
+
+def test_every_scenario_reports_time_weighted_queue_percentiles_per_port():
+    # issue 14: percentiles in every scenario (the testbed's packet-counted ports had only the maximum)
+    r = cmswitch.run(cmswitch.Testbed001Config(duration_s=0.05))
+    ports = r.tables["ports"]
+    for p50, p99, mx in zip(ports["queue_p50_kb"], ports["queue_p99_kb"], ports["max_queue_frames"]):
+        assert 0 <= p50 <= p99 <= mx * 1500 / 1024 + 1e-9
+    assert max(ports["queue_p99_kb"]) > 0
+    for cfg in (cmswitch.IncastConfig(duration_s=0.02), cmswitch.RdmaIncastConfig(duration_s=0.002),
+                cmswitch.BaselineConfig(duration_s=0.01), cmswitch.WorkloadConfig(duration_s=0.002)):
+        assert "queue_p99_kb" in cmswitch.run(cfg).tables["ports"], type(cfg).__name__

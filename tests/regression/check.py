@@ -30,7 +30,7 @@ ADDED = {"drops_rate_limiter_full", "qcn_cp", "qcn_rp", "pause_xoff_bytes", "pau
          "paused_ms_max_port", "cnms"}   # (incast now reports its switch ports as baseline does)
 # tables and table columns added on purpose (compared only where the expected output has them)
 ADDED_TABLES = {"pause_episodes", "queue_cdf", "bottleneck_queue_cdf", "ports", "hosts"}
-ADDED_COLUMNS = {"queue_p99_kb", "paused_ports_switch0", "paused_ports_switch1", "paused_ports_switch2",
+ADDED_COLUMNS = {"queue_p99_kb", "queue_p50_kb", "paused_ports_switch0", "paused_ports_switch1", "paused_ports_switch2",
                  "paused_ports_switch3", "paused_transmitters"}
 SPLIT = {"drops_nic_queue_full"}   # was every NIC drop; now the queue-limit ones (+ drops_rate_limiter_full)
 # keys whose value changes on purpose, not compared (why)
