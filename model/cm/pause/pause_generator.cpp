@@ -197,7 +197,7 @@ void pause_generator::on_timer(uint32_t index, uint64_t now) {   // refresh of a
 }
 
 void pause_generator::send_pause(int port, int cls, uint32_t quanta, uint64_t now) {
-    const uint8_t classes = m_pfc ? static_cast<uint8_t>(1u << cls) : 0xff;
+    const auto classes = static_cast<uint8_t>(m_pfc ? (1u << cls) : 0xffu);
     frame* f = make_pause_frame(services().pool(), classes, static_cast<uint16_t>(quanta), now);
     ingress_class& ic = m_ingress[static_cast<size_t>(port * num_priorities + cls)];
     services().count_pause(port, quanta != 0);
