@@ -183,7 +183,7 @@ def _sweep(base: ScenarioConfig, configs: List[ScenarioConfig], workers: Optiona
             finished(i, {"infeasible": why})
         queue = [i for i in unique if i not in refused]
         if executor is None and (workers == 1 or len(queue) <= 1):
-            submit, capacity = None, 1
+            capacity = 1   # in this process
         elif executor is not None:
             pool, capacity = executor, _capacity(executor)
         else:
