@@ -120,6 +120,10 @@ def shared_buffer(out: str, schemes: Sequence[str] = SCHEMES,
     if todo:
         res = sweep(base, points=todo, workers=workers, store=store, progress=progress)
         for tag, (_, r) in zip(meta, res.iterrows()):
+            why = str(r.get("infeasible", "") or "") if "infeasible" in res else ""
+            if why and why != "nan":   # refused by the core's whole-config check (sweep): recorded, not run
+                rows.append(dict(tag, feasible=False, reason=why))
+                continue
             fan_bytes = base.incast_fanin * base.incast_kb * 1024
             t = r["incast_time_p50_ms"]
             rows.append(dict(tag, feasible=True, reason="", slowdown_p50=r["slowdown_p50"],
