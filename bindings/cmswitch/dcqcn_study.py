@@ -45,10 +45,12 @@ def dcqcn_scale(out: str, flows: Sequence[int] = (16, 80, 160, 400), link_gbps: 
               for g in link_gbps for f in flows for s in schemes for seed in seeds]
     os.makedirs(out, exist_ok=True)
     t0 = time.time()
-    df = sweep(base, points=points, workers=workers, store=store, progress=progress)
+    # every point must run (the report compares all of them): a refused one stops the study before any run
+    df = sweep(base, points=points, workers=workers, store=store, progress=progress, infeasible="raise")
     big, slow = max(flows), min(link_gbps)
     sens = sweep(base.replace(cm="dcqcn+", link_gbps=float(slow), qps=int(qps[big])),
-                 {"dcqcnp_lambda": list(lambdas)}, workers=workers, store=store, progress=progress)
+                 {"dcqcnp_lambda": list(lambdas)}, workers=workers, store=store, progress=progress,
+                 infeasible="raise")
     elapsed = time.time() - t0
     df.to_csv(os.path.join(out, "points.csv"), index=False)
     sens.to_csv(os.path.join(out, "sensitivity.csv"), index=False)

@@ -81,6 +81,10 @@ def test_dcqcn_scale_quick_report(tmp_path):
         assert (tmp_path / name).exists(), name
     text = (tmp_path / "report.md").read_text()
     assert "| 10 | 80 | dcqcn |" in text and "PFC kept every run lossless" in text
+    # a point the core refuses stops the study before any run, naming it (it used to fail inside the report)
+    with pytest.raises(ValueError, match="sweep point 0 .*needs marking"):
+        cmswitch.dcqcn_scale(str(tmp_path / "bad"), flows=(16,), link_gbps=(10,), duration_s=0.02, lambdas=(1.0,),
+                             workers=1, progress=False, base=cmswitch.RdmaIncastConfig(marking="none"))
 
 
 def test_rdma_incast_config_is_generated_with_the_scheme_parameters():
