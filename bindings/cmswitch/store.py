@@ -44,12 +44,30 @@ class ResultStore:
         """Opens (or creates) the store; ValueError naming the file for one that is not a store of this schema
         (another SQLite database, or not SQLite at all)."""
         self.path = str(path)
+        deadline = time.time() + 60
+        while True:   # sweeps opening a new store at once: switching it to WAL is not covered by the busy timeout
+            try:
+                self._open()
+                break
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e) or time.time() > deadline:
+                    raise ValueError(f"store {self.path!r}: not a usable SQLite result store ({e})") from None
+                time.sleep(0.05)
+            except sqlite3.DatabaseError as e:
+                raise ValueError(f"store {self.path!r}: not a usable SQLite result store ({e})") from None
+        self._host = socket.gethostname()
+        self._pid = os.getpid()
+        self._mine: set = set()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._beat: Optional[threading.Thread] = None
+
+    def _open(self) -> None:
+        self._db = sqlite3.connect(self.path, timeout=60)
         try:
-            self._db = sqlite3.connect(self.path, timeout=60)
             self._db.execute("PRAGMA journal_mode=WAL")
             cols = [r[1] for r in self._db.execute("PRAGMA table_info(runs)").fetchall()]
             if cols and cols != _COLUMNS:
-                self._db.close()
                 raise ValueError(f"store {self.path!r}: its table 'runs' has columns {', '.join(cols)}, not a "
                                  f"cmswitch result store ({', '.join(_COLUMNS)}); give another file")
             self._db.execute(
@@ -59,14 +77,9 @@ class ResultStore:
             self._db.execute("CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, host TEXT NOT NULL, "
                              "pid INTEGER NOT NULL, beat REAL NOT NULL)")
             self._db.commit()
-        except sqlite3.DatabaseError as e:
-            raise ValueError(f"store {self.path!r}: not a usable SQLite result store ({e})") from None
-        self._host = socket.gethostname()
-        self._pid = os.getpid()
-        self._mine: set = set()
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._beat: Optional[threading.Thread] = None
+        except BaseException:
+            self._db.close()
+            raise
 
     # -- claims --------------------------------------------------------------------------------------------------
     def _claim_live(self, host: str, pid: int, beat: float) -> bool:
