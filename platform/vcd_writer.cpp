@@ -12,7 +12,6 @@
 #include <cstring>
 #include <fnmatch.h>
 #include <iostream>
-#include <map>
 
 namespace cmswitch {
 

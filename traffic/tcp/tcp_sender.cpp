@@ -29,8 +29,9 @@ tcp_sender::tcp_sender(host_stack& host, uint32_t flow, int dst, const tcp_confi
       m_rto(cfg.initial_rto_ps ? std::max(cfg.initial_rto_ps, cfg.min_rto_ps) : cfg.min_rto_ps) {
     host.bind(flow, this);
     // waveform: host<h>.flow<f>.cwnd (bytes), if a trace selects it
-    m_tr_cwnd = model_trace::declare("host" + std::to_string(host.host_id()) + ".flow" + std::to_string(flow), "cwnd",
-                                     32);
+    if (model_trace::active())   // (no name is built for a run without a trace)
+        m_tr_cwnd = model_trace::declare("host" + std::to_string(host.host_id()) + ".flow" + std::to_string(flow),
+                                         "cwnd", 32);
     if (m_tr_cwnd)
         m_tr_cwnd->set(now_ps(), m_w.cwnd);
 }
