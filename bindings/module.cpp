@@ -58,6 +58,14 @@ py::dict describe(const std::string& name) {
             d["type"] = "bool";
             d["default"] = *p.b;
             break;
+        case param_table::kind::list:
+            d["type"] = "list";
+            d["default"] = py::tuple(py::cast(*p.v));
+            d["min"] = p.lo;
+            d["max"] = p.hi;
+            d["count"] = p.count;
+            d["integers"] = p.integers;
+            break;
         }
         params.append(d);
     }

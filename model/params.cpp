@@ -3,6 +3,9 @@
 
 #include "model/errors.h"
 
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
+
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -106,6 +109,22 @@ void param_table::add_flag(const std::string& name, bool* field, const std::stri
     add(std::move(p));
 }
 
+void param_table::add_list(const std::string& name, std::vector<double>* field, double lo, double hi, int count,
+                           bool integers, const std::string& unit, const std::string& help) {
+    param p;
+    p.name = name;
+    p.type = kind::list;
+    p.unit = unit;
+    p.help = help;
+    p.lo = lo;
+    p.hi = hi;
+    p.count = count;
+    p.integers = integers;
+    p.v = field;
+    add(std::move(p));
+    m_params.back().default_text = value_text(m_params.back());
+}
+
 void param_table::add(param p) {
     if (find(p.name))
         throw model_error("parameter '" + p.name + "' declared twice (by '" + find(p.name)->group + "' and by '" +
@@ -172,6 +191,19 @@ void param_table::check(const param& p) const {
     }
     case kind::flag:
         break;
+    case kind::list: {
+        const std::vector<double>& v = *p.v;
+        if (!v.empty() && p.count > 0 && static_cast<int>(v.size()) != p.count)
+            throw config_error(p.name + " = '" + value_text(p) + "': needs exactly " + std::to_string(p.count) +
+                               " comma-separated values (or none), got " + std::to_string(v.size()));
+        for (size_t k = 0; k < v.size(); ++k) {
+            if (!std::isfinite(v[k]) || v[k] < p.lo || v[k] > p.hi || (p.integers && v[k] != std::floor(v[k])))
+                throw config_error(p.name + " = '" + value_text(p) + "': entry " + std::to_string(k) + " = " +
+                                   format_number(v[k]) + " is not allowed: each entry " +
+                                   (p.integers ? "an integer " : "") + "in " + range_text(p));
+        }
+        break;
+    }
     }
 }
 
@@ -224,6 +256,93 @@ void param_table::set(const std::string& name, const std::string& text) {
         else
             throw config_error(p->name + " = '" + text + "' is not a boolean: use true or false");
         break;
+    case kind::list: {
+        std::vector<double> v;
+        size_t at = 0;
+        while (text.find_first_not_of(" ") != std::string::npos && at <= text.size()) {
+            size_t comma = text.find(',', at);
+            if (comma == std::string::npos)
+                comma = text.size();
+            std::string item = text.substr(at, comma - at);
+            const size_t b = item.find_first_not_of(' '), e = item.find_last_not_of(' ');
+            item = b == std::string::npos ? "" : item.substr(b, e - b + 1);
+            char* end = nullptr;
+            const double d = std::strtod(item.c_str(), &end);
+            if (item.empty() || *end != '\0')
+                throw config_error(p->name + " = '" + text + "': '" + item + "' is not a number: give " +
+                                   (p->count ? std::to_string(p->count) + " " : "") +
+                                   "comma-separated numbers, each in " + range_text(*p));
+            v.push_back(d);
+            at = comma + 1;
+        }
+        std::vector<double> old = std::move(*p->v);
+        *p->v = std::move(v);
+        try { check(*p); } catch (...) { *p->v = std::move(old); throw; }
+        break;
+    }
+    }
+}
+
+namespace {
+// Flattens a JSON tree into (key, text) pairs in file order: objects are sections, arrays become "a,b,c".
+void flatten_json(const boost::property_tree::ptree& t, const std::string& where,
+                  std::vector<std::pair<std::string, std::string>>& out, const std::string& file) {
+    for (const auto& kv : t) {
+        const std::string& key = kv.first;
+        const auto& node = kv.second;
+        const std::string path = where.empty() ? key : where + "." + key;
+        if (key.empty())
+            throw config_error(file + ": '" + where + "' is a list where a section or a value was expected");
+        if (node.empty()) {
+            out.emplace_back(key, node.data());
+            continue;
+        }
+        bool is_array = true;
+        for (const auto& c : node)
+            is_array = is_array && c.first.empty() && c.second.empty();
+        if (is_array) {
+            std::string joined;
+            for (const auto& c : node)
+                joined += (joined.empty() ? "" : ",") + c.second.data();
+            out.emplace_back(key, joined);
+        } else {
+            flatten_json(node, path, out, file);
+        }
+    }
+}
+} // namespace
+
+void param_table::load_json(const std::string& path_or_text) {
+    namespace pt = boost::property_tree;
+    pt::ptree tree;
+    const bool inline_text = path_or_text.find_first_not_of(" \t\n") != std::string::npos &&
+                             path_or_text[path_or_text.find_first_not_of(" \t\n")] == '{';
+    const std::string file = inline_text ? std::string("switch description") : "switch description " + path_or_text;
+    try {
+        if (inline_text) {
+            std::istringstream in(path_or_text);
+            pt::read_json(in, tree);
+        } else {
+            std::ifstream in(path_or_text);
+            if (!in)
+                throw config_error("switch = '" + path_or_text + "': the file cannot be read (a JSON switch "
+                                   "description; the Python package also reads TOML and YAML)");
+            pt::read_json(in, tree);
+        }
+    } catch (const pt::json_parser_error& e) {
+        throw config_error(file + ": not valid JSON: " + e.message() + " at line " + std::to_string(e.line()));
+    }
+    std::vector<std::pair<std::string, std::string>> entries;
+    flatten_json(tree, "", entries, file);
+    for (const auto& kv : entries) {
+        if (!find(kv.first))
+            throw config_error(file + ": unknown key '" + kv.first + "': every key names a parameter of the "
+                               "scenario (see --help); sections only group them");
+        try {
+            set(kv.first, kv.second);
+        } catch (const config_error& e) {
+            throw config_error(file + ": " + e.what());
+        }
     }
 }
 
@@ -250,6 +369,15 @@ void param_table::parse_args(const std::vector<std::string>& args) {
             value = name.substr(eq + 1);
             name = name.substr(0, eq);
         }
+        if (normalize(name) == "switch") {
+            if (!inline_value) {
+                if (i + 1 >= args.size())
+                    throw config_error("--switch needs a value: the path of a JSON switch description");
+                value = args[++i];
+            }
+            load_json(value);
+            continue;
+        }
         const param* p = find(name);
         if (p && p->type == kind::flag && !inline_value) {
             *p->b = true;
@@ -270,6 +398,12 @@ std::string param_table::value_text(const param& p) const {
     case kind::real: return format_number(*p.d);
     case kind::choice: return *p.s;
     case kind::flag: return *p.b ? "true" : "false";
+    case kind::list: {
+        std::string out;
+        for (double x : *p.v)
+            out += (out.empty() ? "" : ",") + format_number(x);
+        return out;
+    }
     }
     return "";
 }
@@ -284,6 +418,10 @@ std::string param_table::help() const {
         s << "  " << flag;
         if (p.type == kind::flag)
             s << "\n      " << p.help << " (flag; default " << p.default_text << ")\n";
+        else if (p.type == kind::list)
+            s << " X,X,...\n      " << p.help << " [" << (p.count ? std::to_string(p.count) + " values, " : "")
+              << "each in " << range_text(p) << "; default " << (p.default_text.empty() ? "none" : p.default_text)
+              << "]\n";
         else if (p.type == kind::choice)
             s << " {" << join(p.choices) << "}\n      " << p.help << " (default " << p.default_text << ")\n";
         else

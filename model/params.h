@@ -13,7 +13,7 @@ namespace cmswitch {
 
 class param_table {
 public:
-    enum class kind { integer, real, choice, flag };
+    enum class kind { integer, real, choice, flag, list };
     struct param {
         std::string name;   // snake_case; the CLI flag is --name with '-' for '_'
         kind type;
@@ -30,6 +30,9 @@ public:
         double* d = nullptr;
         std::string* s = nullptr;
         bool* b = nullptr;
+        std::vector<double>* v = nullptr;   // list: comma-separated numbers, each in [lo, hi]
+        int count = 0;                      // list: the number of entries it must have (0: any); empty is allowed
+        bool integers = false;              // list: every entry an integer
         std::string default_text;
         std::string group;         // who declared it: the scenario ("") or a scheme (its name)
     };
@@ -42,6 +45,10 @@ public:
     void add_choice(const std::string& name, std::string* field, std::vector<std::string> choices,
                     const std::string& help, bool or_csv_file = false);
     void add_flag(const std::string& name, bool* field, const std::string& help);
+    // A list of numbers given as "a,b,c": each in [lo, hi] (integers if `integers`), exactly `count` of them
+    // (count 0: any number). The empty list is allowed and means "not given" (the scenario's default rule).
+    void add_list(const std::string& name, std::vector<double>* field, double lo, double hi, int count,
+                  bool integers, const std::string& unit, const std::string& help);
     // Parameters added from now on belong to `group` (a scheme's name; "" for the scenario's own).
     void begin_group(const std::string& group) { m_group = group; }
     // A larger smallest nonzero value for a real parameter (a sampling period, a timer), in its unit.
@@ -54,7 +61,13 @@ public:
     // Checks every field's current value (for configs filled directly in C++).
     void validate() const;
     // --name value ... (and --name=value); a flag takes no value. Throws config_error.
+    // --switch FILE.json (or inline JSON text starting with '{') sets the parameters the file names, in its
+    // order; nested objects are sections (their names only organize the file), arrays are lists. A parameter
+    // given after --switch overrides the file's value.
     void parse_args(const std::vector<std::string>& args);
+    // Sets every parameter a JSON switch description names (see parse_args). config_error naming the file and
+    // the key for a parse error, an unknown key or a bad value.
+    void load_json(const std::string& path_or_text);
     bool has(const std::string& name) const { return find(name) != nullptr; }
     const std::vector<param>& params() const { return m_params; }
     std::string value_text(const param& p) const;

@@ -3,6 +3,8 @@
 
 #include "model/units.h"
 
+#include <cmath>
+
 #include "model/errors.h"
 #include "platform/network.h"
 #include "platform/sim_context.h"
@@ -57,7 +59,20 @@ void declare_buffer(param_table& t, buffer_settings& b) {
     t.add_real("alpha", &b.alpha, 0, 64, "", "dynamic, shared: queue threshold = alpha x free (shared) pool bytes",
                true);
     t.add_real("reserved_kb", &b.reserved_kb, 0, 1 << 20, "KB (1024 B)",
-               "shared: guaranteed space of each queue (port x priority), used first, carved out of pool_kb");
+               "shared: guaranteed space of each queue (port x queue), used first, carved out of pool_kb");
+    t.add_list("alpha_by_queue", &b.alpha_by_queue, 0, 64, 8, false, "",
+               "shared: alpha of each egress queue 0-7 (each > 0); none: alpha for every queue");
+    t.add_list("queue_map", &b.queue_map, 0, 7, 8, true, "",
+               "egress queue of each 802.1p priority 0-7 (data priorities use queues 0-6, priority 7 queue 7); "
+               "none: queue = priority");
+    t.add_list("pg_map", &b.pg_map, 0, 7, 8, true, "",
+               "ingress priority group (PFC accounting and pause) of each priority 0-7; none: group = priority");
+    t.add_choice("scheduler", &b.scheduler, {"strict", "dwrr"},
+                 "egress scheduler of every switch port: strict priority (highest queue first), or deficit weighted "
+                 "round robin over the queues with a weight (dwrr_weights), strict above them");
+    t.add_list("dwrr_weights", &b.dwrr_weights, 0, 1000, 8, false, "",
+               "dwrr: weight of each queue 0-7 (quantum = weight x 1500 B per round; 0: strict priority above the "
+               "weighted queues; queue 7 must be 0); none: weight 1 for queues 0-6");
 }
 
 buffer_config make_buffer_config(const buffer_settings& b) {
@@ -67,6 +82,35 @@ buffer_config make_buffer_config(const buffer_settings& b) {
     buf.pool_bytes = kb_to_bytes(b.pool_kb);
     buf.alpha = b.alpha;
     buf.reserved_bytes = kb_to_bytes(b.reserved_kb);
+    buf.alpha_by_prio = b.alpha_by_queue;
+    for (size_t k = 0; k < b.alpha_by_queue.size(); ++k)
+        if (!(b.alpha_by_queue[k] > 0))
+            throw config_error("alpha_by_queue[" + std::to_string(k) + "] = " + format_number(b.alpha_by_queue[k]) +
+                               ": allowed range (0, 64]");
+    if (!b.alpha_by_queue.empty() && b.buffer_policy != "shared")
+        throw config_error("alpha_by_queue needs buffer_policy shared (not '" + b.buffer_policy + "')");
+    for (size_t p = 0; p < b.queue_map.size(); ++p)
+        buf.queue_of_prio[p] = static_cast<uint8_t>(b.queue_map[p]);
+    for (size_t p = 0; p < b.pg_map.size(); ++p)
+        buf.pg_of_prio[p] = static_cast<uint8_t>(b.pg_map[p]);
+    if (b.scheduler == "dwrr") {
+        std::vector<double> w = b.dwrr_weights;
+        if (w.empty())
+            w = {1, 1, 1, 1, 1, 1, 1, 0};
+        for (int q = 0; q < num_priorities; ++q) {
+            const double x = w[static_cast<size_t>(q)];
+            if (x == 0)
+                continue;
+            if (x < 1)
+                throw config_error("dwrr_weights[" + std::to_string(q) + "] = " + format_number(x) +
+                                   ": a weighted queue needs a weight of at least 1 (a 1500 B quantum); 0 makes it strict");
+            buf.dwrr_queues |= static_cast<uint8_t>(1u << q);
+            buf.dwrr_quantum[static_cast<size_t>(q)] = static_cast<uint32_t>(std::lround(x * 1500));
+        }
+    } else if (!b.dwrr_weights.empty()) {
+        throw config_error("dwrr_weights needs scheduler dwrr (not '" + b.scheduler + "')");
+    }
+    check_class_maps(buf);
     return buf;
 }
 

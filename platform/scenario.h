@@ -57,8 +57,15 @@ struct buffer_settings {
     double pool_kb = 1024;
     double alpha = 1.0;
     double reserved_kb = 0;
+    // the switch description's class handling (buffer_config): priority -> queue and -> priority group maps,
+    // the scheduler, DWRR weights per queue, alpha per queue
+    std::vector<double> queue_map, pg_map;
+    std::string scheduler = "strict";
+    std::vector<double> dwrr_weights;
+    std::vector<double> alpha_by_queue;
 };
-// Declares buffer_policy, buffer_kb, pool_kb, alpha, reserved_kb.
+// Declares buffer_policy, buffer_kb, pool_kb, alpha, reserved_kb, alpha_by_queue and the class handling
+// (queue_map, pg_map, scheduler, dwrr_weights).
 // A time series of duration_s / period_us samples: refused (config_error naming `field`) above 10 M samples,
 // where memory, not the model, would set the limit.
 void check_sample_count(const std::string& field, double period_us, double duration_s);

@@ -8,12 +8,14 @@
 #include "model/cm/pause/pause_config.h"
 #include "model/cm/pause/pause_generator.h"
 #include "platform/network.h"
+#include "platform/scenario.h"
 #include "testing.h"
 #include "traffic/udp_sink.h"
 #include "traffic/udp_source.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 
 using namespace cmswitch;
@@ -82,9 +84,9 @@ struct two_port_switch {
                                                               std::vector<uint64_t>{0, 0}));
     }
     // n frames of 1500 B into port 0 at once (they arrive at 12 us)
-    void burst(uint64_t n) {
+    void burst(uint64_t n, uint8_t prio = 0) {
         for (uint64_t i = 0; i < n; ++i) {
-            frame* f = make_frame(pool, 1500, 1, 0, i);
+            frame* f = make_frame(pool, 1500, 1, prio, i);
             sc_core::sc_time d = sc_core::SC_ZERO_TIME;
             in0.tx->b_transport(*f, d);
         }
@@ -345,4 +347,158 @@ TEST(Pause, EpisodesPerClassWithTheirDurations) {
     EXPECT_TRUE(e.paused(3));
     EXPECT_EQ(e.pause_episode_start_ps(3), 600 * us);
     EXPECT_TRUE(e.pause_episodes_ps(0).empty());
+}
+
+TEST(Pause, IngressReservePerGroupAlphaAndThePfcFrameOfAGroup) {
+    // The switch description's ingress side: every data priority in priority group 0 (pg_map), PFC with a
+    // 15,000 B ingress reserve per (port, group) and dynamic XOFF alpha 0.5 for group 0 (alpha_by_pg), a 6000 B
+    // shared headroom pool, on a shared buffer of S = 100,000 B. The reserves of the 2 ports x 1 lossless group
+    // are carved out of the pool: S' = 70,000 B. After the first frame (it leaves at once) the k-th charged frame
+    // makes the group b = 1500 k, of which R = 15,000 sit in the reserve; XOFF when b >= R + 0.5 (S' - (b - R)),
+    // i.e. b - R >= 23,333: k = 26 (25 gives 22,500 above the reserve). The next 4 go to the headroom pool and the
+    // 5th is dropped. The PFC frame names every priority of the group (0-6). XON 2 MTU under the threshold,
+    // departures draining the headroom first: after j departures b = 45,000 - 1500 j, h = max(0, 6000 - 1500 j),
+    // XON when b <= R + 0.5 (S' - (b - h - R)) - 3000: j = 6 (36,000 <= 36,500; j = 5: 37,500 > 35,750).
+    buffer_config bc;
+    bc.policy = "shared";
+    bc.pool_bytes = 100000;
+    bc.alpha = 1;
+    bc.pg_of_prio = {{0, 0, 0, 0, 0, 0, 0, 7}};
+    two_port_switch t(bc);
+    t.sw.buffer_config_access().set_lossless(0x7f, 6000, 2 * 15000);
+    pause_config pc;
+    pc.mode = "pfc";
+    pc.xoff_alpha_by_pg = {0.5, 1, 1, 1, 1, 1, 1, 1};
+    pc.reserved_bytes = 15000;
+    pc.headroom_pool_bytes = 6000;
+    const auto* gen = t.add_pause(pc);
+    t.burst(32, 4);   // priority 4, in group 0
+    t.ctx.run_until(13 * us);
+    EXPECT_EQ(gen->ingress_bytes(0, 0), 30u * 1500);
+    EXPECT_EQ(gen->headroom_used(), 6000u);
+    EXPECT_EQ(gen->reserved_used(), 15000u);
+    EXPECT_EQ(t.sw.counters(0).drop_frames[static_cast<size_t>(drop_reason::ingress_limit)], 1u);
+    // where the bytes sit: 45,000 queued = 15,000 in the ingress reserve + 6000 headroom + 24,000 shared
+    EXPECT_EQ(t.sw.buffer().used_bytes(), 45000u);
+    EXPECT_EQ(t.sw.buffer().ingress_reserved_used(), 15000u);
+    EXPECT_EQ(t.sw.buffer().shared_pool_used_bytes() - gen->headroom_used(), 24000u);
+    EXPECT_EQ(t.sw.buffer().shared_pool_size(), 70000u);
+    t.ctx.run_until(1000 * us);
+    ASSERT_EQ(t.back0.frames.size(), 2u);
+    EXPECT_EQ(t.back0.frames[0].copy.ctl.pause.class_enable, 0x7f);
+    EXPECT_EQ(t.back0.frames[0].copy.ctl.pause.quanta, 65535u);
+    EXPECT_EQ(t.back0.frames[1].copy.ctl.pause.quanta, 0u);
+    EXPECT_EQ(t.back0.frames[1].arrival_ps, 12 * us + 6 * 12 * us + 512000);
+    EXPECT_EQ(t.out1.frames.size(), 31u);
+    EXPECT_EQ(gen->reserved_used(), 0u);
+    EXPECT_EQ(t.sw.buffer().ingress_reserved_used(), 0u);
+    EXPECT_EQ(t.sw.buffer().used_bytes(), 0u);
+}
+
+TEST(Pause, APriorityGroupIsAllLosslessOrNot) {
+    buffer_config bc;
+    bc.policy = "shared";
+    bc.pool_bytes = 100000;
+    bc.pg_of_prio = {{0, 0, 2, 3, 4, 5, 6, 7}};   // priorities 0 and 1 share group 0...
+    two_port_switch t(bc);
+    pause_config pc;
+    pc.mode = "pfc";
+    pc.pfc_classes = 0x02;   // ...but only 1 is lossless
+    pc.xoff_bytes = 30000;
+    pc.xon_bytes = 27000;
+    EXPECT_THROW(t.add_pause(pc), config_error);
+}
+
+TEST(SwitchDescription, QueueMapAndDwrrWeightsDecideTheDepartureOrder) {
+    // 40 frames of priority 2 then 40 of priority 5 arrive at once for port 1 (1 Gb/s). The first leaves at once.
+    // (a) identity map, strict priority: the 40 of priority 5 next, then the other 39;
+    // (b) priorities 2 and 5 in one queue (queue_map): one FIFO, arrival order;
+    // (c) priority 2 -> queue 1, priority 5 -> queue 2, DWRR weights 1 and 3 (quanta 1500 and 4500 B): after the
+    //     first, rounds of 3 frames of queue 2 and 1 of queue 1: of departures 2-41, 30 of priority 5 and 10 of 2.
+    auto order = [](buffer_config bc) {
+        two_port_switch t(bc);
+        t.burst(40, 2);
+        t.burst(40, 5);
+        t.ctx.run_until(2000 * us);
+        std::vector<int> prio;
+        for (const auto& c : t.out1.frames)
+            prio.push_back(c.copy.prio);
+        return prio;
+    };
+    buffer_config bc;
+    bc.policy = "static";
+    bc.port_limit_bytes = 1 << 20;
+    const auto strict = order(bc);
+    ASSERT_EQ(strict.size(), 80u);
+    EXPECT_EQ(strict[0], 2);
+    EXPECT_EQ(std::count(strict.begin() + 1, strict.begin() + 41, 5), 40);
+
+    buffer_config one = bc;
+    one.queue_of_prio = {{0, 1, 3, 3, 4, 3, 6, 7}};
+    const auto fifo = order(one);
+    ASSERT_EQ(fifo.size(), 80u);
+    EXPECT_EQ(std::count(fifo.begin(), fifo.begin() + 40, 2), 40);
+
+    param_table tbl;
+    buffer_settings s;
+    declare_buffer(tbl, s);
+    tbl.parse_args({"--buffer-policy", "static", "--buffer-kb", "1024", "--queue-map", "0,0,1,1,2,2,3,7",
+                    "--scheduler", "dwrr", "--dwrr-weights", "0,1,3,0,0,0,0,0"});
+    const buffer_config dwrr = make_buffer_config(s);
+    EXPECT_EQ(dwrr.dwrr_queues, 0x06);
+    EXPECT_EQ(dwrr.dwrr_quantum[1], 1500u);
+    EXPECT_EQ(dwrr.dwrr_quantum[2], 4500u);
+    const auto shares = order(dwrr);
+    ASSERT_EQ(shares.size(), 80u);
+    EXPECT_EQ(std::count(shares.begin() + 1, shares.begin() + 41, 5), 30);
+    EXPECT_EQ(std::count(shares.begin() + 1, shares.begin() + 41, 2), 10);
+    EXPECT_EQ((std::vector<int>(shares.begin() + 1, shares.begin() + 9)), (std::vector<int>{5, 5, 5, 2, 5, 5, 5, 2}));
+}
+
+TEST(SwitchDescription, APauseOfAPriorityStopsTheQueueItMapsTo) {
+    // priorities 1 and 2 share queue 1: a PFC pause of priority 2 stops priority 1's frames too (they wait in the
+    // same queue), while priority 3 (its own queue) goes on
+    buffer_config bc;
+    bc.policy = "static";
+    bc.port_limit_bytes = 1 << 20;
+    bc.queue_of_prio = {{0, 1, 1, 3, 4, 5, 6, 7}};
+    two_port_switch t(bc);
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    t.in1.tx->b_transport(*pause_frame(t.pool, 1u << 2, 65535), d);   // arrives at port 1 at 0.512 us
+    t.sw.set_route(1, 1);
+    t.ctx.run_until(1 * us);
+    t.burst(3, 1);
+    t.burst(3, 3);
+    t.ctx.run_until(100 * us);
+    ASSERT_EQ(t.out1.frames.size(), 3u);
+    for (const auto& c : t.out1.frames)
+        EXPECT_EQ(c.copy.prio, 3);
+    EXPECT_EQ(t.sw.egress(1).frames(), 3u);
+}
+
+TEST(SwitchDescription, BadMapsAndWeightsNameTheField) {
+    auto refused = [](std::vector<std::string> args, const std::string& field) {
+        param_table tbl;
+        buffer_settings s;
+        declare_buffer(tbl, s);
+        try {
+            tbl.parse_args(args);
+            make_buffer_config(s);
+        } catch (const config_error& e) {
+            EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+            return;
+        }
+        ADD_FAILURE() << "accepted " << args[1];
+    };
+    refused({"--queue-map", "0,1,2,3,4,5,6"}, "queue_map");        // 7 entries
+    refused({"--queue-map", "0,1,2,3,4,5,6,5"}, "queue_map");      // control priority moved
+    refused({"--queue-map", "7,1,2,3,4,5,6,7"}, "queue_map[0]");   // a data priority in the control queue
+    refused({"--pg-map", "0,1,2,3,4,5,7,7"}, "pg_map[6]");
+    refused({"--queue-map", "0,1,2,3,4,5,6,x"}, "queue_map");
+    refused({"--queue-map", "0,1.5,2,3,4,5,6,7"}, "queue_map");
+    refused({"--dwrr-weights", "1,1,1,1,1,1,1,0"}, "dwrr_weights needs scheduler dwrr");
+    refused({"--scheduler", "dwrr", "--dwrr-weights", "0.5,1,1,1,1,1,1,0"}, "dwrr_weights[0]");
+    refused({"--scheduler", "dwrr", "--dwrr-weights", "1,1,1,1,1,1,1,1"}, "dwrr_weights[7]");
+    refused({"--alpha-by-queue", "1,1,1,1,1,1,1,1"}, "alpha_by_queue needs buffer_policy shared");
+    refused({"--buffer-policy", "shared", "--alpha-by-queue", "1,0,1,1,1,1,1,1"}, "alpha_by_queue[1]");
 }

@@ -329,6 +329,8 @@ struct fake_switch final : public switch_services {
     uint64_t port_capacity_bytes() const override { return 240 * 1500; }
     uint64_t port_limit_frames(int) const override { return 240; }
     const buffer_manager& buffer_state() const override { return m_buf; }
+    buffer_manager& buffer_admission() override { return m_buf; }
+    int priority_group(int prio) const override { return prio; }
     static_buffer m_buf{2, 240 * 1500};
     void send_control(int, frame*, uint64_t) override {}
     void send_routed(frame*) override {}

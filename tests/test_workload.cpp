@@ -10,6 +10,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 using namespace cmswitch;
@@ -213,4 +214,132 @@ TEST(Workload, PfcSharedBufferSettingsNeedTheSharedPolicy) {
             EXPECT_NE(std::string(e.what()).find("pause_"), std::string::npos) << e.what();
         }
     }
+}
+
+namespace {
+const std::vector<double>& col(const result& r, const std::string& t, const std::string& c) {
+    const table* tb = r.find_table(t);
+    if (!tb)
+        throw std::runtime_error("no table " + t);
+    for (const auto& kv : tb->columns)
+        if (kv.first == c)
+            return kv.second;
+    throw std::runtime_error("no column " + c + " in " + t);
+}
+} // namespace
+
+TEST(Workload, LosslessIncastClassBesideLossyFlowsWithIngressReservesAndAlphaPerGroup) {
+    // The RoCE deployment: web search at 60 % in priority 0 (lossy: drop-tail NewReno at the egress dynamic
+    // threshold) and a 15:1 incast of 256 KB every 2 ms in priority 3, the only PFC priority, on 16 x 10 Gb/s
+    // with a 1 MB shared buffer; group 3 pauses at 4 KB (its ingress reserve) + 0.25 x the free shared bytes; the
+    // headroom pool by the formula (16 x the per-port headroom). Whatever the seed: the lossy class drops, the
+    // lossless one never does, every incast completes, every byte is accounted for.
+    const double headroom_kb = 16.0 * static_cast<double>(pause_headroom_bytes(10000000000ull, 1000000, 1500)) / 1024;
+    for (const char* seed : {"1", "2", "3"}) {
+        const result r = run_workload(
+            {"--topology", "star", "--hosts", "16", "--load", "0.6", "--incast-fanin", "15", "--incast-kb", "256",
+             "--incast-period-ms", "2", "--duration-s", "0.02", "--pool-kb", "1024", "--pause", "pfc",
+             "--pfc-priorities", "3", "--incast-prio", "3", "--pause-xoff-alpha-by-pg", "1,1,1,0.25,1,1,1,1",
+             "--pause-reserved-kb", "4", "--pause-headroom-pool-kb", std::to_string(headroom_kb), "--seed", seed});
+        EXPECT_EQ(r.number("drops_incast_prio"), 0) << seed;
+        EXPECT_GT(r.number("drops_flow_prio"), 0) << seed;
+        EXPECT_EQ(r.number("drops"), r.number("drops_flow_prio")) << seed;
+        EXPECT_GT(r.number("pause_frames"), 0) << seed;
+        EXPECT_EQ(r.number("incasts_completed"), r.number("incasts")) << seed;
+        EXPECT_LE(r.number("headroom_pool_peak_kb"), headroom_kb) << seed;
+        // 16 inputs x 4 KB of reserve at the most (the incast's 15 senders fill theirs)
+        EXPECT_LE(r.number("ingress_reserved_peak_kb"), 16 * 4) << seed;
+        EXPECT_GE(r.number("ingress_reserved_peak_kb"), 15 * 4) << seed;
+        EXPECT_TRUE(std::get<bool>(*r.get("conservation_ok"))) << seed;
+        // the per-queue and per-group distributions: priority 3's queue and group 3 hold bytes
+        bool q3 = false;
+        for (size_t i = 0; i < col(r, "queues", "queue").size(); ++i)
+            q3 = q3 || (col(r, "queues", "queue")[i] == 3 && col(r, "queues", "max_kb")[i] > 0);
+        EXPECT_TRUE(q3) << seed;
+        ASSERT_EQ(col(r, "groups", "group").size(), 1u) << seed;   // only the lossless group is charged
+        EXPECT_EQ(col(r, "groups", "group")[0], 3) << seed;
+        EXPECT_LE(col(r, "groups", "p99_kb")[0], col(r, "groups", "max_kb")[0]) << seed;
+        EXPECT_GT(col(r, "groups", "p99_kb")[0], 0) << seed;
+    }
+}
+
+TEST(Workload, UplinksCarryIncastsIntoTheirQueueAndFlowsAloneTakeTheirIdealTime) {
+    // 8 hosts at 10 Gb/s and 2 uplinks at 40 Gb/s on one switch. Flows of 14,600 B (10 segments: the initial
+    // window, no round trip waits) come only from the uplink hosts at 2 % of 40 Gb/s: alone, each takes its
+    // ideal time (the whole flow at the slower link, one frame at the faster, 2 x 1 us), slowdown near 1.
+    // Every 1 ms, 2 incasts at once from the 2 uplinks (fan-in 2, 64 KB each) to 2 distinct downlink hosts, in
+    // priority 3, mapped to queue 2: 20 incasts in 10 ms, all complete, their data in queue 2 of downlink ports.
+    const std::string path = ::testing::TempDir() + "cmswitch_ten_segments.csv";
+    {
+        std::ofstream f(path);
+        f << "14600,0\n14600,100\n";
+    }
+    const result r = run_workload({"--topology", "star", "--hosts", "8", "--uplinks", "2", "--uplink-gbps", "40",
+                                   "--load", "0", "--uplink-load", "0.02", "--flow-sizes", path, "--incast-fanin", "2",
+                                   "--incast-receivers", "2", "--incast-from", "uplinks", "--incast-kb", "64",
+                                   "--incast-period-ms", "1", "--incast-prio", "3", "--queue-map", "0,1,2,2,4,5,6,7",
+                                   "--duration-s", "0.01"});
+    EXPECT_EQ(r.number("incasts"), 20);
+    EXPECT_EQ(r.number("incasts_completed"), 20);
+    // 2 x 0.01 s x 0.02 x 40e9 / 8 / 14600 B = 137 flows expected (sqrt 11.7)
+    EXPECT_NEAR(r.number("flows_started"), 137, 3 * 11.7);
+    EXPECT_GE(r.number("slowdown_p50"), 0.999);
+    EXPECT_LT(r.number("slowdown_p50"), 1.01);
+    EXPECT_EQ(r.number("drops"), 0);
+    for (size_t i = 0; i < col(r, "queues", "queue").size(); ++i) {
+        const double port = col(r, "queues", "port")[i], queue = col(r, "queues", "queue")[i];
+        EXPECT_NE(queue, 3) << "priority 3 is mapped to queue 2";
+        if (port < 8 && queue != 0)
+            EXPECT_EQ(queue, 2) << port;
+    }
+    EXPECT_TRUE(std::get<bool>(*r.get("conservation_ok")));
+    // the uplink settings belong to the star; an incast from uplinks needs some
+    EXPECT_THROW(run_workload({"--uplinks", "2", "--duration-s", "0.001"}), config_error);
+    EXPECT_THROW(run_workload({"--topology", "star", "--incast-fanin", "2", "--incast-from", "uplinks",
+                               "--duration-s", "0.001"}),
+                 config_error);
+}
+
+TEST(SwitchDescription, AJsonFileSetsTheFieldsByItsSectionsAndLaterFlagsOverride) {
+    const std::string path = ::testing::TempDir() + "cmswitch_switch.json";
+    {
+        std::ofstream f(path);
+        f << R"({"ports": {"topology": "star", "hosts": 32, "link_gbps": 25, "uplinks": 8, "uplink_gbps": 100},
+                 "classes": {"queue_map": [0, 0, 1, 3, 1, 2, 2, 7], "pg_map": [0, 0, 0, 3, 0, 0, 0, 7]},
+                 "scheduler": {"scheduler": "dwrr", "dwrr_weights": [1, 2, 4, 0, 0, 0, 0, 0]},
+                 "mmu": {"buffer_policy": "shared", "pool_kb": 16384, "alpha": 0.5,
+                         "alpha_by_queue": [1, 1, 0.5, 8, 1, 1, 1, 1],
+                         "pfc": {"pause": "pfc", "pfc_priorities": [3], "pause_xoff_alpha": 1,
+                                 "pause_headroom_pool_kb": 2048, "pause_reserved_kb": 2}}})";
+    }
+    auto sc = make_scenario("workload");
+    sc->params().parse_args({"--switch", path, "--alpha", "2"});
+    auto value = [&](const std::string& n) {
+        for (const auto& p : sc->params().params())
+            if (p.name == n)
+                return sc->params().value_text(p);
+        return std::string("?");
+    };
+    EXPECT_EQ(value("hosts"), "32");
+    EXPECT_EQ(value("uplink_gbps"), "100");
+    EXPECT_EQ(value("queue_map"), "0,0,1,3,1,2,2,7");
+    EXPECT_EQ(value("dwrr_weights"), "1,2,4,0,0,0,0,0");
+    EXPECT_EQ(value("alpha_by_queue"), "1,1,0.5,8,1,1,1,1");
+    EXPECT_EQ(value("pfc_priorities"), "3");
+    EXPECT_EQ(value("pause_reserved_kb"), "2");
+    EXPECT_EQ(value("alpha"), "2");   // the flag after --switch wins
+    EXPECT_NO_THROW(sc->check());     // builds: 40 ports, the maps, DWRR, the MMU with its reserves and pools
+    auto refused = [](const std::string& text, const std::string& what) {
+        try {
+            make_scenario("workload")->params().parse_args({"--switch", text});
+            ADD_FAILURE() << "accepted " << text;
+        } catch (const config_error& e) {
+            EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+        }
+    };
+    refused(R"({"mmu": {"pool_kbb": 1}})", "unknown key 'pool_kbb'");
+    refused(R"({"mmu": {"pool_kb": -1}})", "pool_kb");
+    refused(R"({"mmu": {"pool_kb": 1,}})", "not valid JSON");
+    refused(R"({"classes": {"queue_map": [0, 1]}})", "queue_map");
+    refused(path + ".missing", "cannot be read");
 }

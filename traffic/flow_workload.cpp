@@ -19,14 +19,45 @@ flow_workload::flow_workload(std::vector<host_stack*> hosts, const tcp_config& t
     const int n = static_cast<int>(m_hosts.size());
     if (n < 2)
         throw config_error("a flow workload needs at least 2 hosts");
-    if (cfg.incast_fanin > n - 1)
-        throw config_error("incast_fanin = " + std::to_string(cfg.incast_fanin) + ": at most hosts - 1 = " +
-                           std::to_string(n - 1));
+    if ((!cfg.load_by_host.empty() && cfg.load_by_host.size() != m_hosts.size()) ||
+        (!cfg.rate_by_host.empty() && cfg.rate_by_host.size() != m_hosts.size()))
+        throw model_error("flow_workload: load_by_host / rate_by_host need one entry per host");
+    m_incast_tcp = tcp;
+    m_incast_tcp.prio = cfg.incast_prio;
+    if (cfg.incast_senders.empty())
+        for (int h = 0; h < n; ++h)
+            m_cfg.incast_senders.push_back(h);
+    if (cfg.incast_targets.empty())
+        for (int h = 0; h < n; ++h)
+            m_cfg.incast_targets.push_back(h);
+    if (cfg.incast_fanin > 0) {
+        // every receiver needs fanin senders other than itself
+        const auto senders = static_cast<int>(m_cfg.incast_senders.size());
+        const auto targets = static_cast<int>(m_cfg.incast_targets.size());
+        if (cfg.incast_receivers > targets)
+            throw config_error("incast_receivers = " + std::to_string(cfg.incast_receivers) + ": at most " +
+                               std::to_string(targets) + " hosts can receive an incast");
+        bool overlap = false;   // a receiver may be one of the senders' hosts: it does not send to itself
+        for (int t : m_cfg.incast_targets)
+            overlap = overlap || std::find(m_cfg.incast_senders.begin(), m_cfg.incast_senders.end(), t) !=
+                                     m_cfg.incast_senders.end();
+        const int most = senders - (overlap ? 1 : 0);
+        if (cfg.incast_fanin > most)
+            throw config_error("incast_fanin = " + std::to_string(cfg.incast_fanin) + ": at most " +
+                               std::to_string(most) + " (the hosts incast senders come from" +
+                               (overlap ? ", less the receiver)" : ")"));
+    }
+    m_gap_ps.assign(m_hosts.size(), 0);
     for (int h = 0; h < n; ++h) {
         m_host_rng.emplace_back(cfg.seed, stream_id(random_stream::workload, static_cast<uint64_t>(h)));
-        if (cfg.load > 0)
-            m_hosts[static_cast<size_t>(h)]->nic().schedule_timer(static_cast<uint64_t>(m_host_rng.back().exponential(m_mean_gap_ps)), this,
-                                      static_cast<uint32_t>(h));
+        const double load = cfg.load_by_host.empty() ? cfg.load : cfg.load_by_host[static_cast<size_t>(h)];
+        const uint64_t rate = cfg.rate_by_host.empty() ? cfg.host_rate_bps : cfg.rate_by_host[static_cast<size_t>(h)];
+        if (load > 0) {
+            m_gap_ps[static_cast<size_t>(h)] = sizes.mean() * 8 / (load * static_cast<double>(rate)) * 1e12;
+            m_hosts[static_cast<size_t>(h)]->nic().schedule_timer(
+                static_cast<uint64_t>(m_host_rng.back().exponential(m_gap_ps[static_cast<size_t>(h)])), this,
+                static_cast<uint32_t>(h));
+        }
     }
     if (cfg.incast_fanin > 0 && cfg.incast_period_ps > 0)
         m_hosts[0]->nic().schedule_timer(m_incast_rng.below(cfg.incast_period_ps), this, incast_tag);
@@ -37,9 +68,10 @@ void flow_workload::start_flow(int src, int dst, uint64_t bytes, uint64_t now, i
     m_flows.push_back({flow, src, dst, bytes, now, 0, incast});
     m_stats.emplace_back();
     tcp_stats& st = m_stats.back();
-    m_senders.emplace_back(new tcp_sender(*m_hosts[static_cast<size_t>(src)], flow, dst, m_tcp, st,
+    const tcp_config& tcp = incast >= 0 ? m_incast_tcp : m_tcp;
+    m_senders.emplace_back(new tcp_sender(*m_hosts[static_cast<size_t>(src)], flow, dst, tcp, st,
                                           rng(m_cfg.seed, stream_id(random_stream::source, flow))));
-    m_receivers.emplace_back(new tcp_receiver(*m_hosts[static_cast<size_t>(dst)], flow, src, m_tcp, st));
+    m_receivers.emplace_back(new tcp_receiver(*m_hosts[static_cast<size_t>(dst)], flow, src, tcp, st));
     m_receivers.back()->set_listener(this);
     m_senders.back()->write(bytes);
 }
@@ -50,17 +82,23 @@ void flow_workload::on_timer(uint32_t tag) {
         return;
     const int n = static_cast<int>(m_hosts.size());
     if (tag == incast_tag) {
-        const int receiver = static_cast<int>(m_incast_rng.below(static_cast<uint64_t>(n)));
-        std::vector<int> others;
-        for (int h = 0; h < n; ++h)
-            if (h != receiver)
-                others.push_back(h);
-        for (int k = 0; k < m_cfg.incast_fanin; ++k) {   // a random subset: partial Fisher-Yates
-            const size_t j = static_cast<size_t>(k) + m_incast_rng.below(others.size() - static_cast<size_t>(k));
-            std::swap(others[static_cast<size_t>(k)], others[j]);
-            start_flow(others[static_cast<size_t>(k)], receiver, m_cfg.incast_bytes, now, m_incasts);
+        // a random subset: partial Fisher-Yates over a copy of the candidates
+        auto pick = [&](std::vector<int>& from, size_t k) {
+            const size_t j = k + m_incast_rng.below(from.size() - k);
+            std::swap(from[k], from[j]);
+            return from[k];
+        };
+        std::vector<int> targets = m_cfg.incast_targets;
+        for (int r = 0; r < m_cfg.incast_receivers; ++r) {
+            const int receiver = pick(targets, static_cast<size_t>(r));
+            std::vector<int> others;
+            for (int h : m_cfg.incast_senders)
+                if (h != receiver)
+                    others.push_back(h);
+            for (int k = 0; k < m_cfg.incast_fanin; ++k)
+                start_flow(pick(others, static_cast<size_t>(k)), receiver, m_cfg.incast_bytes, now, m_incasts);
+            ++m_incasts;
         }
-        ++m_incasts;
         m_hosts[0]->nic().schedule_timer(now + m_cfg.incast_period_ps, this, incast_tag);
         return;
     }
@@ -70,7 +108,8 @@ void flow_workload::on_timer(uint32_t tag) {
     if (dst >= src)
         ++dst;
     start_flow(src, dst, m_sizes.sample(r), now, -1);
-    m_hosts[static_cast<size_t>(src)]->nic().schedule_timer(now + static_cast<uint64_t>(r.exponential(m_mean_gap_ps)), this, tag);
+    m_hosts[static_cast<size_t>(src)]->nic().schedule_timer(
+        now + static_cast<uint64_t>(r.exponential(m_gap_ps[static_cast<size_t>(src)])), this, tag);
 }
 
 void flow_workload::on_delivered(uint32_t flow, uint64_t in_order_bytes, uint64_t now) {

@@ -22,10 +22,18 @@ namespace cmswitch {
 struct flow_workload_config {
     double load = 0.5;                // of each host's link rate, in application bytes; 0: no Poisson flows
     uint64_t host_rate_bps = 0;
+    // Per host (size = hosts, or empty: load and host_rate_bps for every host): the load each host offers and
+    // its link rate (uplink hosts of a switch description offer another load, or none).
+    std::vector<double> load_by_host;
+    std::vector<uint64_t> rate_by_host;
     uint64_t stop_ps = 0;             // no arrivals from then on
     int incast_fanin = 0;             // 0: no incasts
     uint64_t incast_bytes = 0;
     uint64_t incast_period_ps = 0;
+    int incast_receivers = 1;         // incasts started together each period, to distinct receivers
+    std::vector<int> incast_senders;  // the hosts incast senders are drawn from (empty: every host)
+    std::vector<int> incast_targets;  // the hosts incast receivers are drawn from (empty: every host)
+    uint8_t incast_prio = 0;          // 802.1p priority of the incast flows (Poisson flows: the tcp_config's)
     uint64_t seed = 1;
 };
 
@@ -53,11 +61,13 @@ public:
 
 private:
     void start_flow(int src, int dst, uint64_t bytes, uint64_t now, int64_t incast);
+    tcp_config m_incast_tcp;
     std::vector<host_stack*> m_hosts;
     tcp_config m_tcp;
     flow_size_distribution m_sizes;
     flow_workload_config m_cfg;
     double m_mean_gap_ps;
+    std::vector<double> m_gap_ps;         // per host: mean time between arrivals (0: no Poisson flows)
     std::vector<rng> m_host_rng;          // one stream per host: arrivals, sizes, destinations
     rng m_incast_rng;
     std::vector<flow_record> m_flows;     // by flow id

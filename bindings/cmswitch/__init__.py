@@ -16,6 +16,7 @@ from .store import ResultStore
 from .dcqcn_study import dcqcn_scale
 from .study import MinBuffer, PauseSplit, buffer_sizing, find_min_buffer, pause_split
 from .sweep import SweepInterrupted, expand_grid, sweep
+from .switch import load_switch
 
 __version__ = _core.__version__
 
@@ -35,4 +36,4 @@ BUILD_ID = _build_id()
 
 __all__ = ["run", "sweep", "expand_grid", "SweepInterrupted", "find_min_buffer", "buffer_sizing", "dcqcn_scale", "Result", "ResultStore", "MinBuffer", "PauseSplit", "pause_split",
            "ScenarioConfig", "IncastConfig", "OverloadConfig", "BaselineConfig", "RdmaIncastConfig", "Testbed001Config",
-           "WorkloadConfig", "CONFIG_CLASSES", "config_class", "__version__"]
+           "WorkloadConfig", "CONFIG_CLASSES", "config_class", "load_switch", "__version__"]

@@ -16,6 +16,7 @@ import sys
 from typing import Any, Dict, List, Optional
 
 from .config import CONFIG_CLASSES, _spec, config_class, field_name
+from .switch import load_switch
 
 
 def _parse_fields(scenario: str, args: List[str]) -> Dict[str, Any]:
@@ -32,6 +33,15 @@ def _parse_fields(scenario: str, args: List[str]) -> Dict[str, Any]:
             raise ValueError(f"unexpected argument {a!r}: fields are given as --name value")
         name, _, inline = a[2:].partition("=")
         name = name.replace("-", "_")
+        if name == "switch":   # a switch description file: its fields, overridden by those given after it
+            if not inline:
+                if i + 1 >= len(args):
+                    raise ValueError("--switch needs a value: the path of a switch description (.json, .toml, .yaml)")
+                inline = args[i + 1]
+                i += 1
+            i += 1
+            values.update(load_switch(inline, scenario))
+            continue
         if name not in spec:
             raise ValueError(f"unknown field {name!r} of {scenario}; fields are {', '.join(spec)}")
         p = spec[name]
@@ -59,6 +69,8 @@ def _convert(name: str, text: str, p: dict) -> Any:
                 return int(v) if v.is_integer() else v
         if p["type"] == "float":
             return float(text)
+        if p["type"] == "list":
+            return tuple(float(x) for x in text.split(",") if x.strip()) if text.strip() else ()
         if p["type"] == "bool":
             return {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}[text.lower()]
         return text
@@ -213,7 +225,9 @@ def cmd_scenarios(ns, rest: List[str]) -> int:
         print(f"{name}: {d['description']}")
         for p in d["params"]:
             allowed = (", ".join(p["choices"]) if p["type"] == "choice" else
-                       "true/false" if p["type"] == "bool" else f"[{p['min']:g}, {p['max']:g}]")
+                       "true/false" if p["type"] == "bool" else
+                       f"{p['count'] or 'any number of'} x [{p['min']:g}, {p['max']:g}]" if p["type"] == "list" else
+                       f"[{p['min']:g}, {p['max']:g}]")
             unit = f" {p['unit']}" if p["unit"] else ""
             print(f"  {p['name']:<18} {p['type']:<6} default {p['default']!s:<12} allowed {allowed}{unit}")
             print(f"  {'':<18} {p['help']}")

@@ -19,6 +19,7 @@ void buffer_manager::reset() {
     std::fill(m_queue.begin(), m_queue.end(), 0);
     std::fill(m_port_frames.begin(), m_port_frames.end(), 0);
     m_shared = m_shared_peak = 0;
+    m_ing_reserved_used = 0;
     m_pool_occ.reset(now_ps(), 1);
 }
 
@@ -58,20 +59,59 @@ shared_buffer::shared_buffer(int num_ports, uint64_t pool_bytes, uint64_t reserv
     set_queue_reserved(reserved_bytes);
 }
 
+void shared_buffer::set_lossless(uint8_t prio_mask, uint64_t headroom_pool_bytes, uint64_t ingress_reserved_bytes) {
+    if (ingress_reserved_bytes > 0 && queue_reserved_bytes() > 0)
+        throw config_error("pause_reserved_kb with reserved_kb > 0: a lossless byte would be guaranteed twice "
+                           "(by its egress queue and by its ingress group); give one of them");
+    if (ingress_reserved_bytes + min_frame_bytes > m_shared_size + m_ing_reserved)
+        throw config_error("pause_reserved_kb: the ingress guarantees (" + std::to_string(ingress_reserved_bytes) +
+                           " B over every port and lossless group) leave no shared pool of the " +
+                           std::to_string(m_shared_size + m_ing_reserved) + " B; lower pause_reserved_kb or raise pool_kb");
+    m_lossless = prio_mask;
+    m_headroom_pool = headroom_pool_bytes;
+    m_shared_size += m_ing_reserved;   // (set again: undo a previous carve)
+    m_ing_reserved = ingress_reserved_bytes;
+    m_shared_size -= m_ing_reserved;
+}
+
 drop_reason shared_buffer::check(int port, int prio, uint32_t bytes) const {
     const uint64_t q = queue_bytes(port, prio);
     const uint64_t need = shared_part(q + bytes) - shared_part(q);   // what the reserved space cannot take
     if (need == 0)
         return drop_reason::none;
-    if ((m_lossless >> prio) & 1) {   // lossless: the shared pool and the headroom pool, no threshold
-        return shared_used_bytes() + need <= m_shared_size + m_headroom_pool ? drop_reason::none : drop_reason::pool_full;
+    if ((m_lossless >> prio) & 1) {   // lossless: the shared pool, ingress reserves and headroom pool, no threshold
+        return shared_used_bytes() + need <= m_shared_size + m_ing_reserved + m_headroom_pool ? drop_reason::none
+                                                                                              : drop_reason::pool_full;
     }
-    const uint64_t free_shared = m_shared_size > shared_used_bytes() ? m_shared_size - shared_used_bytes() : 0;
+    const uint64_t used = shared_pool_used_bytes();
+    const uint64_t free_shared = m_shared_size > used ? m_shared_size - used : 0;
     if (need > free_shared)
         return drop_reason::pool_full;
     if (!(static_cast<double>(shared_part(q)) < m_alpha[static_cast<size_t>(prio)] * static_cast<double>(free_shared)))
         return drop_reason::dynamic_threshold;
     return drop_reason::none;
+}
+
+void check_class_maps(const buffer_config& cfg) {
+    for (int p = 0; p < num_priorities; ++p) {
+        const auto ps = std::to_string(p);
+        const int q = cfg.queue_of_prio[static_cast<size_t>(p)], g = cfg.pg_of_prio[static_cast<size_t>(p)];
+        if (p == num_priorities - 1 && (q != p || g != p))
+            throw config_error("queue_map / pg_map: priority 7 (control frames: PAUSE, CNM, CNP) must stay in queue 7 "
+                               "and group 7");
+        if (p < num_priorities - 1 && q > num_priorities - 2)
+            throw config_error("queue_map[" + ps + "] = " + std::to_string(q) +
+                               ": data priorities use queues 0-6 (queue 7 is the control queue)");
+        if (p < num_priorities - 1 && g > num_priorities - 2)
+            throw config_error("pg_map[" + ps + "] = " + std::to_string(g) +
+                               ": data priorities use groups 0-6 (group 7 is the control group)");
+    }
+    for (int q = 0; q < num_priorities; ++q)
+        if (((cfg.dwrr_queues >> q) & 1) && cfg.dwrr_quantum[static_cast<size_t>(q)] < 1500)
+            throw config_error("dwrr_weights: queue " + std::to_string(q) + " gets a quantum of " +
+                               std::to_string(cfg.dwrr_quantum[static_cast<size_t>(q)]) + " B; at least 1500 B");
+    if (cfg.dwrr_queues & 0x80)
+        throw config_error("dwrr_weights[7]: queue 7 (control frames) stays strict priority: give it 0");
 }
 
 const std::vector<std::string>& buffer_policy_names() {
@@ -80,6 +120,7 @@ const std::vector<std::string>& buffer_policy_names() {
 }
 
 std::unique_ptr<buffer_manager> make_buffer_manager(const buffer_config& cfg, int num_ports) {
+    check_class_maps(cfg);
     if (num_ports < 1)
         throw config_error("ports = " + std::to_string(num_ports) + ": a switch needs at least 1 port");
     if (cfg.policy == "static") {

@@ -21,6 +21,7 @@
 #include "model/frame_protocol.h"
 #include "model/switch/occupancy_stats.h"
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -35,8 +36,20 @@ struct buffer_config {
     double alpha = 1.0;                      // "dynamic"
     std::vector<uint64_t> port_limit_packets;   // "packets": one per port, or a single entry for all ports
     uint64_t reserved_bytes = 0;             // "shared": guaranteed bytes per queue (port x priority)
-    std::vector<double> alpha_by_prio;       // "shared": alpha per priority (8 entries); empty: alpha for all
+    std::vector<double> alpha_by_prio;       // "shared": alpha per queue (8 entries); empty: alpha for all
+
+    // The switch's class handling (the switch description of issue 13), for every policy: the egress queue and
+    // the ingress priority group (PFC/PAUSE accounting) of each 802.1p priority, and the egress scheduler: the
+    // queues in dwrr_queues share by deficit weighted round robin (dwrr_quantum bytes per round each), the others
+    // are strict priority above them. Identity maps and strict priority by default; priority 7 (control frames)
+    // stays in queue 7 and group 7, and no other priority may use them. Admission, alpha_by_prio and reserved
+    // space are per queue. check_class_maps() refuses a bad map (config_error naming the entry).
+    std::array<uint8_t, 8> queue_of_prio{{0, 1, 2, 3, 4, 5, 6, 7}};
+    std::array<uint8_t, 8> pg_of_prio{{0, 1, 2, 3, 4, 5, 6, 7}};
+    uint8_t dwrr_queues = 0;
+    std::array<uint32_t, 8> dwrr_quantum{};
 };
+void check_class_maps(const buffer_config& cfg);
 
 class buffer_manager {
 public:
@@ -78,7 +91,16 @@ public:
     // PFC/PAUSE on a shared buffer: the lossless priorities (mask) skip the egress dynamic threshold and may use
     // the headroom pool beyond the shared pool; the ingress accounting (pause_generator) keeps them within it.
     // Policies other than "shared" ignore it.
-    virtual void set_lossless(uint8_t prio_mask, uint64_t headroom_pool_bytes) { (void)prio_mask; (void)headroom_pool_bytes; }
+    // ingress_reserved_bytes: the PFC ingress guarantees of every (port, lossless group), carved out of the shared
+    // pool (pause_reserved_kb); the pause generator reports how many bytes sit in them (ingress_reserved_used).
+    virtual void set_lossless(uint8_t prio_mask, uint64_t headroom_pool_bytes, uint64_t ingress_reserved_bytes = 0) {
+        (void)prio_mask; (void)headroom_pool_bytes; (void)ingress_reserved_bytes;
+    }
+    // Bytes of the shared pool's use that sit in ingress (PFC) reserved space instead (pause_generator).
+    void add_ingress_reserved_used(int64_t delta) { m_ing_reserved_used += static_cast<uint64_t>(delta); }
+    uint64_t ingress_reserved_used() const { return m_ing_reserved_used; }
+    // The shared pool's use without the bytes the PFC ingress reserves hold.
+    uint64_t shared_pool_used_bytes() const { return shared_used_bytes() - m_ing_reserved_used; }
     void reset();
 
 protected:
@@ -109,6 +131,7 @@ private:
     std::vector<uint64_t> m_port_frames;
     uint64_t m_reserved = 0;   // per queue
     uint64_t m_shared = 0, m_shared_peak = 0;
+    uint64_t m_ing_reserved_used = 0;
     bool m_track_pool = false;
     occupancy_stats m_pool_occ;
 };
@@ -169,21 +192,21 @@ public:
     const char* name() const override { return "shared"; }
     uint64_t shared_pool_bytes() const { return m_shared_size; }
     uint64_t shared_pool_size() const override { return m_shared_size; }
-    void set_lossless(uint8_t prio_mask, uint64_t headroom_pool_bytes) override {
-        m_lossless = prio_mask;
-        m_headroom_pool = headroom_pool_bytes;
+    void set_lossless(uint8_t prio_mask, uint64_t headroom_pool_bytes, uint64_t ingress_reserved_bytes) override;
+    // The current dynamic threshold of a queue on the shared pool: alpha x free shared bytes.
+    double threshold_bytes(int queue) const {
+        const uint64_t used = shared_pool_used_bytes();
+        return m_alpha[static_cast<size_t>(queue)] * static_cast<double>(m_shared_size > used ? m_shared_size - used : 0);
     }
-    // The current dynamic threshold of a priority's queues on the shared pool: alpha x free shared bytes.
-    double threshold_bytes(int prio) const {
-        return m_alpha[static_cast<size_t>(prio)] * static_cast<double>(m_shared_size - shared_used_bytes());
-    }
+    uint64_t ingress_reserved_size() const { return m_ing_reserved; }
 protected:
     drop_reason check(int port, int prio, uint32_t bytes) const override;
 private:
     uint64_t m_pool, m_shared_size;
     std::vector<double> m_alpha;
-    uint8_t m_lossless = 0;
+    uint8_t m_lossless = 0;      // queues
     uint64_t m_headroom_pool = 0;
+    uint64_t m_ing_reserved = 0;
 };
 
 // Validates cfg (throws config_error naming the field) and builds the policy it names.

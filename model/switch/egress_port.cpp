@@ -12,6 +12,7 @@ void egress_port::reset(uint64_t now_ps, uint64_t histogram_bin_bytes) {
         q = frame_fifo{};
     m_nonempty = 0;
     m_paused = 0;
+    m_qpaused = 0;
     m_wakeup_pending = false;
     m_bytes = 0;
     m_frames = 0;
@@ -24,10 +25,29 @@ void egress_port::reset(uint64_t now_ps, uint64_t histogram_bin_bytes) {
         e.clear();
     m_cnt = counters{};
     m_occ.reset(now_ps, histogram_bin_bytes);
+    if (m_track_queues)
+        for (auto& o : m_qocc)
+            o.reset(now_ps, histogram_bin_bytes);
+}
+
+void egress_port::track_queues(uint64_t now_ps, uint64_t histogram_bin_bytes) {
+    m_track_queues = true;
+    m_observed = true;
+    for (int q = 0; q < num_priorities; ++q) {
+        m_qocc[q].reset(now_ps, histogram_bin_bytes);
+        m_qocc[q].set(now_ps, m_q[q].bytes);
+    }
+}
+
+void egress_port::observe_queue(uint64_t now, int queue) {
+    if (m_track_queues)
+        m_qocc[queue].set(now, m_q[queue].bytes);
+    if (m_traced)
+        trace_levels(now, queue);
 }
 
 void egress_port::try_transmit(uint64_t now) {
-    const uint8_t ready = m_nonempty & static_cast<uint8_t>(~m_paused);
+    const uint8_t ready = m_nonempty & static_cast<uint8_t>(~m_qpaused);
     if (!ready)
         return;
     const uint8_t strict = ready & static_cast<uint8_t>(~m_dwrr);
@@ -49,8 +69,8 @@ void egress_port::try_transmit(uint64_t now) {
         m_wakeup_pending = pending;
     }
     m_occ.set(now, m_bytes);
-    if (m_traced)
-        trace_levels(now, prio);
+    if (m_observed)
+        observe_queue(now, prio);
     const uint64_t wait = now - f->enq_ps;
     m_cnt.wait_sum_ps += wait;
     if (wait > m_cnt.wait_max_ps)
@@ -118,6 +138,7 @@ void egress_port::trace_as(const std::string& scope) {
     m_traced = m_tr_bytes != nullptr;
     for (int p = 0; p < num_priorities; ++p)
         m_traced = m_traced || m_tr_q[p] || m_tr_paused[p];
+    m_observed = m_traced || m_track_queues;
     const uint64_t now = now_ps();
     for (int p = 0; p < num_priorities; ++p)   // initial values at the time of declaration
         if (m_tr_paused[p])
@@ -154,6 +175,10 @@ void egress_port::set_paused(uint8_t mask, uint64_t now) {
             if (m_tr_paused[p])
                 m_tr_paused[p]->set(now, (mask >> p) & 1);
     m_paused = mask;
+    m_qpaused = 0;
+    for (int p = 0; p < num_priorities; ++p)
+        if ((mask >> p) & 1)
+            m_qpaused |= static_cast<uint8_t>(1u << m_qmap[p]);
     if (!m_wakeup_pending && m_busy_until <= now)
         try_transmit(now);
     else if (!m_wakeup_pending)

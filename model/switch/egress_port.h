@@ -13,6 +13,7 @@
 #include "model/switch/occupancy_stats.h"
 #include "model/trace_signal.h"
 
+#include <array>
 #include <string>
 
 #include <cstdint>
@@ -85,15 +86,16 @@ public:
     // Takes ownership of f (already admitted). Starts transmitting at once if the link is idle.
     void enqueue(frame* f, uint64_t now) {
         f->enq_ps = now;
-        m_q[f->prio].push(f);
-        m_nonempty |= static_cast<uint8_t>(1u << f->prio);
+        const int qi = m_qmap[f->prio];
+        m_q[qi].push(f);
+        m_nonempty |= static_cast<uint8_t>(1u << qi);
         m_bytes += f->bytes;
         ++m_frames;
         m_cnt.enq_frames++;
         m_cnt.enq_bytes += f->bytes;
         m_occ.set(now, m_bytes);
-        if (m_traced)
-            trace_levels(now, f->prio);
+        if (m_observed)
+            observe_queue(now, qi);
         if (m_busy_until <= now && !m_wakeup_pending)
             try_transmit(now);
         else
@@ -115,7 +117,7 @@ public:
     }
     void on_pause(uint8_t class_mask, uint32_t quanta, uint64_t now);
     void on_pause_expiry(uint64_t now);
-    uint8_t paused() const { return m_paused; }
+    uint8_t paused() const { return m_paused; }   // priorities (not queues)
     uint64_t paused_ps(uint64_t now) const {   // time with at least one priority paused
         return m_paused_total_ps + (m_paused ? now - m_paused_since : 0);
     }
@@ -134,9 +136,21 @@ public:
     // no priority outside the mask (strict, above them) is ready. Quanta of 1500 B or more. Throws config_error.
     void set_dwrr(uint8_t dwrr_mask, const uint32_t (&quantum)[num_priorities]);
 
+    // The egress queue of each 802.1p priority (identity by default; buffer_config::queue_of_prio). A PAUSE/PFC
+    // of a priority stops the queue it maps to.
+    void set_queue_map(const std::array<uint8_t, num_priorities>& queue_of_prio) {
+        for (int p = 0; p < num_priorities; ++p)
+            m_qmap[p] = queue_of_prio[static_cast<size_t>(p)];
+    }
+    int queue_of(int prio) const { return m_qmap[prio]; }
+    // Time-weighted occupancy of each queue (queue_occupancy), kept from this call on (one more update per frame).
+    void track_queues(uint64_t now_ps, uint64_t histogram_bin_bytes);
+    bool queues_tracked() const { return m_track_queues; }
+    const occupancy_stats& queue_occupancy(int queue) const { return m_qocc[queue]; }
+
     uint64_t bytes() const { return m_bytes; }
     uint32_t frames() const { return m_frames; }
-    uint64_t bytes(int prio) const { return m_q[prio].bytes; }
+    uint64_t bytes(int queue) const { return m_q[queue].bytes; }
     uint64_t busy_until() const { return m_busy_until; }
     const counters& stats() const { return m_cnt; }
     const occupancy_stats& occupancy() const { return m_occ; }
@@ -152,9 +166,11 @@ private:
     // Out of line on purpose: inlined, the listener's code costs every transmission register spills, listener
     // or not (measured with callgrind on the DCTCP incast).
     [[gnu::noinline]] void notify_dequeue(frame& f, uint64_t now);
-    [[gnu::noinline]] void trace_levels(uint64_t now, int prio);
+    [[gnu::noinline]] void trace_levels(uint64_t now, int queue);
+    // the per-queue statistics and waveform signals (out of line: one branch per frame when neither is on)
+    [[gnu::noinline]] void observe_queue(uint64_t now, int queue);
     void request_wakeup() {
-        if (!m_wakeup_pending && (m_nonempty & ~m_paused)) {
+        if (!m_wakeup_pending && (m_nonempty & ~m_qpaused)) {
             m_wakeup_pending = true;
             m_events->schedule(m_busy_until, m_owner, m_kind_tx_done, m_index, nullptr);
         }
@@ -162,7 +178,9 @@ private:
 
     frame_fifo m_q[num_priorities];
     uint8_t m_nonempty = 0;
-    uint8_t m_paused = 0;
+    uint8_t m_paused = 0;    // priorities paused
+    uint8_t m_qpaused = 0;   // queues paused (those the paused priorities map to)
+    uint8_t m_qmap[num_priorities] = {0, 1, 2, 3, 4, 5, 6, 7};
     bool m_wakeup_pending = false;
     uint64_t m_bytes = 0;
     uint32_t m_frames = 0;
@@ -191,6 +209,9 @@ private:
     int m_rr = 0;                            // the DWRR class whose turn it is
     bool m_rr_credited = false;              // its quantum for this turn was added
     bool m_traced = false;
+    bool m_track_queues = false;
+    bool m_observed = false;   // m_traced || m_track_queues
+    occupancy_stats m_qocc[num_priorities];
     trace_signal* m_tr_bytes = nullptr;
     trace_signal* m_tr_q[num_priorities] = {};
     trace_signal* m_tr_paused[num_priorities] = {};

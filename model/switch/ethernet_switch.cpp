@@ -11,7 +11,7 @@ namespace cmswitch {
 ethernet_switch::ethernet_switch(sc_core::sc_module_name name, int num_ports, int num_hosts,
                                  const buffer_config& buffer, frame_pool& pool, event_domain& events, int id)
     : sc_module(name), m_name(this->name()), m_buffer(make_buffer_manager(buffer, num_ports)), m_id(id),
-      m_pool(pool), m_events(events) {
+      m_pg_of_prio(buffer.pg_of_prio), m_pool(pool), m_events(events) {
     if (num_hosts < 1)
         throw config_error("hosts = " + std::to_string(num_hosts) + ": a network needs at least 1 host");
     const size_t n = static_cast<size_t>(num_ports);
@@ -26,6 +26,13 @@ ethernet_switch::ethernet_switch(sc_core::sc_module_name name, int num_ports, in
         m_rx.back()->register_b_transport(this, &ethernet_switch::receive, static_cast<int>(i));
         m_ports[i].attach(m_tx.back().get(), &m_events, this, ev_tx_done, static_cast<uint32_t>(i), m_buffer.get());
         m_ports[i].configure_pause(0, ev_pause_expiry);
+        m_ports[i].set_queue_map(buffer.queue_of_prio);
+        if (buffer.dwrr_queues) {
+            uint32_t quanta[num_priorities];
+            for (int q = 0; q < num_priorities; ++q)
+                quanta[q] = buffer.dwrr_quantum[static_cast<size_t>(q)];
+            m_ports[i].set_dwrr(buffer.dwrr_queues, quanta);
+        }
     }
     reset();
     if (model_trace::active())
@@ -121,7 +128,8 @@ void ethernet_switch::on_event(uint32_t kind, uint32_t index, void* ptr) {
 
 void ethernet_switch::on_dequeue(uint32_t port, frame& f, uint64_t now) {
     const egress_port& ep = m_ports[port];
-    const queue_view q{static_cast<int>(port), f.prio, ep.bytes(f.prio), ep.bytes(), ep.frames()};
+    const int qi = ep.queue_of(f.prio);
+    const queue_view q{static_cast<int>(port), qi, ep.bytes(qi), ep.bytes(), ep.frames()};
     for (switch_hook* h : m_dequeue_hooks)
         h->on_dequeue(q, f, now);
 }
@@ -160,8 +168,9 @@ void ethernet_switch::switch_frame(int in_port, frame* f, uint64_t now) {
         ep.enqueue(f, now);
         return;
     }
+    const int qi = ep.queue_of(f->prio);
     if (!m_admit_hooks.empty()) {
-        const queue_view q{out, f->prio, ep.bytes(f->prio), ep.bytes(), ep.frames()};
+        const queue_view q{out, qi, ep.bytes(qi), ep.bytes(), ep.frames()};
         for (switch_hook* h : m_admit_hooks) {
             const drop_reason why = h->on_admit(q, *f, now);
             if (why != drop_reason::none) {
@@ -170,13 +179,13 @@ void ethernet_switch::switch_frame(int in_port, frame* f, uint64_t now) {
             }
         }
     }
-    const drop_reason why = m_buffer->admit(out, f->prio, f->bytes);
+    const drop_reason why = m_buffer->admit(out, qi, f->bytes);
     if (why != drop_reason::none) {
         drop(out, f, why);
         return;
     }
     if (!m_enqueue_hooks.empty()) {
-        const queue_view q{out, f->prio, ep.bytes(f->prio), ep.bytes(), ep.frames()};
+        const queue_view q{out, qi, ep.bytes(qi), ep.bytes(), ep.frames()};
         for (switch_hook* h : m_enqueue_hooks)
             h->on_enqueue(q, *f, now);
     }
@@ -189,9 +198,16 @@ void ethernet_switch::drop(int port, frame* f, drop_reason why) {
     port_counters& c = m_counters[static_cast<size_t>(port)];
     c.drop_frames[static_cast<size_t>(why)]++;
     c.drop_bytes[static_cast<size_t>(why)] += f->bytes;
+    c.drop_frames_by_prio[f->prio & 7]++;
     for (switch_hook* h : m_drop_hooks)
         h->on_drop(port, *f, why, now_ps());
     m_pool.release(f);
+}
+
+void ethernet_switch::track_queue_occupancy() {
+    const uint64_t bin = m_buffer->port_capacity_bytes() / occupancy_stats::num_bins + 1;
+    for (auto& p : m_ports)
+        p.track_queues(now_ps(), bin);
 }
 
 void ethernet_switch::queued(uint64_t& frames, uint64_t& bytes) const {

@@ -29,7 +29,14 @@ workload_scenario::workload_scenario() {
                  "star: every host on one switch; leaf-spine: leaves x hosts_per_leaf hosts, every leaf linked to "
                  "every spine, equal-cost paths spread by destination; fat-tree: k pods (fat_tree_k), k^3/4 hosts, "
                  "equal-cost paths spread by a hash of destination and switch");
-    t.add_int("hosts", &c.hosts, 2, 4096, "hosts", "star: number of hosts (= switch ports)");
+    t.add_int("hosts", &c.hosts, 2, 4096, "hosts", "star: number of hosts on the switch's downlink ports");
+    t.add_int("uplinks", &c.uplinks, 0, 256, "ports",
+              "star: uplink ports after the host ports, each to a host that stands for the rest of the network "
+              "(it receives its share of the all-to-all flows, offers uplink_load, may send incasts); the "
+              "leaf-spine's uplinks are its spines");
+    t.add_real("uplink_gbps", &c.uplink_gbps, 0, 1000, "Gbps", "star: uplink port speed", true);
+    t.add_real("uplink_load", &c.uplink_load, 0, 1, "",
+               "star: Poisson load each uplink host offers into the switch (of its link rate); 0: none");
     t.add_int("leaves", &c.leaves, 1, 256, "switches", "leaf-spine: leaf switches");
     t.add_int("hosts_per_leaf", &c.hosts_per_leaf, 1, 256, "hosts", "leaf-spine: hosts per leaf");
     t.add_int("spines", &c.spines, 1, 64, "switches", "leaf-spine: spine switches");
@@ -59,7 +66,14 @@ workload_scenario::workload_scenario() {
     t.set_min_nonzero("duration_s", 1e-6);
     t.add_real("drain_ms", &c.drain_ms, 0, 1e7, "ms", "simulated time after the last arrival, for flows to finish");
     t.add_int("seed", &c.seed, 0, (int64_t{1} << 53) - 1, "", "seed of every random choice of the run");
+    t.add_int("flow_prio", &c.flow_prio, 0, 6, "", "802.1p priority of the Poisson flows (queue_map, pg_map)");
     t.add_int("incast_fanin", &c.incast_fanin, 0, 4095, "senders", "periodic incasts: senders per incast (0: none)");
+    t.add_int("incast_receivers", &c.incast_receivers, 1, 4096, "hosts",
+              "incasts started together each period, to distinct receivers (several congested ports at once)");
+    t.add_choice("incast_from", &c.incast_from, {"any", "uplinks", "hosts"},
+                 "where incast senders are: any host, only the uplink hosts (the incast arrives over the uplinks; "
+                 "star with uplinks), or only the hosts on downlinks; receivers are always downlink hosts");
+    t.add_int("incast_prio", &c.incast_prio, 0, 6, "", "802.1p priority of the incast flows");
     t.add_real("incast_kb", &c.incast_kb, 0.001, 1 << 20, "KB (1024 B)", "incast: bytes from each sender");
     t.add_real("incast_period_ms", &c.incast_period_ms, 0.001, 1e6, "ms", "incast: time between two incasts");
     t.add_flag("flow_table", &c.flow_table, "include every flow (size, FCT, slowdown) as table flows");
@@ -83,10 +97,25 @@ result workload_scenario::run() {
     const int half_k = static_cast<int>(c.fat_tree_k / 2);
     // hosts per first-tier switch (the star's one switch, a leaf, a fat-tree edge)
     const int hpl = star ? static_cast<int>(c.hosts) : fat_tree ? half_k : static_cast<int>(c.hosts_per_leaf);
+    if (!star && (c.uplinks > 0 || c.uplink_load > 0))
+        throw config_error("uplinks / uplink_load: for topology star (a leaf-spine's uplinks are its spines: "
+                           "spines, fabric_gbps)");
+    if (c.incast_from == "uplinks" && c.uplinks == 0)
+        throw config_error("incast_from = uplinks needs uplinks > 0 (topology star)");
+    const uint64_t uplink_rate = gbps_to_bps(c.uplink_gbps);
     topology topo = star       ? star_topology(static_cast<int>(c.hosts), host_rate, delay, buf)
                     : fat_tree ? fat_tree_topology(static_cast<int>(c.fat_tree_k), host_rate, fabric_rate, delay, buf)
                                : leaf_spine_topology(static_cast<int>(c.leaves), hpl, static_cast<int>(c.spines),
                                                      host_rate, fabric_rate, delay, buf);
+    const int down_hosts = topo.hosts;   // hosts on downlinks; the uplink hosts follow
+    if (star && c.uplinks > 0) {
+        for (int u = 0; u < c.uplinks; ++u)
+            topo.links.push_back(link_spec{node_ref::of_host(down_hosts + u), 0, node_ref::of_switch(0),
+                                           down_hosts + u, uplink_rate, delay});
+        topo.hosts += static_cast<int>(c.uplinks);
+        topo.switches[0].ports += static_cast<int>(c.uplinks);
+    }
+    auto rate_of = [&](int h) { return h < down_hosts ? host_rate : uplink_rate; };
     // links on the shortest path between two hosts: 2 under one switch, 4 through a spine or within a fat-tree
     // pod, 6 between fat-tree pods
     auto path_links = [&](int src, int dst) {
@@ -104,6 +133,7 @@ result workload_scenario::run() {
     tcp.dctcp_g = c.dctcp_g;
     tcp.min_rto_ps = ms_to_ps(c.min_rto_ms);
     tcp.initial_cwnd = static_cast<uint32_t>(c.init_cwnd);
+    tcp.prio = static_cast<uint8_t>(c.flow_prio);
 
     result r;
     r.set("scenario", std::string(name()));
@@ -123,22 +153,45 @@ result workload_scenario::run() {
         wc.incast_fanin = static_cast<int>(c.incast_fanin);
         wc.incast_bytes = kb_to_bytes(c.incast_kb);
         wc.incast_period_ps = ms_to_ps(c.incast_period_ms);
+        wc.incast_receivers = static_cast<int>(c.incast_receivers);
+        wc.incast_prio = static_cast<uint8_t>(c.incast_prio);
+        for (int h = 0; h < down_hosts; ++h) {
+            wc.incast_targets.push_back(h);
+            if (c.incast_from != "uplinks")
+                wc.incast_senders.push_back(h);
+        }
+        if (net.num_hosts() > down_hosts)
+            wc.load_by_host.assign(static_cast<size_t>(down_hosts), c.load);
+        for (int h = down_hosts; h < net.num_hosts(); ++h) {
+            if (c.incast_from != "hosts")
+                wc.incast_senders.push_back(h);
+            wc.load_by_host.push_back(c.uplink_load);
+        }
+        for (int h = 0; h < net.num_hosts(); ++h)
+            wc.rate_by_host.push_back(rate_of(h));
         wc.seed = static_cast<uint64_t>(c.seed);
         flow_workload w(hosts, tcp, sizes, wc);
-        for (int s = 0; s < net.num_switches(); ++s)
+        for (int s = 0; s < net.num_switches(); ++s) {
             net.sw(s).track_pool_occupancy();
+            net.sw(s).track_queue_occupancy();
+            if (auto* g = net.sw(s).find_hook<pause_generator>())
+                g->track_groups();
+        }
 
         ctx.run_until(end);
 
         // the ideal FCT: the flow alone, its last byte behind its whole wire size at the host rate, one frame's
         // store-and-forward on every further link, the propagation of every link on the path
+        // (the whole size at the slower of the two host links, one frame at the faster)
         auto ideal_ps = [&](int src, int dst, uint64_t bytes) {
             const uint64_t segs = (bytes + tcp.mss - 1) / tcp.mss;
             const uint64_t wire = bytes + segs * tcp.header_bytes;
             const int links = path_links(src, dst);
             const uint64_t first = std::min<uint64_t>(wire, tcp.mss + tcp.header_bytes);
-            double t = static_cast<double>(wire) * 8e12 / static_cast<double>(host_rate);
-            t += static_cast<double>(first) * 8e12 / static_cast<double>(host_rate);   // the last link
+            const double slow_rate = static_cast<double>(std::min(rate_of(src), rate_of(dst)));
+            const double fast_rate = static_cast<double>(std::max(rate_of(src), rate_of(dst)));
+            double t = static_cast<double>(wire) * 8e12 / slow_rate;
+            t += static_cast<double>(first) * 8e12 / fast_rate;   // the other host link
             t += (links - 2) * static_cast<double>(first) * 8e12 / static_cast<double>(fabric_rate);
             return t + static_cast<double>(links) * static_cast<double>(delay);
         };
@@ -213,9 +266,68 @@ result workload_scenario::run() {
             report_occupancy(r, "pool_", net.sw(busiest).buffer().pool_occupancy(), end, true);
             r.set("pool_cdf_switch", static_cast<int64_t>(busiest));
         }
+        {   // every egress queue that held a byte: its time-weighted occupancy
+            table& qt = r.add_table("queues");
+            for (int s = 0; s < net.num_switches(); ++s)
+                for (int p = 0; p < net.sw(s).num_ports(); ++p)
+                    for (int q = 0; q < num_priorities; ++q) {
+                        const occupancy_stats& o = net.sw(s).egress(p).queue_occupancy(q);
+                        if (o.max() == 0)
+                            continue;
+                        qt.column("switch").push_back(s);
+                        qt.column("port").push_back(p);
+                        qt.column("queue").push_back(q);
+                        qt.column("mean_kb").push_back(o.mean(end) / 1024);
+                        qt.column("p50_kb").push_back(static_cast<double>(o.quantile(0.5, end)) / 1024);
+                        qt.column("p99_kb").push_back(static_cast<double>(o.quantile(0.99, end)) / 1024);
+                        qt.column("max_kb").push_back(static_cast<double>(o.max()) / 1024);
+                    }
+            table& pt = r.add_table("priorities");   // switch drops by the frames' priority (lossless ones: 0)
+            for (int prio = 0; prio < num_priorities - 1; ++prio) {
+                uint64_t d = 0;
+                for (int s = 0; s < net.num_switches(); ++s)
+                    for (int p = 0; p < net.sw(s).num_ports(); ++p)
+                        d += net.sw(s).counters(p).drop_frames_by_prio[static_cast<size_t>(prio)];
+                pt.column("priority").push_back(prio);
+                pt.column("switch_drops").push_back(static_cast<double>(d));
+                if (prio == c.incast_prio && c.incast_fanin > 0)
+                    r.set("drops_incast_prio", static_cast<int64_t>(d));
+                if (prio == c.flow_prio)
+                    r.set("drops_flow_prio", static_cast<int64_t>(d));
+            }
+            // PFC/PAUSE: every ingress priority group's bytes (over the ports), headroom and ingress reserves
+            table* gt = nullptr;
+            for (int s = 0; s < net.num_switches(); ++s) {
+                const auto* g = net.sw(s).find_hook<pause_generator>();
+                if (!g)
+                    continue;
+                for (int k = 0; k < num_priorities - 1; ++k) {
+                    const occupancy_stats& o = g->group_occupancy(k);
+                    if (o.max() == 0)
+                        continue;
+                    if (!gt)
+                        gt = &r.add_table("groups");
+                    gt->column("switch").push_back(s);
+                    gt->column("group").push_back(k);
+                    gt->column("mean_kb").push_back(o.mean(end) / 1024);
+                    gt->column("p50_kb").push_back(static_cast<double>(o.quantile(0.5, end)) / 1024);
+                    gt->column("p99_kb").push_back(static_cast<double>(o.quantile(0.99, end)) / 1024);
+                    gt->column("max_kb").push_back(static_cast<double>(o.max()) / 1024);
+                }
+            }
+        }
         r.set("flows_started", static_cast<int64_t>(started));
         r.set("flows_completed", static_cast<int64_t>(completed));
-        r.set("offered_load_measured", mbps(bytes_done, stop) * 1e6 / (static_cast<double>(host_rate) * net.num_hosts()));
+        {   // of the links of the hosts that offer Poisson load (every host's when none does)
+            double capacity = 0, all = 0;
+            for (int h = 0; h < net.num_hosts(); ++h) {
+                const double load_h = h < down_hosts ? c.load : c.uplink_load;
+                all += static_cast<double>(rate_of(h));
+                capacity += load_h > 0 ? static_cast<double>(rate_of(h)) : 0;
+            }
+            r.set("offered_load_measured", mbps(bytes_done, stop) * 1e6 / (capacity > 0 ? capacity : all));
+        }
+        r.set("uplinks", c.uplinks);
         r.set("slowdown_p50", percentile(all_slow, 0.5));
         r.set("slowdown_p99", percentile(all_slow, 0.99));
         table& bt = r.add_table("fct_by_size");

@@ -35,9 +35,16 @@ struct workload_config : buffer_settings {
     double duration_s = 0.1;
     double drain_ms = 50;
     int64_t seed = 1;
+    int64_t uplinks = 0;
+    double uplink_gbps = 100;
+    double uplink_load = 0;
+    int64_t flow_prio = 0;
     int64_t incast_fanin = 0;
     double incast_kb = 64;
     double incast_period_ms = 1;
+    int64_t incast_receivers = 1;
+    std::string incast_from = "any";
+    int64_t incast_prio = 0;
     bool flow_table = false;
 };
 

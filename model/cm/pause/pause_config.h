@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace cmswitch {
 
@@ -30,12 +31,19 @@ struct pause_config {
     // Dynamic XOFF (shared buffers): an ingress class pauses its peer when its bytes reach xoff_alpha x the free
     // bytes of the switch's shared pool (headroom not counted), and resumes 2 MTU below that; 0: static XOFF/XON.
     double xoff_alpha = 0;
+    // Dynamic XOFF per ingress priority group (8 entries; empty: xoff_alpha for every group).
+    std::vector<double> xoff_alpha_by_pg;
+    // Ingress reserved (guaranteed) space of every (ingress port, lossless priority group): its first bytes,
+    // carved out of the shared pool; the class pauses its peer only when its bytes reach this plus its XOFF
+    // (static, or alpha x the free shared bytes). 0: none.
+    uint64_t reserved_bytes = 0;
     // A shared headroom pool: bytes that arrive at a paused ingress class go to one pool of the switch, shared by
     // all its classes; a frame that does not fit is dropped (ingress_limit). 0: each port's own headroom above
     // a static XOFF (the per-port limit).
     uint64_t headroom_pool_bytes = 0;
 
     bool enabled() const { return mode != "none"; }
+    bool dynamic_xoff() const { return xoff_alpha > 0 || !xoff_alpha_by_pg.empty(); }
 };
 
 // The IEEE 802.3 31B.3.7 response time in quanta for a port rate (the next listed rate at or above it).

@@ -23,7 +23,16 @@ pause_generator::pause_generator(const pause_config& cfg, std::vector<uint64_t> 
                            std::to_string(cfg.mtu_bytes) + " B)");
     if (!(cfg.xoff_alpha >= 0 && cfg.xoff_alpha <= 64))
         throw config_error("pause_xoff_alpha = " + std::to_string(cfg.xoff_alpha) + ": allowed range [0, 64]");
-    m_dynamic = cfg.xoff_alpha > 0;
+    if (!cfg.xoff_alpha_by_pg.empty() && cfg.xoff_alpha_by_pg.size() != static_cast<size_t>(num_priorities))
+        throw config_error("pause_xoff_alpha_by_pg: " + std::to_string(cfg.xoff_alpha_by_pg.size()) +
+                           " entries; give 8 (one per priority group) or none");
+    for (int g = 0; g < num_priorities; ++g) {
+        m_alpha[g] = cfg.xoff_alpha_by_pg.empty() ? cfg.xoff_alpha : cfg.xoff_alpha_by_pg[static_cast<size_t>(g)];
+        if (!(m_alpha[g] >= 0 && m_alpha[g] <= 64) || (!cfg.xoff_alpha_by_pg.empty() && g < 7 && m_alpha[g] == 0))
+            throw config_error("pause_xoff_alpha_by_pg[" + std::to_string(g) + "] = " + std::to_string(m_alpha[g]) +
+                               ": allowed range (0, 64]");
+    }
+    m_dynamic = cfg.dynamic_xoff();
     m_pool = cfg.headroom_pool_bytes > 0;
     if (cfg.pause_quanta == 0 || cfg.pause_quanta > 65535)
         throw config_error("pause_quanta = " + std::to_string(cfg.pause_quanta) + ": allowed range [1, 65535]");
@@ -37,6 +46,25 @@ void pause_generator::attach(switch_services& sw) {
                            std::to_string(ports) + " ports");
     m_ingress.assign(static_cast<size_t>(ports) * num_priorities, ingress_class{});
     m_limit.assign(static_cast<size_t>(ports), 0);
+    // priority groups: a PFC frame for a group names its lossless priorities; a group is all lossless or all not
+    for (int g = 0; g < num_priorities; ++g)
+        m_group_prios[g] = 0;
+    for (int p = 0; p < num_priorities; ++p) {
+        m_pg[p] = static_cast<uint8_t>(m_pfc ? sw.priority_group(p) : 0);
+        if (!m_pfc || p == num_priorities - 1)
+            continue;
+        const bool lossless = (m_cfg.pfc_classes >> p) & 1;
+        for (int o = 0; o < p; ++o)
+            if (m_pg[o] == m_pg[p] && ((m_cfg.pfc_classes >> o) & 1) != lossless)
+                throw config_error(sw.switch_name() + ": pg_map puts priorities " + std::to_string(o) + " and " +
+                                   std::to_string(p) + " in group " + std::to_string(m_pg[p]) +
+                                   " but only one of them is lossless (pfc classes): a group pauses as one");
+        if (lossless)
+            m_group_prios[m_pg[p]] |= static_cast<uint8_t>(1u << p);
+    }
+    for (auto& o : m_group_occ)
+        o.reset(now_ps(), 1);
+
     if (model_trace::active())
         declare_traces(sw);
     if (m_dynamic && sw.buffer_state().shared_pool_size() == 0)
@@ -57,8 +85,8 @@ void pause_generator::attach(switch_services& sw) {
         const uint64_t need = pause_headroom_bytes(rate, delay, m_cfg.mtu_bytes);
         const uint64_t lim = m_cfg.ingress_limit_bytes;
         if (lim == 0) {
-            m_limit[static_cast<size_t>(p)] = m_cfg.xoff_bytes + need;
-        } else if (lim < m_cfg.xoff_bytes + need) {
+            m_limit[static_cast<size_t>(p)] = m_cfg.reserved_bytes + m_cfg.xoff_bytes + need;
+        } else if (lim < m_cfg.reserved_bytes + m_cfg.xoff_bytes + need) {
             throw config_error(sw.switch_name() + " port " + std::to_string(p) + ": ingress limit " +
                                std::to_string(lim) + " B leaves " +
                                std::to_string(lim > m_cfg.xoff_bytes ? lim - m_cfg.xoff_bytes : 0) +
@@ -137,6 +165,7 @@ void pause_generator::on_enqueue(const queue_view&, frame& f, uint64_t now) {
         return;
     const int cls = pause_class(f.prio);
     ingress_class& ic = m_ingress[static_cast<size_t>(f.ingress * num_priorities + cls)];
+    const uint64_t res_before = reserved_part(ic);
     ic.bytes += f.bytes;
     if (m_pool && ic.xoff) {   // arrived after the pause was decided: headroom
         ic.headroom += f.bytes;
@@ -145,7 +174,14 @@ void pause_generator::on_enqueue(const queue_view&, frame& f, uint64_t now) {
             m_headroom_peak = m_headroom_used;
         m_headroom_occ.set(now, m_headroom_used);
     }
-    if (!ic.xoff && ic.bytes >= xoff_threshold()) {
+    if (const uint64_t res = reserved_part(ic); res != res_before) {
+        m_reserved_used += res - res_before;
+        m_reserved_peak = std::max(m_reserved_peak, m_reserved_used);
+        services().buffer_admission().add_ingress_reserved_used(static_cast<int64_t>(res - res_before));
+    }
+    if (m_track_groups)
+        account_group(cls, static_cast<int64_t>(f.bytes), now);
+    if (!ic.xoff && ic.bytes >= xoff_threshold(cls)) {
         ic.xoff = true;
         send_pause(f.ingress, cls, m_cfg.pause_quanta, now);
     }
@@ -158,6 +194,7 @@ void pause_generator::on_dequeue(const queue_view&, frame& f, uint64_t now) {
         return;
     const int cls = pause_class(f.prio);
     ingress_class& ic = m_ingress[static_cast<size_t>(f.ingress * num_priorities + cls)];
+    const uint64_t res_before = reserved_part(ic);
     ic.bytes -= f.bytes;
     if (ic.headroom) {   // a class's departures drain its headroom first
         const uint64_t h = ic.headroom < f.bytes ? ic.headroom : f.bytes;
@@ -165,9 +202,15 @@ void pause_generator::on_dequeue(const queue_view&, frame& f, uint64_t now) {
         m_headroom_used -= h;
         m_headroom_occ.set(now, m_headroom_used);
     }
-    uint64_t xon = m_cfg.xon_bytes;
+    if (const uint64_t res = reserved_part(ic); res != res_before) {   // then the shared part, the reserve last
+        m_reserved_used -= res_before - res;
+        services().buffer_admission().add_ingress_reserved_used(-static_cast<int64_t>(res_before - res));
+    }
+    if (m_track_groups)
+        account_group(cls, -static_cast<int64_t>(f.bytes), now);
+    uint64_t xon = m_cfg.reserved_bytes + m_cfg.xon_bytes;
     if (m_dynamic) {
-        const uint64_t t = xoff_threshold(), gap = 2ull * m_cfg.mtu_bytes;
+        const uint64_t t = xoff_threshold(cls), gap = 2ull * m_cfg.mtu_bytes;
         xon = t > gap ? t - gap : 0;
     }
     if (ic.xoff && ic.bytes <= xon) {
@@ -178,15 +221,22 @@ void pause_generator::on_dequeue(const queue_view&, frame& f, uint64_t now) {
         trace_class(f.ingress, cls, ic, now);
 }
 
-uint64_t pause_generator::xoff_threshold() const {
+void pause_generator::account_group(int cls, int64_t delta, uint64_t now) {
+    m_group_bytes[cls] += static_cast<uint64_t>(delta);
+    m_group_occ[static_cast<size_t>(cls)].set(now, m_group_bytes[cls]);
+}
+
+uint64_t pause_generator::xoff_threshold(int cls) const {
     if (!m_dynamic)
-        return m_cfg.xoff_bytes;
+        return m_cfg.reserved_bytes + m_cfg.xoff_bytes;
     const buffer_manager& b = services().buffer_state();
-    // the shared pool's use without the headroom pool's bytes (the egress accounts both as shared)
-    const uint64_t used = b.shared_used_bytes() > m_headroom_used ? b.shared_used_bytes() - m_headroom_used : 0;
+    // the shared pool's use without the headroom pool's and the ingress reserves' bytes (the egress accounts
+    // them as shared)
+    const uint64_t pool_used = b.shared_pool_used_bytes();
+    const uint64_t used = pool_used > m_headroom_used ? pool_used - m_headroom_used : 0;
     const uint64_t size = b.shared_pool_size();
     const double free_bytes = used < size ? static_cast<double>(size - used) : 0.0;
-    return static_cast<uint64_t>(m_cfg.xoff_alpha * free_bytes);
+    return m_cfg.reserved_bytes + static_cast<uint64_t>(m_alpha[cls] * free_bytes);
 }
 
 void pause_generator::on_timer(uint32_t index, uint64_t now) {   // refresh of an XOFF still in force
@@ -197,7 +247,7 @@ void pause_generator::on_timer(uint32_t index, uint64_t now) {   // refresh of a
 }
 
 void pause_generator::send_pause(int port, int cls, uint32_t quanta, uint64_t now) {
-    const auto classes = static_cast<uint8_t>(m_pfc ? (1u << cls) : 0xffu);
+    const auto classes = static_cast<uint8_t>(m_pfc ? m_group_prios[cls] : 0xffu);
     frame* f = make_pause_frame(services().pool(), classes, static_cast<uint16_t>(quanta), now);
     ingress_class& ic = m_ingress[static_cast<size_t>(port * num_priorities + cls)];
     services().count_pause(port, quanta != 0);

@@ -43,8 +43,18 @@ public:
     uint64_t ingress_headroom_bytes(int port, int cls) const {
         return m_ingress[static_cast<size_t>(port * num_priorities + cls)].headroom;
     }
-    // The XOFF threshold of an ingress class now (static, or alpha x free shared bytes).
-    uint64_t xoff_threshold() const;
+    // The XOFF threshold of an ingress class (priority group) now: its reserved bytes plus the static XOFF or
+    // alpha x the free shared bytes.
+    uint64_t xoff_threshold(int cls = 0) const;
+    // Bytes in the ingress reserves (pause_config::reserved_bytes) now and at the most.
+    uint64_t reserved_used() const { return m_reserved_used; }
+    uint64_t reserved_peak() const { return m_reserved_peak; }
+    // Time-weighted occupancy of each priority group, summed over the ingress ports (PFC: group; PAUSE: 0).
+    // Kept once track_groups() was called (one more update per lossless frame).
+    void track_groups() { m_track_groups = true; }
+    const occupancy_stats& group_occupancy(int cls) const { return m_group_occ[static_cast<size_t>(cls)]; }
+    // The priorities a PFC frame for a group names (the lossless priorities mapped to it).
+    uint8_t group_priorities(int cls) const { return m_group_prios[cls]; }
 
 private:
     struct ingress_class {
@@ -53,7 +63,13 @@ private:
         bool xoff = false;            // an XOFF is in force at the peer
         uint64_t refresh_at = 0;      // when the pause must be repeated
     };
-    int pause_class(uint8_t prio) const { return m_pfc ? prio : 0; }
+    int pause_class(uint8_t prio) const { return m_pfc ? m_pg[prio] : 0; }
+    // an ingress class's bytes in its reserve (the bottom of what it holds, headroom not counted)
+    uint64_t reserved_part(const ingress_class& ic) const {
+        const uint64_t b = ic.bytes - ic.headroom;
+        return b < m_cfg.reserved_bytes ? b : m_cfg.reserved_bytes;
+    }
+    void account_group(int cls, int64_t delta, uint64_t now);
     void send_pause(int port, int cls, uint32_t quanta, uint64_t now);
     void declare_traces(switch_services& sw);
     [[gnu::noinline]] void trace_class(int port, int cls, const ingress_class& ic, uint64_t now);
@@ -68,6 +84,13 @@ private:
     std::vector<ingress_class> m_ingress;   // port x class
     std::vector<uint64_t> m_limit;          // per port
     bool m_dynamic = false, m_pool = false;
+    uint8_t m_pg[num_priorities] = {0, 1, 2, 3, 4, 5, 6, 7};
+    uint8_t m_group_prios[num_priorities] = {};
+    double m_alpha[num_priorities] = {};
+    uint64_t m_reserved_used = 0, m_reserved_peak = 0;
+    uint64_t m_group_bytes[num_priorities] = {};
+    bool m_track_groups = false;
+    std::vector<occupancy_stats> m_group_occ = std::vector<occupancy_stats>(num_priorities);
     uint64_t m_headroom_used = 0, m_headroom_peak = 0;
     occupancy_stats m_headroom_occ;
     bool m_traced = false;                  // waveform signals (model/trace_signal.h), if a trace selects any

@@ -43,6 +43,15 @@ void pause_scheme::declare(param_table& t) {
     t.add_real("pause_xoff_alpha", &m_xoff_alpha, 0, 64, "",
                "dynamic XOFF on a shared buffer: an input class pauses at alpha x the shared pool's free bytes (0: "
                "static XOFF); needs pause_headroom_pool_kb");
+    t.add_list("pause_xoff_alpha_by_pg", &m_xoff_alpha_by_pg, 0, 64, 8, false, "",
+               "dynamic XOFF per ingress priority group (pg_map): 8 alphas, entry 7 (control) unused; none: "
+               "pause_xoff_alpha for every group");
+    t.add_list("pfc_priorities", &m_pfc_priorities, 0, 6, 0, true, "",
+               "pfc: the lossless priorities (paused, never dropped; the others are lossy and drop at the egress "
+               "thresholds), e.g. 3 or 3,4; none: every data priority 0-6");
+    t.add_real("pause_reserved_kb", &m_reserved_kb, 0, 1 << 20, "KB (1024 B)",
+               "ingress reserved space of every (input port, lossless priority group), carved out of the shared "
+               "pool: a group pauses its peer only above it plus its XOFF (0: none)");
     t.add_real("pause_headroom_pool_kb", &m_headroom_pool_kb, 0, 1 << 22, "KB (1024 B)",
                "a shared headroom pool per switch for what arrives at paused input classes (0: each port's own "
                "headroom above a static XOFF); lossless classes may use it beyond the shared pool");
@@ -52,15 +61,41 @@ void pause_scheme::install(const std::string& v, scheme_context& ctx) {
     if (m_xoff_kb == 0 && ctx.inputs_per_port == 0)
         throw config_error("pause_xoff_kb = 0 splits the egress buffer among the inputs that share it, which this "
                            "scenario does not know: set pause_xoff_kb");
-    const bool dynamic = m_xoff_alpha > 0;
+    const bool dynamic = m_xoff_alpha > 0 || !m_xoff_alpha_by_pg.empty();
+    if (m_reserved_kb > 0 && m_headroom_pool_kb <= 0)
+        throw config_error("pause_reserved_kb needs a shared buffer with a shared headroom pool "
+                           "(buffer_policy shared, pause_headroom_pool_kb > 0): the reserves are carved out of its pool");
     for (int s = 0; s < ctx.net.num_switches(); ++s) {
         pause_config pc;
         pc.mode = v;
+        if (!m_pfc_priorities.empty()) {
+            if (v != "pfc")
+                throw config_error("pfc_priorities needs pause = pfc (802.3x PAUSE stops every priority)");
+            pc.pfc_classes = 0;
+            for (double p : m_pfc_priorities)
+                pc.pfc_classes |= static_cast<uint8_t>(1u << static_cast<int>(p));
+        }
         pc.xoff_alpha = m_xoff_alpha;
+        pc.xoff_alpha_by_pg = m_xoff_alpha_by_pg;
+        pc.reserved_bytes = kb_to_bytes(m_reserved_kb);
         pc.headroom_pool_bytes = kb_to_bytes(m_headroom_pool_kb);
-        if (pc.headroom_pool_bytes > 0)   // lossless classes skip the egress threshold and may use the pool
-            ctx.net.switch_at(s).buffer_config_access().set_lossless(v == "pfc" ? pc.pfc_classes : 0x7f,
-                                                                      pc.headroom_pool_bytes);
+        ethernet_switch& sw = ctx.net.switch_at(s);
+        if (pc.headroom_pool_bytes > 0) {   // lossless queues skip the egress threshold and may use the pool
+            const uint8_t lossless_prios = v == "pfc" ? pc.pfc_classes : 0x7f;
+            uint8_t queues = 0, lossy_queues = 0, groups = 0;
+            for (int p = 0; p < num_priorities - 1; ++p) {
+                const auto q = static_cast<uint8_t>(1u << sw.egress(0).queue_of(p));
+                ((lossless_prios >> p) & 1 ? queues : lossy_queues) |= q;
+                if ((lossless_prios >> p) & 1)
+                    groups |= static_cast<uint8_t>(1u << (v == "pfc" ? sw.pg_of(p) : 0));
+            }
+            if (queues & lossy_queues)
+                throw config_error("queue_map puts a lossless and a lossy priority in one egress queue: the queue "
+                                   "cannot be both (lossless queues skip the egress threshold)");
+            const uint64_t reserves = pc.reserved_bytes * static_cast<uint64_t>(sw.num_ports()) *
+                                      static_cast<uint64_t>(__builtin_popcount(groups));
+            sw.buffer_config_access().set_lossless(queues, pc.headroom_pool_bytes, reserves);
+        }
         pc.pause_quanta = static_cast<uint32_t>(m_quanta);
         // the split rule, for the port whose link needs the most headroom
         uint64_t rate = 0, delay = 0, headroom = 0;
@@ -121,6 +156,13 @@ void pause_scheme::report(const fabric& net, result& r) const {
         if (const auto* g = net.switch_at(s).find_hook<pause_generator>())
             peak = std::max(peak, g->headroom_peak());
     r.set("headroom_pool_peak_kb", static_cast<double>(peak) / 1024);
+    if (m_reserved_kb > 0) {
+        uint64_t res = 0;
+        for (int s = 0; s < net.num_switches(); ++s)
+            if (const auto* g = net.switch_at(s).find_hook<pause_generator>())
+                res = std::max(res, g->reserved_peak());
+        r.set("ingress_reserved_peak_kb", static_cast<double>(res) / 1024);
+    }
 }
 
 } // namespace cmswitch

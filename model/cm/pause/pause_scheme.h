@@ -26,7 +26,9 @@ private:
     double m_xoff_kb = 0;
     double m_xon_kb = 0;
     int64_t m_quanta = 65535;
-    double m_xoff_alpha = 0, m_headroom_pool_kb = 0;
+    double m_xoff_alpha = 0, m_headroom_pool_kb = 0, m_reserved_kb = 0;
+    std::vector<double> m_xoff_alpha_by_pg;
+    std::vector<double> m_pfc_priorities;
     uint64_t m_xoff_bytes = 0;   // as installed (switch 0)
     uint64_t m_xon_bytes = 0;
 };
