@@ -135,7 +135,7 @@ class ScenarioConfig:
             elif p["type"] == "float":
                 object.__setattr__(self, f.name, float(value))
             elif p["type"] == "list":
-                object.__setattr__(self, f.name, tuple(float(x) for x in value))
+                object.__setattr__(self, f.name, tuple(int(x) if p.get("integers") else float(x) for x in value))
 
     def replace(self: _C, **changes: Any) -> _C:
         """A copy with some fields changed (validated)."""

@@ -32,6 +32,9 @@ rdma_incast_scenario::rdma_incast_scenario() {
     t.add_int("ack_every", &c.ack_every, 1, 1 << 20, "packets", "the responder ACKs every this many in-order packets");
     t.add_real("rto_us", &c.rto_us, 0, 1e7, "us",
                "go-back-N retransmission timeout (ConnectX: 4.096 us x 2^timeout; perftest default 14: 67 ms)", true);
+    // from 1 us (ConnectX's smallest finite timeout is 8.192 us): a timeout of picoseconds re-sends the window
+    // at every timer expiry, billions of times per simulated second (a fuzz run hung with 6.5 ps)
+    t.set_min_nonzero("rto_us", 1);
     t.add_real("start_spread_us", &c.start_spread_us, 0, 1e7, "us",
                "each QP starts at a random time in [0, spread] (the paper's flows start within a second)");
     declare_buffer(t, c);

@@ -24,7 +24,7 @@ def test_fields_are_the_core_parameter_tables_in_order(cls):
     spec = _core.describe(cls.scenario)["params"]
     fields = dataclasses.fields(cls)
     assert [f.metadata["core_name"] for f in fields] == [p["name"] for p in spec]
-    types = {"int": int, "float": float, "choice": str, "bool": bool}
+    types = {"int": int, "float": float, "choice": str, "bool": bool, "list": tuple}
     for f, p in zip(fields, spec):
         assert f.default == p["default"] and type(f.default) is types[p["type"]], f.name
         assert f.name == (cls.scenario if p["name"] == "scenario" else p["name"])
