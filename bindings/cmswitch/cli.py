@@ -191,7 +191,16 @@ def cmd_study(ns, rest: List[str]) -> int:
         from .shared_buffer_study import shared_buffer
         kw.pop("flows", None)
         if ns.quick:
-            kw = dict(dict(buffers_kb=(1024, 4096, 16384), alphas=(1.0,), seeds=(1,), duration_s=0.02, hosts=16), **kw)
+            quick: Dict[str, Any] = dict(buffers_kb=(1024, 4096, 16384), alphas=(1.0,), seeds=(1,), duration_s=0.02)
+            if not ns.switch and ns.topology in (None, "star"):
+                quick["hosts"] = 16
+            kw = dict(quick, **kw)
+        if ns.switch:
+            kw["switch"] = ns.switch
+        if ns.topology:
+            kw["topology"] = ns.topology
+        if ns.target_goodput_gbps is not None:
+            kw["target_goodput_gbps"] = ns.target_goodput_gbps
         if ns.buffers_kb:
             kw["buffers_kb"] = tuple(float(x) for x in ns.buffers_kb.split(","))
         if ns.target_slowdown is not None:
@@ -265,6 +274,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--min-rtos-ms", help="comma-separated TCP minimum RTOs in ms (default 200,10)")
     p.add_argument("--target-slowdown", type=float,
                    help="shared-buffer: the p99 FCT slowdown of flows <= 10 KB a buffer must meet (default 500)")
+    p.add_argument("--target-goodput-gbps", type=float,
+                   help="shared-buffer: also find the smallest buffer whose incast goodput reaches this (Gb/s)")
+    p.add_argument("--topology", choices=("star", "leaf-spine", "fat-tree"),
+                   help="shared-buffer: the network (default star; leaf-spine and fat-tree with the workload's "
+                        "defaults, or give them in --switch)")
+    p.add_argument("--switch", help="shared-buffer: a switch description (.json, .toml, .yaml) for the base config")
     p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
     p.add_argument("--store", help="SQLite result store: finished points are reused")
     p.set_defaults(fn=cmd_study)

@@ -150,3 +150,30 @@ def test_shared_buffer_study_records_infeasible_points_and_copes_with_non_monoto
                         seeds=(1,), base=base.replace(buffer_policy="dynamic"), progress=False, workers=1)
     assert list(dyn["feasible"]) == [True, False]
     assert "buffer_policy" in dyn["reason"].iloc[1]
+
+
+def test_shared_buffer_study_on_a_leaf_spine_from_a_switch_description(tmp_path):
+    # the leaf's headroom pool by hand: 8 host ports at 25 Gb/s (2 x 3125 B of cable + 2 MTU + 80 quanta x 64 B =
+    # 14,370 B each) and 2 spine ports at 40 Gb/s (2 x 5000 + 3000 + 118 x 64 = 20,552 B each): 156,064 B; a spine
+    # (4 x 20,552 = 82,208 B) needs less, so the leaf's size is every switch's
+    from cmswitch.shared_buffer_study import headroom_pool_kb, base_config, shared_buffer
+    desc = tmp_path / "fabric.toml"
+    desc.write_text('[network]\ntopology = "leaf-spine"\nleaves = 4\nhosts_per_leaf = 8\nspines = 2\n'
+                    'link_gbps = 25\nfabric_gbps = 40\n[workload]\nduration_s = 0.004\ndrain_ms = 4\n')
+    base = base_config(switch=str(desc))
+    assert base.topology == "leaf-spine" and base.incast_fanin == 31   # every other host of the fabric
+    assert headroom_pool_kb(base) * 1024 == pytest.approx(156064)
+    df = shared_buffer(str(tmp_path / "r"), buffers_kb=(128, 4096), alphas=(1.0,), seeds=(1,), switch=str(desc),
+                       duration_s=0.004, drain_ms=4.0, target_goodput_gbps=1.0, progress=False, workers=1)
+    bad = df[~df["feasible"]]
+    assert list(bad["scheme"]) == ["pfc"] and list(bad["buffer_kb"]) == [128.0]   # 152 KB of headroom > 128 KB
+    ok = df[df["feasible"]]
+    assert len(ok) == 5 and (ok["flows_completed"] > 0).all()
+    assert ok[ok["scheme"] == "pfc"]["drops"].sum() == 0
+    report = (tmp_path / "r" / "report.md").read_text()
+    assert "leaf-spine, 4 leaves x 8 hosts at 25 Gb/s, 2 spines at 40 Gb/s" in report
+    assert "incast goodput >= 1 Gb/s" in report
+    for f in ("occupancy_cdf.png", "incast_goodput.png", "slowdown_small.png"):
+        assert (tmp_path / "r" / f).exists(), f
+    occ = (tmp_path / "r" / "occupancy.md").read_text()
+    assert occ.count("shared pool p50") == 3 and "headroom pool p99" in occ
