@@ -293,6 +293,8 @@ void flatten_json(const boost::property_tree::ptree& t, const std::string& where
         const std::string path = where.empty() ? key : where + "." + key;
         if (key.empty())
             throw config_error(file + ": '" + where + "' is a list where a section or a value was expected");
+        if (key[0] == '_')   // JSON has no comments: keys starting with '_' are notes, not fields
+            continue;
         if (node.empty()) {
             out.emplace_back(key, node.data());
             continue;

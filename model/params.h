@@ -62,7 +62,8 @@ public:
     void validate() const;
     // --name value ... (and --name=value); a flag takes no value. Throws config_error.
     // --switch FILE.json (or inline JSON text starting with '{') sets the parameters the file names, in its
-    // order; nested objects are sections (their names only organize the file), arrays are lists. A parameter
+    // order; nested objects are sections (their names only organize the file), arrays are lists, keys starting
+    // with '_' are comments. A parameter
     // given after --switch overrides the file's value.
     void parse_args(const std::vector<std::string>& args);
     // Sets every parameter a JSON switch description names (see parse_args). config_error naming the file and

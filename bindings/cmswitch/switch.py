@@ -3,7 +3,8 @@
 maps, the scheduler and its weights, the MMU) written once in a file and used with any scenario.
 
 A description is a JSON, TOML or YAML file whose keys are the scenario's fields, grouped in sections of the
-writer's choosing (section names only organize the file; every leaf key must be a field)::
+writer's choosing (section names only organize the file; every leaf key must be a field; keys starting with ``_``
+are notes, for JSON, which has no comments)::
 
     # leaf.toml: a 32 x 25 Gb/s leaf with 8 x 100 Gb/s uplinks
     [ports]
@@ -67,6 +68,8 @@ def flatten(tree: Dict[str, Any], where: str = "") -> Dict[str, Any]:
     out: Dict[str, Any] = {}
     seen: Dict[str, str] = {}
     for key, value in tree.items():
+        if str(key).startswith("_"):   # a note (JSON has no comments)
+            continue
         path = f"{where}.{key}" if where else key
         items = flatten(value, path).items() if isinstance(value, dict) else [(key, value)]
         for k, v in items:

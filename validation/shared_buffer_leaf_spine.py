@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The shared-buffer study on a leaf-spine (issue 13): the fabric of examples/switches/leaf_spine_25g.toml (4 leaves
+x 8 hosts at 25 Gb/s, 2 spines at 100 Gb/s), web search at 60 % plus a 31:1 incast of 64 KB every ms across the
+fabric, drop-tail / DCTCP / PFC x 1-16 MB per switch x alpha 0.25, 1, 4 x 2 seeds; and the same workload on one
+32 x 25 Gb/s switch for comparison. Writes validation/shared_buffer_*.csv and the reports under
+docs/img/shared_buffer/; the numbers go into docs/validation.md.
+
+    .venv/bin/python validation/shared_buffer_leaf_spine.py [--duration-s 0.05]
+"""
+import argparse
+import os
+import shutil
+import sys
+
+from cmswitch.shared_buffer_study import shared_buffer
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--duration-s", type=float, default=0.05)
+    ap.add_argument("--out", default="/tmp/cmswitch_shared_buffer")
+    a = ap.parse_args()
+    img = os.path.join(ROOT, "docs", "img", "shared_buffer")
+    os.makedirs(img, exist_ok=True)
+    for name, kw in (("leaf_spine", dict(switch=os.path.join(ROOT, "examples", "switches", "leaf_spine_25g.toml"))),
+                     ("star", dict())):
+        out = os.path.join(a.out, name)
+        df = shared_buffer(out, duration_s=a.duration_s, target_goodput_gbps=10.0, progress=False, **kw)
+        df.to_csv(os.path.join(HERE, f"shared_buffer_{name}.csv"), index=False)
+        for f in ("slowdown_small.png", "incast_goodput.png", "occupancy_cdf.png"):
+            shutil.copy(os.path.join(out, f), os.path.join(img, f"{name}_{f}"))
+        print(f"== {name}")
+        print(open(os.path.join(out, "report.md")).read())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
