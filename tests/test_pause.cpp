@@ -7,6 +7,7 @@
 #include "model/nic/host_nic.h"
 #include "model/cm/pause/pause_config.h"
 #include "model/cm/pause/pause_generator.h"
+#include "model/cm/ecn/ecn_marking.h"
 #include "platform/network.h"
 #include "platform/scenario.h"
 #include "testing.h"
@@ -501,4 +502,27 @@ TEST(SwitchDescription, BadMapsAndWeightsNameTheField) {
     refused({"--scheduler", "dwrr", "--dwrr-weights", "1,1,1,1,1,1,1,1"}, "dwrr_weights[7]");
     refused({"--alpha-by-queue", "1,1,1,1,1,1,1,1"}, "alpha_by_queue needs buffer_policy shared");
     refused({"--buffer-policy", "shared", "--alpha-by-queue", "1,0,1,1,1,1,1,1"}, "alpha_by_queue[1]");
+}
+
+TEST(SwitchDescription, EcnMarksOnThePortOrOnTheFramesQueue) {
+    // step marking at K = 30,000 B: a frame for queue 2 holding 1500 B of a port holding 45,000 B is marked on
+    // the port's bytes (the default) and not on its queue's (ecn_per_queue: per-queue WRED as ASICs do)
+    for (bool per_queue : {false, true}) {
+        buffer_config bc;
+        bc.policy = "static";
+        bc.port_limit_bytes = 1 << 20;
+        two_port_switch t(bc);
+        marking_config mc;
+        mc.policy = "step";
+        mc.k_bytes = 30000;
+        mc.per_queue = per_queue;
+        auto* h = t.sw.add_hook(make_ecn_marking(mc, rng(1, 0)));
+        frame f{};
+        f.ecn = ecn_ect0;
+        h->on_enqueue(queue_view{1, 2, 1500, 45000, 30}, f, 0);
+        EXPECT_EQ(f.ecn, per_queue ? ecn_ect0 : ecn_ce) << per_queue;
+        f.ecn = ecn_ect0;
+        h->on_enqueue(queue_view{1, 2, 31500, 45000, 30}, f, 0);
+        EXPECT_EQ(f.ecn, ecn_ce) << per_queue;
+    }
 }

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -289,8 +290,9 @@ TEST(Workload, UplinksCarryIncastsIntoTheirQueueAndFlowsAloneTakeTheirIdealTime)
     for (size_t i = 0; i < col(r, "queues", "queue").size(); ++i) {
         const double port = col(r, "queues", "port")[i], queue = col(r, "queues", "queue")[i];
         EXPECT_NE(queue, 3) << "priority 3 is mapped to queue 2";
-        if (port < 8 && queue != 0)
+        if (port < 8 && queue != 0) {
             EXPECT_EQ(queue, 2) << port;
+        }
     }
     EXPECT_TRUE(std::get<bool>(*r.get("conservation_ok")));
     // the uplink settings belong to the star; an incast from uplinks needs some
@@ -342,4 +344,47 @@ TEST(SwitchDescription, AJsonFileSetsTheFieldsByItsSectionsAndLaterFlagsOverride
     refused(R"({"mmu": {"pool_kb": 1,}})", "not valid JSON");
     refused(R"({"classes": {"queue_map": [0, 1]}})", "queue_map");
     refused(path + ".missing", "cannot be read");
+}
+
+TEST(Workload, FlowsGoOnlyToTheListedDestinations) {
+    // 8 hosts, Poisson flows at 10 % only to hosts 0 and 1 (storage servers, say): data queues up only at their
+    // switch ports; the other ports carry nothing but ACKs (64 B each, never a 1500 B frame's worth); hosts 0 and 1
+    // send to each other
+    const result r = run_workload({"--topology", "star", "--hosts", "8", "--load", "0.1", "--flow-sizes",
+                                   "fb-hadoop", "--flow-destinations", "0,1", "--duration-s", "0.02"});
+    EXPECT_GT(r.number("flows_started"), 50);
+    double data_ports_max = 0;
+    for (size_t i = 0; i < col(r, "queues", "port").size(); ++i) {
+        const double port = col(r, "queues", "port")[i], max_kb = col(r, "queues", "max_kb")[i];
+        if (port < 2) {
+            data_ports_max = std::max(data_ports_max, max_kb);
+        } else {
+            EXPECT_LT(max_kb, 1500.0 / 1024) << port;
+        }
+    }
+    EXPECT_GE(data_ports_max, 1500.0 / 1024);
+    EXPECT_THROW(run_workload({"--topology", "star", "--hosts", "4", "--flow-destinations", "4", "--duration-s",
+                               "0.001"}),
+                 config_error);
+}
+
+TEST(Workload, PfcOnALeafSpineWithAHighAlphaStaysWithinTheHeadroomPool) {
+    // 4 leaves x 8 hosts at 25 Gb/s, 2 spines at 100 Gb/s, web search at 60 % + a 31:1 incast every ms, PFC with
+    // dynamic XOFF alpha 4 on a 7.8 MB shared pool per switch and a headroom pool of the leaf's formula: 8 x
+    // 14,370 B (25 Gb/s ports) + 2 x 53,216 B (100 Gb/s: 2 x 12,500 B of cable + 2 MTU + 394 quanta x 64 B) =
+    // 221,392 B. No class may hold more than one in-flight's worth of headroom: a class that goes XON while its
+    // dynamic threshold has grown above it gives its headroom bytes back to the shared pool. Before that rule,
+    // the spines' pools (4 x 53,216 B needed) overflowed (217-503 drops on seeds 2-4 at 10 ms).
+    EXPECT_EQ(pause_headroom_bytes(100000000000ull, 1000000, 1500), 2 * 12500u + 3000 + 394 * 64);
+    for (const char* seed : {"1", "2", "3"}) {
+        const result r = run_workload({"--topology", "leaf-spine", "--leaves", "4", "--hosts-per-leaf", "8",
+                                       "--spines", "2", "--link-gbps", "25", "--fabric-gbps", "100", "--load", "0.6",
+                                       "--incast-fanin", "31", "--duration-s", "0.01", "--drain-ms", "5",
+                                       "--pool-kb", "7975.796875", "--alpha", "4", "--pause", "pfc",
+                                       "--pause-xoff-alpha", "4", "--pause-headroom-pool-kb", "216.203125",
+                                       "--seed", seed});
+        EXPECT_EQ(r.number("drops"), 0) << seed;
+        EXPECT_GT(r.number("pause_frames"), 0) << seed;
+        EXPECT_LE(r.number("headroom_pool_peak_kb"), 216.203125) << seed;
+    }
 }

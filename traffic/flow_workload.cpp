@@ -47,12 +47,17 @@ flow_workload::flow_workload(std::vector<host_stack*> hosts, const tcp_config& t
                                std::to_string(most) + " (the hosts incast senders come from" +
                                (overlap ? ", less the receiver)" : ")"));
     }
+    for (int d : cfg.destinations)
+        if (d < 0 || d >= n)
+            throw config_error("flow_destinations: host " + std::to_string(d) + " is not in [0, " +
+                               std::to_string(n - 1) + "]");
     m_gap_ps.assign(m_hosts.size(), 0);
     for (int h = 0; h < n; ++h) {
         m_host_rng.emplace_back(cfg.seed, stream_id(random_stream::workload, static_cast<uint64_t>(h)));
         const double load = cfg.load_by_host.empty() ? cfg.load : cfg.load_by_host[static_cast<size_t>(h)];
         const uint64_t rate = cfg.rate_by_host.empty() ? cfg.host_rate_bps : cfg.rate_by_host[static_cast<size_t>(h)];
-        if (load > 0) {
+        const bool only_itself = cfg.destinations.size() == 1 && cfg.destinations[0] == h;
+        if (load > 0 && !only_itself) {
             m_gap_ps[static_cast<size_t>(h)] = sizes.mean() * 8 / (load * static_cast<double>(rate)) * 1e12;
             m_hosts[static_cast<size_t>(h)]->nic().schedule_timer(
                 static_cast<uint64_t>(m_host_rng.back().exponential(m_gap_ps[static_cast<size_t>(h)])), this,
@@ -104,9 +109,21 @@ void flow_workload::on_timer(uint32_t tag) {
     }
     const int src = static_cast<int>(tag);
     rng& r = m_host_rng[static_cast<size_t>(src)];
-    int dst = static_cast<int>(r.below(static_cast<uint64_t>(n - 1)));
-    if (dst >= src)
-        ++dst;
+    int dst;
+    if (m_cfg.destinations.empty()) {
+        dst = static_cast<int>(r.below(static_cast<uint64_t>(n - 1)));
+        if (dst >= src)
+            ++dst;
+    } else {   // uniform over the listed hosts other than src
+        const auto& d = m_cfg.destinations;
+        const bool listed = std::find(d.begin(), d.end(), src) != d.end();
+        const size_t k = r.below(d.size() - (listed ? 1 : 0));
+        size_t i = 0;
+        for (size_t seen = 0;; ++i)
+            if (d[i] != src && seen++ == k)
+                break;
+        dst = d[i];
+    }
     start_flow(src, dst, m_sizes.sample(r), now, -1);
     m_hosts[static_cast<size_t>(src)]->nic().schedule_timer(
         now + static_cast<uint64_t>(r.exponential(m_gap_ps[static_cast<size_t>(src)])), this, tag);

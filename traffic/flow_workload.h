@@ -34,6 +34,9 @@ struct flow_workload_config {
     std::vector<int> incast_senders;  // the hosts incast senders are drawn from (empty: every host)
     std::vector<int> incast_targets;  // the hosts incast receivers are drawn from (empty: every host)
     uint8_t incast_prio = 0;          // 802.1p priority of the incast flows (Poisson flows: the tcp_config's)
+    // The hosts Poisson flows go to, uniformly (empty: every other host); a host that is the only one listed
+    // offers no Poisson flows (it would have to send to itself).
+    std::vector<int> destinations;
     uint64_t seed = 1;
 };
 

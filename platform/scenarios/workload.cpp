@@ -67,6 +67,9 @@ workload_scenario::workload_scenario() {
     t.add_real("drain_ms", &c.drain_ms, 0, 1e7, "ms", "simulated time after the last arrival, for flows to finish");
     t.add_int("seed", &c.seed, 0, (int64_t{1} << 53) - 1, "", "seed of every random choice of the run");
     t.add_int("flow_prio", &c.flow_prio, 0, 6, "", "802.1p priority of the Poisson flows (queue_map, pg_map)");
+    t.add_list("flow_destinations", &c.flow_destinations, 0, 65535, 0, true, "",
+               "the hosts the Poisson flows go to, uniformly (e.g. storage servers; host ids: star 0..hosts-1 then "
+               "the uplinks, leaf-spine leaf x hosts_per_leaf + j); none: all-to-all");
     t.add_int("incast_fanin", &c.incast_fanin, 0, 4095, "senders", "periodic incasts: senders per incast (0: none)");
     t.add_int("incast_receivers", &c.incast_receivers, 1, 4096, "hosts",
               "incasts started together each period, to distinct receivers (several congested ports at once)");
@@ -77,6 +80,9 @@ workload_scenario::workload_scenario() {
     t.add_real("incast_kb", &c.incast_kb, 0.001, 1 << 20, "KB (1024 B)", "incast: bytes from each sender");
     t.add_real("incast_period_ms", &c.incast_period_ms, 0.001, 1e6, "ms", "incast: time between two incasts");
     t.add_flag("flow_table", &c.flow_table, "include every flow (size, FCT, slowdown) as table flows");
+    t.add_flag("queue_cdfs", &c.queue_cdfs,
+               "include every egress queue's occupancy CDF (table queue_cdfs; the busiest queue's is always in "
+               "queue_cdf)");
 }
 
 result workload_scenario::run() {
@@ -154,6 +160,8 @@ result workload_scenario::run() {
         wc.incast_bytes = kb_to_bytes(c.incast_kb);
         wc.incast_period_ps = ms_to_ps(c.incast_period_ms);
         wc.incast_receivers = static_cast<int>(c.incast_receivers);
+        for (double d : c.flow_destinations)
+            wc.destinations.push_back(static_cast<int>(d));
         wc.incast_prio = static_cast<uint8_t>(c.incast_prio);
         for (int h = 0; h < down_hosts; ++h) {
             wc.incast_targets.push_back(h);
@@ -295,6 +303,39 @@ result workload_scenario::run() {
                 if (prio == c.flow_prio)
                     r.set("drops_flow_prio", static_cast<int64_t>(d));
             }
+            // the busiest egress queue's distribution (by mean), and every queue's with queue_cdfs
+            int bs = -1, bp = 0, bq = 0;
+            double best = -1;
+            for (int s = 0; s < net.num_switches(); ++s)
+                for (int p = 0; p < net.sw(s).num_ports(); ++p)
+                    for (int q = 0; q < num_priorities; ++q)
+                        if (net.sw(s).egress(p).queue_occupancy(q).mean(end) > best) {
+                            best = net.sw(s).egress(p).queue_occupancy(q).mean(end);
+                            bs = s, bp = p, bq = q;
+                        }
+            if (bs >= 0) {
+                report_occupancy(r, "queue_", net.sw(bs).egress(bp).queue_occupancy(bq), end, true);
+                r.set("queue_cdf_switch", static_cast<int64_t>(bs));
+                r.set("queue_cdf_port", static_cast<int64_t>(bp));
+                r.set("queue_cdf_queue", static_cast<int64_t>(bq));
+            }
+            if (c.queue_cdfs) {
+                table& ct = r.add_table("queue_cdfs");
+                for (int s = 0; s < net.num_switches(); ++s)
+                    for (int p = 0; p < net.sw(s).num_ports(); ++p)
+                        for (int q = 0; q < num_priorities; ++q) {
+                            const occupancy_stats& o = net.sw(s).egress(p).queue_occupancy(q);
+                            if (o.max() == 0)
+                                continue;
+                            for (const auto& point : o.cdf(end)) {
+                                ct.column("switch").push_back(s);
+                                ct.column("port").push_back(p);
+                                ct.column("queue").push_back(q);
+                                ct.column("bytes").push_back(static_cast<double>(point.first));
+                                ct.column("fraction").push_back(point.second);
+                            }
+                        }
+            }
             // PFC/PAUSE: every ingress priority group's bytes (over the ports), headroom and ingress reserves
             table* gt = nullptr;
             for (int s = 0; s < net.num_switches(); ++s) {
@@ -314,6 +355,20 @@ result workload_scenario::run() {
                     gt->column("p99_kb").push_back(static_cast<double>(o.quantile(0.99, end)) / 1024);
                     gt->column("max_kb").push_back(static_cast<double>(o.max()) / 1024);
                 }
+            }
+            // the headroom pool of the switch that used it most, over time
+            int hs = -1;
+            for (int s = 0; s < net.num_switches(); ++s) {
+                const auto* g = net.sw(s).find_hook<pause_generator>();
+                if (g && g->headroom_peak() > 0 &&
+                    (hs < 0 || g->headroom_occupancy().mean(end) >
+                                   net.sw(hs).find_hook<pause_generator>()->headroom_occupancy().mean(end)))
+                    hs = s;
+            }
+            if (hs >= 0) {
+                report_occupancy(r, "headroom_", net.sw(hs).find_hook<pause_generator>()->headroom_occupancy(), end,
+                                 true);
+                r.set("headroom_cdf_switch", static_cast<int64_t>(hs));
             }
         }
         r.set("flows_started", static_cast<int64_t>(started));

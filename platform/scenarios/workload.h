@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace cmswitch {
 
@@ -39,6 +40,7 @@ struct workload_config : buffer_settings {
     double uplink_gbps = 100;
     double uplink_load = 0;
     int64_t flow_prio = 0;
+    std::vector<double> flow_destinations;
     int64_t incast_fanin = 0;
     double incast_kb = 64;
     double incast_period_ms = 1;
@@ -46,6 +48,7 @@ struct workload_config : buffer_settings {
     std::string incast_from = "any";
     int64_t incast_prio = 0;
     bool flow_table = false;
+    bool queue_cdfs = false;
 };
 
 class workload_scenario final : public configured_scenario<workload_config> {

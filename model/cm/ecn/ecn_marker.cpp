@@ -32,9 +32,9 @@ std::unique_ptr<ecn_marking_hook> make_ecn_marking(const marking_config& cfg, rn
     if (!m)
         return nullptr;
     if (auto* s = dynamic_cast<step_marker*>(m.get()))
-        return std::make_unique<ecn_marking<step_marker>>(*s, r);
+        return std::make_unique<ecn_marking<step_marker>>(*s, r, cfg.per_queue);
     if (auto* red = dynamic_cast<red_marker*>(m.get()))
-        return std::make_unique<ecn_marking<red_marker>>(*red, r);
+        return std::make_unique<ecn_marking<red_marker>>(*red, r, cfg.per_queue);
     throw config_error("marking = '" + cfg.policy + "': no marking hook for this policy");
 }
 

@@ -23,6 +23,7 @@ struct marking_config {
     uint64_t kmin_bytes = 20 * 1500;    // red
     uint64_t kmax_bytes = 60 * 1500;    // red
     double pmax = 0.1;                  // red
+    bool per_queue = false;             // the frame's egress queue (queue_map) rather than the whole port
 };
 
 class ecn_marker {

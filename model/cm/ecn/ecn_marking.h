@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // ECN marking at a switch's egress queues, attached to its frame path: each ECN-capable frame admitted to a port
 // is set to CE with the marker policy's probability for the port's instantaneous queue (bytes already queued,
-// the frame not counted; ecn_marker.h). The hook is a template over the (final) policy class so that the
+// the frame not counted; ecn_marker.h), or its egress queue's (per_queue: WRED per queue, as ASICs mark). The hook is a template over the (final) policy class so that the
 // per-frame decision is a direct, inlinable call; make_ecn_marking picks the instance for a configuration.
 #ifndef CMSWITCH_MODEL_CM_ECN_ECN_MARKING_H
 #define CMSWITCH_MODEL_CM_ECN_ECN_MARKING_H
@@ -24,10 +24,11 @@ public:
 template <typename Marker> class ecn_marking final : public ecn_marking_hook {
 public:
     // r: the switch's random stream for marking decisions.
-    ecn_marking(Marker marker, rng r) : m_marker(std::move(marker)), m_rng(r) {}
+    ecn_marking(Marker marker, rng r, bool per_queue) : m_marker(std::move(marker)), m_rng(r), m_per_queue(per_queue) {}
 
     void on_enqueue(const queue_view& q, frame& f, uint64_t) override {
-        if (f.ecn != ecn_not_ect && f.ecn != ecn_ce && m_marker.Marker::should_mark(q.port_bytes, m_rng)) {
+        if (f.ecn != ecn_not_ect && f.ecn != ecn_ce &&
+            m_marker.Marker::should_mark(m_per_queue ? q.queue_bytes : q.port_bytes, m_rng)) {
             f.ecn = ecn_ce;
             services().count_mark(q.port);
         }
@@ -37,6 +38,7 @@ public:
 private:
     Marker m_marker;
     rng m_rng;
+    bool m_per_queue;
 };
 
 // The marking hook for cfg, or null for policy "none". Throws config_error naming the field for a bad policy

@@ -12,6 +12,8 @@ void ecn_scheme::declare(param_table& t) {
     t.add_real("red_kmin_kb", &m_kmin_kb, 0, 1 << 20, "KB (1024 B)", "RED marking: Kmin");
     t.add_real("red_kmax_kb", &m_kmax_kb, 0, 1 << 20, "KB (1024 B)", "RED marking: Kmax");
     t.add_real("red_pmax", &m_pmax, 0, 1, "", "RED marking: probability at Kmax", true);
+    t.add_flag("ecn_per_queue", &m_per_queue,
+               "step/red: mark on the frame's egress queue (queue_map) rather than on the whole port's bytes");
 }
 
 marking_config ecn_scheme::config(const std::string& v) const {
@@ -21,6 +23,7 @@ marking_config ecn_scheme::config(const std::string& v) const {
     m.kmin_bytes = kb_to_bytes(m_kmin_kb);
     m.kmax_bytes = kb_to_bytes(m_kmax_kb);
     m.pmax = m_pmax;
+    m.per_queue = m_per_queue;
     return m;
 }
 

@@ -22,6 +22,7 @@ private:
     double m_kmin_kb = 29.296875;
     double m_kmax_kb = 87.890625;
     double m_pmax = 0.1;
+    bool m_per_queue = false;
 };
 
 } // namespace cmswitch

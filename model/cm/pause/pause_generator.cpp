@@ -215,6 +215,15 @@ void pause_generator::on_dequeue(const queue_view&, frame& f, uint64_t now) {
     }
     if (ic.xoff && ic.bytes <= xon) {
         ic.xoff = false;
+        // what is left of its headroom now fits under its threshold: shared bytes again, so that the next
+        // XOFF of this class has the full headroom its in-flight bytes need (a dynamic threshold that grew
+        // while the class was paused lets XON come before departures drained the headroom; left there, those
+        // bytes made a class hold more than one in-flight's worth and overflowed the pool at high alpha)
+        if (ic.headroom) {
+            m_headroom_used -= ic.headroom;
+            ic.headroom = 0;
+            m_headroom_occ.set(now, m_headroom_used);
+        }
         send_pause(f.ingress, cls, 0, now);
     }
     if (m_traced)
