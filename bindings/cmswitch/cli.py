@@ -80,24 +80,8 @@ def _convert(name: str, text: str, p: dict) -> Any:
 
 def _load_spec(path: str) -> Dict[str, Any]:
     """The spec file as a mapping; ValueError naming the file for one that cannot be read or parsed."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as e:
-        raise ValueError(f"{path}: cannot be read ({e.strerror})") from None
-    try:
-        if path.endswith((".yaml", ".yml")):
-            import yaml
-            spec = yaml.safe_load(data)
-        else:
-            try:
-                import tomllib
-            except ImportError:   # Python < 3.11
-                import tomli as tomllib
-            spec = tomllib.loads(data.decode())
-    except Exception as e:   # yaml.YAMLError, tomllib.TOMLDecodeError, UnicodeDecodeError
-        raise ValueError(f"{path}: not valid {'YAML' if path.endswith(('.yaml', '.yml')) else 'TOML'}: "
-                         f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+    from .switch import read_tree
+    spec = read_tree(path, "sweep spec", other="TOML")
     if not isinstance(spec, dict):
         raise ValueError(f"{path}: the file must hold sections (scenario, base, grid, points, output), "
                          f"not {type(spec).__name__}")

@@ -36,28 +36,34 @@ from typing import Any, Dict, Optional
 from .config import _spec, field_name
 
 
-def _read(path: str) -> Dict[str, Any]:
+def read_tree(path: str, what: str, other: str = "JSON") -> Any:
+    """A YAML (.yaml, .yml), TOML (.toml) or JSON (.json) file as Python data, any other name read as `other`;
+    ValueError naming `what` and the file for one that cannot be read or parsed."""
     try:
         with open(path, "rb") as fh:
             data = fh.read()
     except OSError as e:
-        raise ValueError(f"switch = {path!r}: cannot be read ({e.strerror})") from None
+        raise ValueError(f"{what} {path}: cannot be read ({e.strerror})") from None
+    kind = ("YAML" if path.endswith((".yaml", ".yml")) else "TOML" if path.endswith(".toml") else
+            "JSON" if path.endswith(".json") else other)
     try:
-        if path.endswith((".yaml", ".yml")):
+        if kind == "YAML":
             import yaml
-            tree = yaml.safe_load(data)
-        elif path.endswith(".toml"):
+            return yaml.safe_load(data)
+        if kind == "TOML":
             try:
                 import tomllib
             except ImportError:   # Python < 3.11
                 import tomli as tomllib
-            tree = tomllib.loads(data.decode())
-        else:
-            tree = json.loads(data.decode())
+            return tomllib.loads(data.decode())
+        return json.loads(data.decode())
     except Exception as e:   # json.JSONDecodeError, tomllib.TOMLDecodeError, yaml.YAMLError, UnicodeDecodeError
-        kind = "YAML" if path.endswith((".yaml", ".yml")) else "TOML" if path.endswith(".toml") else "JSON"
-        raise ValueError(f"switch description {path}: not valid {kind}: "
+        raise ValueError(f"{what} {path}: not valid {kind}: "
                          f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+
+
+def _read(path: str) -> Dict[str, Any]:
+    tree = read_tree(path, "switch description")
     if not isinstance(tree, dict):
         raise ValueError(f"switch description {path}: must hold sections and fields, not {type(tree).__name__}")
     return tree

@@ -84,9 +84,10 @@ public:
     void reset(uint64_t now_ps, uint64_t histogram_bin_bytes);
 
     // Takes ownership of f (already admitted). Starts transmitting at once if the link is idle.
-    void enqueue(frame* f, uint64_t now) {
+    void enqueue(frame* f, uint64_t now) { enqueue(f, now, m_qmap[f->prio]); }
+    // The same into queue qi (= queue_of(f->prio), known to the caller).
+    void enqueue(frame* f, uint64_t now, int qi) {
         f->enq_ps = now;
-        const int qi = m_qmap[f->prio];
         m_q[qi].push(f);
         m_nonempty |= static_cast<uint8_t>(1u << qi);
         m_bytes += f->bytes;

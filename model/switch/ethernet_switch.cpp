@@ -189,7 +189,7 @@ void ethernet_switch::switch_frame(int in_port, frame* f, uint64_t now) {
         for (switch_hook* h : m_enqueue_hooks)
             h->on_enqueue(q, *f, now);
     }
-    ep.enqueue(f, now);
+    ep.enqueue(f, now, qi);
     if (!m_routed.empty())
         flush_routed(out, now);
 }

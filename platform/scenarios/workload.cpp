@@ -275,21 +275,24 @@ result workload_scenario::run() {
             r.set("pool_cdf_switch", static_cast<int64_t>(busiest));
         }
         {   // every egress queue that held a byte: its time-weighted occupancy
+            // fn(switch, port, queue, its occupancy) for every egress queue that held a byte
+            auto for_each_queue = [&](auto&& fn) {
+                for (int s = 0; s < net.num_switches(); ++s)
+                    for (int p = 0; p < net.sw(s).num_ports(); ++p)
+                        for (int q = 0; q < num_priorities; ++q)
+                            if (net.sw(s).egress(p).queue_occupancy(q).max() > 0)
+                                fn(s, p, q, net.sw(s).egress(p).queue_occupancy(q));
+            };
             table& qt = r.add_table("queues");
-            for (int s = 0; s < net.num_switches(); ++s)
-                for (int p = 0; p < net.sw(s).num_ports(); ++p)
-                    for (int q = 0; q < num_priorities; ++q) {
-                        const occupancy_stats& o = net.sw(s).egress(p).queue_occupancy(q);
-                        if (o.max() == 0)
-                            continue;
-                        qt.column("switch").push_back(s);
-                        qt.column("port").push_back(p);
-                        qt.column("queue").push_back(q);
-                        qt.column("mean_kb").push_back(o.mean(end) / 1024);
-                        qt.column("p50_kb").push_back(static_cast<double>(o.quantile(0.5, end)) / 1024);
-                        qt.column("p99_kb").push_back(static_cast<double>(o.quantile(0.99, end)) / 1024);
-                        qt.column("max_kb").push_back(static_cast<double>(o.max()) / 1024);
-                    }
+            for_each_queue([&](int s, int p, int q, const occupancy_stats& o) {
+                qt.column("switch").push_back(s);
+                qt.column("port").push_back(p);
+                qt.column("queue").push_back(q);
+                qt.column("mean_kb").push_back(o.mean(end) / 1024);
+                qt.column("p50_kb").push_back(static_cast<double>(o.quantile(0.5, end)) / 1024);
+                qt.column("p99_kb").push_back(static_cast<double>(o.quantile(0.99, end)) / 1024);
+                qt.column("max_kb").push_back(static_cast<double>(o.max()) / 1024);
+            });
             table& pt = r.add_table("priorities");   // switch drops by the frames' priority (lossless ones: 0)
             for (int prio = 0; prio < num_priorities - 1; ++prio) {
                 uint64_t d = 0;
@@ -306,13 +309,12 @@ result workload_scenario::run() {
             // the busiest egress queue's distribution (by mean), and every queue's with queue_cdfs
             int bs = -1, bp = 0, bq = 0;
             double best = -1;
-            for (int s = 0; s < net.num_switches(); ++s)
-                for (int p = 0; p < net.sw(s).num_ports(); ++p)
-                    for (int q = 0; q < num_priorities; ++q)
-                        if (net.sw(s).egress(p).queue_occupancy(q).mean(end) > best) {
-                            best = net.sw(s).egress(p).queue_occupancy(q).mean(end);
-                            bs = s, bp = p, bq = q;
-                        }
+            for_each_queue([&](int s, int p, int q, const occupancy_stats& o) {
+                if (o.mean(end) > best) {
+                    best = o.mean(end);
+                    bs = s, bp = p, bq = q;
+                }
+            });
             if (bs >= 0) {
                 report_occupancy(r, "queue_", net.sw(bs).egress(bp).queue_occupancy(bq), end, true);
                 r.set("queue_cdf_switch", static_cast<int64_t>(bs));
@@ -321,20 +323,15 @@ result workload_scenario::run() {
             }
             if (c.queue_cdfs) {
                 table& ct = r.add_table("queue_cdfs");
-                for (int s = 0; s < net.num_switches(); ++s)
-                    for (int p = 0; p < net.sw(s).num_ports(); ++p)
-                        for (int q = 0; q < num_priorities; ++q) {
-                            const occupancy_stats& o = net.sw(s).egress(p).queue_occupancy(q);
-                            if (o.max() == 0)
-                                continue;
-                            for (const auto& point : o.cdf(end)) {
-                                ct.column("switch").push_back(s);
-                                ct.column("port").push_back(p);
-                                ct.column("queue").push_back(q);
-                                ct.column("bytes").push_back(static_cast<double>(point.first));
-                                ct.column("fraction").push_back(point.second);
-                            }
-                        }
+                for_each_queue([&](int s, int p, int q, const occupancy_stats& o) {
+                    for (const auto& point : o.cdf(end)) {
+                        ct.column("switch").push_back(s);
+                        ct.column("port").push_back(p);
+                        ct.column("queue").push_back(q);
+                        ct.column("bytes").push_back(static_cast<double>(point.first));
+                        ct.column("fraction").push_back(point.second);
+                    }
+                });
             }
             // PFC/PAUSE: every ingress priority group's bytes (over the ports), headroom and ingress reserves
             table* gt = nullptr;

@@ -165,7 +165,7 @@ void pause_generator::on_enqueue(const queue_view&, frame& f, uint64_t now) {
         return;
     const int cls = pause_class(f.prio);
     ingress_class& ic = m_ingress[static_cast<size_t>(f.ingress * num_priorities + cls)];
-    const uint64_t res_before = reserved_part(ic);
+    const uint64_t res_before = m_cfg.reserved_bytes ? reserved_part(ic) : 0;
     ic.bytes += f.bytes;
     if (m_pool && ic.xoff) {   // arrived after the pause was decided: headroom
         ic.headroom += f.bytes;
@@ -174,7 +174,7 @@ void pause_generator::on_enqueue(const queue_view&, frame& f, uint64_t now) {
             m_headroom_peak = m_headroom_used;
         m_headroom_occ.set(now, m_headroom_used);
     }
-    if (const uint64_t res = reserved_part(ic); res != res_before) {
+    if (const uint64_t res = m_cfg.reserved_bytes ? reserved_part(ic) : 0; res != res_before) {
         m_reserved_used += res - res_before;
         m_reserved_peak = std::max(m_reserved_peak, m_reserved_used);
         services().buffer_admission().add_ingress_reserved_used(static_cast<int64_t>(res - res_before));
@@ -194,7 +194,7 @@ void pause_generator::on_dequeue(const queue_view&, frame& f, uint64_t now) {
         return;
     const int cls = pause_class(f.prio);
     ingress_class& ic = m_ingress[static_cast<size_t>(f.ingress * num_priorities + cls)];
-    const uint64_t res_before = reserved_part(ic);
+    const uint64_t res_before = m_cfg.reserved_bytes ? reserved_part(ic) : 0;
     ic.bytes -= f.bytes;
     if (ic.headroom) {   // a class's departures drain its headroom first
         const uint64_t h = ic.headroom < f.bytes ? ic.headroom : f.bytes;
@@ -202,7 +202,7 @@ void pause_generator::on_dequeue(const queue_view&, frame& f, uint64_t now) {
         m_headroom_used -= h;
         m_headroom_occ.set(now, m_headroom_used);
     }
-    if (const uint64_t res = reserved_part(ic); res != res_before) {   // then the shared part, the reserve last
+    if (const uint64_t res = m_cfg.reserved_bytes ? reserved_part(ic) : 0; res != res_before) {   // the reserve last
         m_reserved_used -= res_before - res;
         services().buffer_admission().add_ingress_reserved_used(-static_cast<int64_t>(res_before - res));
     }
