@@ -220,14 +220,37 @@ void pause_generator::on_dequeue(const queue_view&, frame& f, uint64_t now) {
         // while the class was paused lets XON come before departures drained the headroom; left there, those
         // bytes made a class hold more than one in-flight's worth and overflowed the pool at high alpha)
         if (ic.headroom) {
+            const uint64_t res_held = m_cfg.reserved_bytes ? reserved_part(ic) : 0;
             m_headroom_used -= ic.headroom;
             ic.headroom = 0;
             m_headroom_occ.set(now, m_headroom_used);
+            if (const uint64_t res = m_cfg.reserved_bytes ? reserved_part(ic) : 0; res != res_held) {
+                m_reserved_used += res - res_held;   // (the bytes fill the reserve from the bottom)
+                m_reserved_peak = std::max(m_reserved_peak, m_reserved_used);
+                services().buffer_admission().add_ingress_reserved_used(static_cast<int64_t>(res - res_held));
+            }
         }
         send_pause(f.ingress, cls, 0, now);
     }
     if (m_traced)
         trace_class(f.ingress, cls, ic, now);
+}
+
+void pause_generator::check_accounting() const {
+    uint64_t headroom = 0, reserved = 0;
+    for (const ingress_class& ic : m_ingress) {
+        if (ic.headroom > ic.bytes)
+            throw model_error(services().switch_name() + ": an ingress class holds more headroom than bytes");
+        headroom += ic.headroom;
+        reserved += m_cfg.reserved_bytes ? reserved_part(ic) : 0;
+    }
+    if (headroom != m_headroom_used || reserved != m_reserved_used ||
+        reserved != services().buffer_state().ingress_reserved_used())
+        throw model_error(services().switch_name() + ": PFC accounting does not add up: headroom " +
+                          std::to_string(headroom) + " B in the classes, " + std::to_string(m_headroom_used) +
+                          " B in the pool; reserves " + std::to_string(reserved) + " B in the classes, " +
+                          std::to_string(m_reserved_used) + " B counted, " +
+                          std::to_string(services().buffer_state().ingress_reserved_used()) + " B in the buffer");
 }
 
 void pause_generator::account_group(int cls, int64_t delta, uint64_t now) {

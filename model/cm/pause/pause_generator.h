@@ -46,6 +46,9 @@ public:
     // The XOFF threshold of an ingress class (priority group) now: its reserved bytes plus the static XOFF or
     // alpha x the free shared bytes.
     uint64_t xoff_threshold(int cls = 0) const;
+    // Throws model_error if the byte accounting does not add up: every class's headroom and reserve parts within
+    // its bytes, their sums equal to the pool's and the switch buffer's counters (run at the end of every run).
+    void check_accounting() const;
     // Bytes in the ingress reserves (pause_config::reserved_bytes) now and at the most.
     uint64_t reserved_used() const { return m_reserved_used; }
     uint64_t reserved_peak() const { return m_reserved_peak; }

@@ -149,6 +149,9 @@ void pause_scheme::describe_setup(result& r) const {
 }
 
 void pause_scheme::report(const fabric& net, result& r) const {
+    for (int s = 0; s < net.num_switches(); ++s)   // every run: the byte accounting adds up (model_error if not)
+        if (const auto* g = net.switch_at(s).find_hook<pause_generator>())
+            g->check_accounting();
     if (m_headroom_pool_kb <= 0)
         return;
     uint64_t peak = 0;
