@@ -177,3 +177,23 @@ def test_shared_buffer_study_on_a_leaf_spine_from_a_switch_description(tmp_path)
         assert (tmp_path / "r" / f).exists(), f
     occ = (tmp_path / "r" / "occupancy.md").read_text()
     assert occ.count("shared pool p50") == 3 and "headroom pool p99" in occ
+
+
+def test_shared_buffer_study_command_line_takes_a_switch_description(tmp_path):
+    import subprocess
+    import sys
+    desc = tmp_path / "fabric.json"
+    desc.write_text('{"network": {"topology": "leaf-spine", "leaves": 2, "hosts_per_leaf": 4, "spines": 2, '
+                    '"link_gbps": 25, "fabric_gbps": 100}, "workload": {"drain_ms": 2}}')
+    out = tmp_path / "r"
+    r = subprocess.run([sys.executable, "-m", "cmswitch", "study", "shared-buffer", "--switch", str(desc),
+                        "--out", str(out), "--schemes", "dctcp,pfc", "--buffers-kb", "4096", "--seeds", "1",
+                        "--duration-s", "0.002", "--target-goodput-gbps", "1", "--workers", "1"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    report = (out / "report.md").read_text()
+    assert "leaf-spine, 2 leaves x 4 hosts at 25 Gb/s, 2 spines at 100 Gb/s" in report
+    assert "7:1 incast" in report and "incast goodput >= 1 Gb/s" in report
+    r = subprocess.run([sys.executable, "-m", "cmswitch", "study", "shared-buffer", "--switch",
+                        str(tmp_path / "missing.toml"), "--out", str(out)], capture_output=True, text=True)
+    assert r.returncode != 0 and "cannot be read" in r.stderr
