@@ -194,7 +194,7 @@ def shared_buffer(out: str, schemes: Sequence[str] = SCHEMES,
     minbuf = smallest_meeting(df, target_slowdown)
     mingood = smallest_meeting(df, target_goodput_gbps, "incast_goodput_gbps", True) \
         if target_goodput_gbps is not None and "incast_goodput_gbps" in df else None
-    figures = _figures(df, out, base)
+    figures = _figures(df, out, base, target_slowdown, target_goodput_gbps)
     if cdfs and len(df[df["feasible"]]):
         figures += _occupancy_cdfs(df, minbuf, base, out)
     _report(out, base, df, minbuf, figures, target_slowdown, elapsed, mingood, target_goodput_gbps)
@@ -245,9 +245,13 @@ def _occupancy_cdfs(df: pd.DataFrame, minbuf: pd.DataFrame, base, out: str) -> L
                                   "(" + "; ".join(notes) + ")")]
 
 
-def _figures(df: pd.DataFrame, out: str, base) -> List[tuple]:
+def _figures(df: pd.DataFrame, out: str, base, target_slowdown: Optional[float] = None,
+             target_goodput_gbps: Optional[float] = None) -> List[tuple]:
+    import textwrap
+    from matplotlib.ticker import FuncFormatter
     from .plots import _plt
     plt = _plt()
+    targets = {"slowdown_p99_small": target_slowdown, "incast_goodput_gbps": target_goodput_gbps}
     figs = []
     ok = df[df["feasible"]]
     for y, label, name, higher in (
@@ -264,13 +268,17 @@ def _figures(df: pd.DataFrame, out: str, base) -> List[tuple]:
             colour, _ = STYLE.get(s, ("k", "x"))
             xs = sorted(g["buffer_kb"].unique())
             ax.scatter(xs, [0] * len(xs), marker="x", color=colour, clip_on=False, label=f"{s}: infeasible")
+        if targets.get(y) is not None:
+            ax.axhline(targets[y], color="grey", linestyle="--", linewidth=1, label=f"target {targets[y]:g}")
         ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
         ax.set_yscale("log" if (ok[y] > 0).all() and len(ok) else "linear")
-        ax.set_xlabel("total buffer (KB)")
+        ax.set_xlabel("total buffer per switch (KB)")
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
-        ax.set_title(f"{describe_network(base)}: {base.flow_sizes} at {base.load:.0%} + "
-                     f"{base.incast_fanin}:1 incast every {base.incast_period_ms:g} ms", fontsize=8)
+        ax.set_title("\n".join(textwrap.wrap(f"{describe_network(base)}: {base.flow_sizes} at {base.load:.0%} + "
+                                             f"{base.incast_fanin}:1 incast every {base.incast_period_ms:g} ms", 80)),
+                     fontsize=8)
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))   # outside the data
         fig.tight_layout()
         fig.savefig(os.path.join(out, name), dpi=110)
