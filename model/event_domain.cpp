@@ -82,7 +82,7 @@ std::vector<timed_entry> event_domain::pending() const {
     for (const auto& b : m_buckets)
         for (const uint128 k : b)
             out.push_back(m_slots[static_cast<uint64_t>(k) & slot_mask]);
-    for (const uint128 k : m_heap)
+    for (const uint128 k : m_heap.keys())
         out.push_back(m_slots[static_cast<uint64_t>(k) & slot_mask]);
     return out;
 }
@@ -103,7 +103,7 @@ void event_domain::push(uint128 k) {
         // ahead): put every bucketed key back in the heap and restart the calendar here
         for (auto& bucket : m_buckets) {
             for (const uint128 x : bucket)
-                heap_push(x);
+                m_heap.push(x);
             bucket.clear();
         }
         for (auto& w : m_occupied)
@@ -118,7 +118,7 @@ void event_domain::push(uint128 k) {
     if (b < m_cur + num_buckets)
         ring_insert(k);
     else
-        heap_push(k);
+        m_heap.push(k);
 }
 
 void event_domain::ring_insert(uint128 k) {
@@ -145,9 +145,9 @@ void event_domain::place_in_long_bucket(std::vector<uint128>& bucket) {
 }
 
 void event_domain::migrate() {
-    while (!m_heap.empty() && (time_of(m_heap.front()) >> bucket_shift) < m_cur + num_buckets) {
-        const uint128 k = m_heap.front();
-        heap_pop();
+    while (!m_heap.empty() && (time_of(m_heap.top()) >> bucket_shift) < m_cur + num_buckets) {
+        const uint128 k = m_heap.top();
+        m_heap.pop();
         ring_insert(k);
     }
 }
@@ -157,7 +157,7 @@ const uint128* event_domain::peek() {
         if (m_ring_count == 0) {
             if (m_heap.empty())
                 return nullptr;
-            m_cur = time_of(m_heap.front()) >> bucket_shift;   // jump over the empty stretch
+            m_cur = time_of(m_heap.top()) >> bucket_shift;   // jump over the empty stretch
             migrate();
             continue;
         }
@@ -194,40 +194,6 @@ void event_domain::pop_peeked() {
     if (bucket.empty())
         m_occupied[idx / 64] &= ~(1ull << (idx % 64));
     --m_ring_count;
-}
-
-void event_domain::heap_push(uint128 k) {
-    m_heap.push_back(k);
-    size_t i = m_heap.size() - 1;
-    while (i > 0) {
-        const size_t p = (i - 1) / 2;
-        if (!(k < m_heap[p]))
-            break;
-        m_heap[i] = m_heap[p];
-        i = p;
-    }
-    m_heap[i] = k;
-}
-
-void event_domain::heap_pop() {
-    const uint128 k = m_heap.back();
-    m_heap.pop_back();
-    const size_t n = m_heap.size();
-    if (n == 0)
-        return;
-    uint128* h = m_heap.data();
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        c += (c + 1 < n) & (h[c + 1] < h[c]);
-        if (!(h[c] < k))
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = k;
 }
 
 } // namespace cmswitch

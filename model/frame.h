@@ -54,13 +54,14 @@ struct frame_fields {
     uint32_t payload = 0;     // application bytes carried
     uint16_t ingress = 0xffff;   // inside a switch: the port it arrived on (PAUSE/PFC accounting); else 0xffff
     uint8_t sack_blocks = 0;  // TCP ACK: SACK blocks carried (RFC 2018), each [ack + begin, ack + end)
+    // bookkeeping of the block that holds the frame (in the first 64 bytes with the wire fields: a queue's
+    // enqueue and dequeue touch one cache line of a frame)
+    struct frame* next = nullptr;   // intrusive link: pool free list, FIFO queues
+    uint64_t enq_ps = 0;      // when it entered the queue it sits in
     uint64_t seq = 0;         // TCP: first byte; UDP: datagram number
     uint64_t ack = 0;         // TCP: cumulative ACK (next byte expected)
     uint64_t ts_ps = 0;       // TCP data: when the sender sent it (TSval); TCP ACK with timestamps: the echo (TSecr)
-    // bookkeeping of the block that holds the frame
     uint64_t created_ps = 0;  // when the source made it
-    uint64_t enq_ps = 0;      // when it entered the queue it sits in
-    struct frame* next = nullptr;   // intrusive link: pool free list, FIFO queues
 };
 
 // 802.1Qau congestion notification message (kind cnm), as the congestion point fills it in.
@@ -91,7 +92,8 @@ struct sctp_fields {
     uint32_t request;      // COOKIE-ECHO: application request bytes bundled with it (the incast client's)
 };
 
-struct frame : frame_fields {
+// 64-byte aligned, 128 bytes: two cache lines, the first holding what queues and links read.
+struct alignas(64) frame : frame_fields {
     // TCP SACK blocks: only the first sack_blocks are meaningful (the pool does not clear them, so that frames
     // without SACK cost nothing for them)
     struct sack_block {
@@ -106,6 +108,8 @@ struct frame : frame_fields {
         sctp_fields sctp;
     } ctl;
 };
+
+static_assert(sizeof(frame) == 128, "a frame is two cache lines");
 
 } // namespace cmswitch
 #endif

@@ -89,14 +89,15 @@ network::network(const topology& topo) : m_topo(topo) {
     validate();
     const std::string& policy = m_topo.event_domains;
     const bool decoupled = policy == "shared" && m_topo.temporal_decoupling;
-    // calendar buckets about half a 1500-byte frame time of the fastest link wide (4.2 us at 1 Gb/s, 524 ns at 10
-    // Gb/s, 131 ns at 40 Gb/s): a few events each, whatever the speed (only speed depends on it; half a frame time
-    // rather than one: -6.6 % instructions at 10 Gb/s, -2 % at 40 Gb/s, bench/NOTES.md)
+    // calendar buckets about a quarter of a 1500-byte frame time of the fastest link wide (2.1 us at 1 Gb/s, 262
+    // ns at 10 Gb/s, 65 ns at 40 Gb/s; 4096 of them): about one event each, so that keeping a bucket sorted rarely
+    // reorders (only speed depends on it; bench/NOTES.md: a quarter frame and 4096 buckets against half a frame
+    // and 1024, -3.5 % wall time on the 40 Gb/s RDMA incast, -10 % on the 25 Gb/s workload, the same at 1 Gb/s)
     uint64_t fastest = 1;
     for (const auto& l : m_topo.links)
         fastest = std::max<uint64_t>(fastest, l.rate_bps);
     const double frame_ps = 1500.0 * 8 * 1e12 / static_cast<double>(fastest);
-    const int shift = std::max(16, std::min(22, static_cast<int>(std::floor(std::log2(frame_ps))) - 1));
+    const int shift = std::max(14, std::min(22, static_cast<int>(std::floor(std::log2(frame_ps))) - 2));
     auto new_domain = [this, decoupled, shift](const std::string& name) -> event_domain& {
         m_domains.emplace_back(new event_domain(name.c_str(), decoupled));
         m_domains.back()->set_bucket_shift(shift);

@@ -57,6 +57,8 @@ void egress_port::try_transmit(uint64_t now) {
     frame* f = q.pop();
     if (!q.head)
         m_nonempty &= static_cast<uint8_t>(~(1u << prio));
+    else
+        __builtin_prefetch(q.head);   // a deep queue's next frame has gone cold since it was queued: fetch it now
     m_bytes -= f->bytes;
     --m_frames;
     if (m_buffer && f->kind != frame_kind::pause && f->kind != frame_kind::cnm)   // control frames: no admission

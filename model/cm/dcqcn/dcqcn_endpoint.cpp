@@ -5,7 +5,6 @@
 #include "model/errors.h"
 
 #include <algorithm>
-#include <functional>
 #include <cmath>
 
 namespace cmswitch {
@@ -18,13 +17,11 @@ dcqcn_endpoint::dcqcn_endpoint(const dcqcn_endpoint_config& cfg, double line_rat
     take_every_frame();
 }
 
-dcqcn_endpoint::qp& dcqcn_endpoint::at(uint32_t flow) {
-    if (flow >= m_qp.size()) {
-        const size_t old = m_qp.size();
-        m_qp.resize(flow + 1);
-        for (size_t i = old; i < m_qp.size(); ++i)
-            m_cc.init(m_qp[i].cc);
-    }
+dcqcn_endpoint::qp& dcqcn_endpoint::add_qp(uint32_t flow) {
+    const size_t old = m_qp.size();
+    m_qp.resize(flow + 1);
+    for (size_t i = old; i < m_qp.size(); ++i)
+        m_cc.init(m_qp[i].cc);
     return m_qp[flow];
 }
 
@@ -47,9 +44,16 @@ void dcqcn_endpoint::make_eligible(uint32_t flow, uint64_t now) {
         m_ready.push_back(flow);
     } else {   // its rate limiter holds it: it waits, in time order, for a pump at or after next_tx
         q.pace_pending = true;
-        m_pacing.push_back({q.next_tx_ps, flow});
-        std::push_heap(m_pacing.begin(), m_pacing.end(), std::greater<>());
+        m_pacing.push((static_cast<uint128>(q.next_tx_ps) << 32) | flow);
     }
+}
+
+void dcqcn_endpoint::flow_ring::grow() {
+    std::vector<uint32_t> bigger(slots.size() * 2);
+    for (size_t i = 0; i < count; ++i)
+        bigger[i] = slots[(head + i) & (slots.size() - 1)];
+    slots.swap(bigger);
+    head = 0;
 }
 
 void dcqcn_endpoint::pump(uint64_t now) {
@@ -57,10 +61,9 @@ void dcqcn_endpoint::pump(uint64_t now) {
         return;
     m_pumping = true;
     for (;;) {
-        while (!m_pacing.empty() && m_pacing.front().first <= now) {   // rate limiters that have let go
-            const uint32_t flow = m_pacing.front().second;
-            std::pop_heap(m_pacing.begin(), m_pacing.end(), std::greater<>());
-            m_pacing.pop_back();
+        while (!m_pacing.empty() && pacing_time(m_pacing.top()) <= now) {   // rate limiters that have let go
+            const uint32_t flow = static_cast<uint32_t>(m_pacing.top());
+            m_pacing.pop();
             m_qp[flow].pace_pending = false;
             m_qp[flow].ready = true;
             m_ready.push_back(flow);
@@ -76,9 +79,9 @@ void dcqcn_endpoint::pump(uint64_t now) {
     m_pumping = false;
     // the egress is idle and nothing may go now: wake up when the earliest held QP may (a busy or paused egress
     // pumps again at its next transmission start)
-    if (m_ready.empty() && !m_pacing.empty() && m_pacing.front().first < m_wake_at &&
+    if (m_ready.empty() && !m_pacing.empty() && pacing_time(m_pacing.top()) < m_wake_at &&
         nic().egress_backlog_bytes() == 0) {
-        m_wake_at = m_pacing.front().first;
+        m_wake_at = pacing_time(m_pacing.top());
         schedule(m_wake_at, 0, tag_pace);
     }
 }

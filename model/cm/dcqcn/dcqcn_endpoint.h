@@ -19,12 +19,12 @@
 #define CMSWITCH_MODEL_CM_DCQCN_DCQCN_ENDPOINT_H
 
 #include "model/cm/dcqcn/dcqcn_rp.h"
+#include "model/key_heap.h"
 #include "model/nic/reaction_point.h"
 #include "model/trace_signal.h"
 #include "model/switch/egress_port.h"
 
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 namespace cmswitch {
@@ -80,7 +80,8 @@ public:
 
 private:
     enum : uint32_t { tag_pace = 0, tag_decrease = 2 };
-    qp& at(uint32_t flow);
+    qp& at(uint32_t flow) { return flow < m_qp.size() ? m_qp[flow] : add_qp(flow); }
+    [[gnu::noinline]] qp& add_qp(uint32_t flow);
     void pump(uint64_t now);
     void make_eligible(uint32_t flow, uint64_t now);
     void release(uint32_t flow, uint64_t now);
@@ -98,8 +99,26 @@ private:
     std::vector<trace_signal*> m_tr_rate;
     std::vector<bool> m_tr_declared;
     [[gnu::noinline]] void trace_rate(uint32_t flow, const qp& q, uint64_t now);
-    std::deque<uint32_t> m_ready;   // QPs that may send now, in turn
-    std::vector<std::pair<uint64_t, uint32_t>> m_pacing;   // QPs held by their rate limiter: min-heap (time, flow)
+    // QPs that may send now, in turn: a FIFO ring (a QP is in it at most once, so it holds at most every QP)
+    struct flow_ring {
+        std::vector<uint32_t> slots = std::vector<uint32_t>(64);   // a power of two
+        size_t head = 0, count = 0;
+        bool empty() const { return count == 0; }
+        uint32_t front() const { return slots[head]; }
+        void pop_front() {
+            head = (head + 1) & (slots.size() - 1);
+            --count;
+        }
+        void push_back(uint32_t flow) {
+            if (count == slots.size())
+                grow();
+            slots[(head + count++) & (slots.size() - 1)] = flow;
+        }
+        void grow();
+    } m_ready;
+    // QPs held by their rate limiter, earliest first: key next_tx_ps << 32 | flow (ties go to the lower flow)
+    key_heap<uint128> m_pacing;
+    static uint64_t pacing_time(uint128 k) { return static_cast<uint64_t>(k >> 32); }
     uint64_t m_wake_at = UINT64_MAX;                       // the pacing wake-up scheduled (earliest)
     bool m_pumping = false;
     uint64_t m_cnps_sent = 0, m_cnps_received = 0;
