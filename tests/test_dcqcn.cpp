@@ -49,6 +49,7 @@ struct nic_bench final : nic_services, event_handler {
     }
     frame_pool& frames() override { return pool; }
     uint64_t egress_backlog_bytes() const override { return 0; }
+    uint64_t egress_free_at() const override { return 0; }
     void on_event(uint32_t, uint32_t index, void* ptr) override { static_cast<timer_client*>(ptr)->on_timer(index); }
 };
 

@@ -94,6 +94,7 @@ private:
     void send_own(frame* f) override { send(f, false); }
     frame_pool& frames() override { return m_pool; }
     uint64_t egress_backlog_bytes() const override { return m_port.bytes(); }
+    uint64_t egress_free_at() const override { return m_port.busy_until(); }
     void on_dequeue(uint32_t, frame&, uint64_t now_ps) override { m_rp->on_egress_dequeue(now_ps); }
     void flow_writable(uint32_t flow, uint64_t now_ps) override {
         if (m_upper)

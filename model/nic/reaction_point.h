@@ -29,6 +29,8 @@ public:
     virtual frame_pool& frames() = 0;
     // Bytes waiting in the egress queue behind the frame on the wire (a scheduler that pulls keeps this small).
     virtual uint64_t egress_backlog_bytes() const = 0;
+    // When the frame on the wire (if any) ends: the egress can start another from then on.
+    virtual uint64_t egress_free_at() const = 0;
     // The host this NIC belongs to (names of waveform signals).
     virtual int host_id() const = 0;
 protected:

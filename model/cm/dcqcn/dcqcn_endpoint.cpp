@@ -68,7 +68,7 @@ void dcqcn_endpoint::pump(uint64_t now) {
             m_qp[flow].ready = true;
             m_ready.push_back(flow);
         }
-        if (m_ready.empty() || nic().egress_backlog_bytes() != 0)
+        if (m_ready.empty() || nic().egress_backlog_bytes() != 0 || nic().egress_free_at() > now)
             break;
         const uint32_t flow = m_ready.front();
         m_ready.pop_front();
@@ -77,12 +77,14 @@ void dcqcn_endpoint::pump(uint64_t now) {
             release(flow, now);
     }
     m_pumping = false;
-    // the egress is idle and nothing may go now: wake up when the earliest held QP may (a busy or paused egress
-    // pumps again at its next transmission start)
-    if (m_ready.empty() && !m_pacing.empty() && pacing_time(m_pacing.top()) < m_wake_at &&
-        nic().egress_backlog_bytes() == 0) {
-        m_wake_at = pacing_time(m_pacing.top());
-        schedule(m_wake_at, 0, tag_pace);
+    // nothing queued at the egress (a queued frame pumps again when its transmission starts): wake up when the
+    // wire is free and a QP may send, the later of the two
+    if ((!m_ready.empty() || !m_pacing.empty()) && nic().egress_backlog_bytes() == 0) {
+        const uint64_t t = std::max(m_ready.empty() ? pacing_time(m_pacing.top()) : now, nic().egress_free_at());
+        if (t < m_wake_at) {
+            m_wake_at = t;
+            schedule(t, 0, tag_pace);
+        }
     }
 }
 

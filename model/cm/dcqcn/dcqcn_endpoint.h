@@ -5,9 +5,12 @@
 // RP and QP scheduler: every RDMA data frame of the host passes through it. Each QP has a small buffer in the NIC
 // (qp_buffer_bytes; the sender waits for room, as a QP waits for its work queue) and a rate limiter: after a frame
 // of b bytes the QP may send again at now + 8 b / RC. Eligible QPs wait in one round-robin list; the NIC pulls the
-// next one whenever its egress queue holds nothing behind the frame on the wire, so the link runs at line rate
-// whenever any QP may send, no QP exceeds its rate, and nothing piles up in the NIC (or is lost there) when the
-// QPs' rates add up to more than the link. Rates follow dcqcn_rate_control (variant none: line rate always).
+// next one onto the wire whenever the wire is free and its egress queue holds nothing (the host's own ACKs and
+// CNPs, a frame held by PFC), so the link runs at line rate whenever any QP may send, no QP exceeds its rate, and
+// nothing piles up in the NIC (or is lost there) when the QPs' rates add up to more than the link. (Until
+// 2026-11: pulled when nothing waited behind the frame on the wire, so a QP's frame could wait one frame time in
+// the queue and its next send counted from then; the same wire times, one event fewer per such frame.) Rates
+// follow dcqcn_rate_control (variant none: line rate always).
 //
 // NP: a CE-marked data frame of a flow makes a CNP to its sender unless one went for that flow less than the
 // interval ago (N, 50 us; 0: a CNP per marked frame). DCQCN+ (adaptive): the interval is tau = clamp(n x c, N,
