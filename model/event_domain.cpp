@@ -4,7 +4,6 @@
 #include "model/errors.h"
 
 #include <algorithm>
-#include <stdexcept>
 #include <string>
 
 namespace cmswitch {
@@ -32,8 +31,6 @@ void event_domain::reset() {
     m_cur = 0;
     m_ring_count = 0;
     m_heap.clear();
-    m_slots.clear();
-    m_free.clear();
     m_armed_ps = std::numeric_limits<uint64_t>::max();
     m_dispatched = 0;
     m_wake.cancel();
@@ -51,12 +48,10 @@ void event_domain::dispatch() {
     }
     ++m_activations;
     m_dispatching = true;
-    const uint128* top;
-    while ((top = peek()) != nullptr && time_of(*top) <= horizon) {
-        const uint32_t slot = static_cast<uint32_t>(static_cast<uint64_t>(*top) & slot_mask);
+    const entry* top;
+    while ((top = peek()) != nullptr && top->t_ps <= horizon) {
+        const entry e = *top;
         pop_peeked();
-        const timed_entry e = m_slots[slot];
-        m_free.push_back(slot);
         ++m_dispatched;
         model_clock::now = e.t_ps;
         e.handler->on_event(e.kind, e.index, e.ptr);
@@ -72,18 +67,19 @@ void event_domain::dispatch() {
     if (!top) {
         m_armed_ps = std::numeric_limits<uint64_t>::max();
     } else {
-        m_armed_ps = time_of(*top);
+        m_armed_ps = top->t_ps;
         m_wake.notify(ps_time(m_armed_ps - now));
     }
 }
 
 std::vector<timed_entry> event_domain::pending() const {
     std::vector<timed_entry> out;
+    auto add = [&out](const entry& e) { out.push_back(timed_entry{e.t_ps, e.handler, e.kind, e.index, e.ptr}); };
     for (const auto& b : m_buckets)
-        for (const uint128 k : b)
-            out.push_back(m_slots[static_cast<uint64_t>(k) & slot_mask]);
-    for (const uint128 k : m_heap.keys())
-        out.push_back(m_slots[static_cast<uint64_t>(k) & slot_mask]);
+        for (const entry& e : b)
+            add(e);
+    for (const entry& e : m_heap.keys())
+        add(e);
     return out;
 }
 
@@ -92,17 +88,13 @@ void event_domain::past(uint64_t t_ps, uint64_t now) const {
                       " ps, before the current time " + std::to_string(now) + " ps");
 }
 
-void event_domain::overflow() const {
-    throw std::length_error(std::string(name()) + ": more than 16 M pending events");
-}
-
-void event_domain::push(uint128 k) {
-    const uint64_t b = time_of(k) >> bucket_shift;
+void event_domain::push(const entry& e) {
+    const uint64_t b = e.t_ps >> bucket_shift;
     if (b < m_cur) {
         // earlier than the calendar's start (an event from another, non-decoupled domain after peek() moved
         // ahead): put every bucketed key back in the heap and restart the calendar here
         for (auto& bucket : m_buckets) {
-            for (const uint128 x : bucket)
+            for (const entry& x : bucket)
                 m_heap.push(x);
             bucket.clear();
         }
@@ -116,16 +108,16 @@ void event_domain::push(uint128 k) {
         migrate();
     }
     if (b < m_cur + num_buckets)
-        ring_insert(k);
+        ring_insert(e);
     else
-        m_heap.push(k);
+        m_heap.push(e);
 }
 
-void event_domain::ring_insert(uint128 k) {
-    const uint64_t idx = (time_of(k) >> bucket_shift) & (num_buckets - 1);
-    std::vector<uint128>& bucket = m_buckets[idx];
+void event_domain::ring_insert(const entry& e) {
+    const uint64_t idx = (e.t_ps >> bucket_shift) & (num_buckets - 1);
+    std::vector<entry>& bucket = m_buckets[idx];
     m_occupied[idx / 64] |= 1ull << (idx % 64);
-    bucket.push_back(k);
+    bucket.push_back(e);
     // keep the earliest key last; a new key is usually the latest, so it walks to the front of a short bucket; a
     // long one (many events in a bucket's time) is searched instead
     if (bucket.size() > 32) {
@@ -137,31 +129,31 @@ void event_domain::ring_insert(uint128 k) {
     ++m_ring_count;
 }
 
-void event_domain::place_in_long_bucket(std::vector<uint128>& bucket) {
-    const uint128 k = bucket.back();
-    const auto at = std::upper_bound(bucket.begin(), bucket.end() - 1, k, [](uint128 a, uint128 b) { return b < a; });
+void event_domain::place_in_long_bucket(std::vector<entry>& bucket) {
+    const entry k = bucket.back();
+    const auto at = std::upper_bound(bucket.begin(), bucket.end() - 1, k, [](const entry& a, const entry& b) { return b < a; });
     std::move_backward(at, bucket.end() - 1, bucket.end());
     *at = k;
 }
 
 void event_domain::migrate() {
-    while (!m_heap.empty() && (time_of(m_heap.top()) >> bucket_shift) < m_cur + num_buckets) {
-        const uint128 k = m_heap.top();
+    while (!m_heap.empty() && (m_heap.top().t_ps >> bucket_shift) < m_cur + num_buckets) {
+        const entry e = m_heap.top();
         m_heap.pop();
-        ring_insert(k);
+        ring_insert(e);
     }
 }
 
-const uint128* event_domain::peek() {
+const event_domain::entry* event_domain::peek() {
     for (;;) {
         if (m_ring_count == 0) {
             if (m_heap.empty())
                 return nullptr;
-            m_cur = time_of(m_heap.top()) >> bucket_shift;   // jump over the empty stretch
+            m_cur = m_heap.top().t_ps >> bucket_shift;   // jump over the empty stretch
             migrate();
             continue;
         }
-        std::vector<uint128>& bucket = m_buckets[m_cur & (num_buckets - 1)];
+        std::vector<entry>& bucket = m_buckets[m_cur & (num_buckets - 1)];
         if (!bucket.empty())
             return &bucket.back();
         // skip to the next occupied bucket (the ring holds something), then let the heap fill the buckets
@@ -189,7 +181,7 @@ const uint128* event_domain::peek() {
 
 void event_domain::pop_peeked() {
     const uint64_t idx = m_cur & (num_buckets - 1);
-    std::vector<uint128>& bucket = m_buckets[idx];
+    std::vector<entry>& bucket = m_buckets[idx];
     bucket.pop_back();
     if (bucket.empty())
         m_occupied[idx / 64] &= ~(1ull << (idx % 64));

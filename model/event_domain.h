@@ -54,18 +54,7 @@ public:
 
     // t_ps >= now.
     void schedule(uint64_t t_ps, event_handler* h, uint32_t kind, uint32_t index, void* ptr) {
-        uint32_t slot;
-        if (m_free.empty()) {
-            slot = static_cast<uint32_t>(m_slots.size());
-            if (slot > slot_mask)
-                overflow();
-            m_slots.push_back(timed_entry{t_ps, h, kind, index, ptr});
-        } else {
-            slot = m_free.back();
-            m_free.pop_back();
-            m_slots[slot] = timed_entry{t_ps, h, kind, index, ptr};
-        }
-        push((static_cast<uint128>(t_ps) << 64) | ((m_seq++ & seq_mask) << slot_bits) | slot);
+        push(entry{t_ps, m_seq++, h, ptr, kind, index});
         if (!m_dispatching && t_ps < m_armed_ps) {
             const uint64_t kernel_now = sc_core::sc_time_stamp().value();
             if (t_ps < kernel_now)
@@ -88,34 +77,38 @@ public:
 
 private:
     void dispatch();
-    [[noreturn]] void overflow() const;
     [[noreturn]] void past(uint64_t t_ps, uint64_t now) const;
-    // Keys are time(64) | sequence(40) | slot(24): one 128-bit comparison orders by time and, at equal times,
-    // by scheduling order; the entry itself waits in m_slots.
-    static constexpr int slot_bits = 24;
-    static constexpr uint64_t slot_mask = (1ull << slot_bits) - 1;
-    static constexpr uint64_t seq_mask = (1ull << (64 - slot_bits)) - 1;
-    static uint64_t time_of(uint128 k) { return static_cast<uint64_t>(k >> 64); }
+    // A pending entry, kept whole in its bucket (no side table: dispatching it reads one place). Ordered by time,
+    // then by scheduling order (seq).
+    struct entry {
+        uint64_t t_ps;
+        uint64_t seq;
+        event_handler* handler;
+        void* ptr;
+        uint32_t kind;
+        uint32_t index;
+        uint128 key() const { return (static_cast<uint128>(t_ps) << 64) | seq; }
+        friend bool operator<(const entry& a, const entry& b) { return a.key() < b.key(); }
+    };
 
     // Calendar queue: the near future (4096 buckets of 2^shift ps: 17 ms at the default 4.2 us, 268 us at a 40
-    // Gb/s network's 65 ns; measured in bench/) in buckets kept sorted (earliest last); what lies beyond waits in a binary heap and moves into the buckets as the
-    // calendar advances. Pops cost O(1) where a heap of the same entries costs O(log n).
+    // Gb/s network's 65 ns; measured in bench/) in buckets kept sorted (earliest last); what lies beyond waits in
+    // a binary heap and moves into the buckets as the calendar advances. Pops cost O(1) where a heap of the same
+    // entries costs O(log n).
     int bucket_shift = 22;
     static constexpr uint64_t num_buckets = 4096;
-    void push(uint128 k);
-    const uint128* peek();     // earliest key, or null; advances the calendar to its bucket
-    void pop_peeked();         // removes the key peek() returned
-    void ring_insert(uint128 k);
-    [[gnu::noinline]] static void place_in_long_bucket(std::vector<uint128>& bucket);
+    void push(const entry& e);
+    const entry* peek();       // earliest entry, or null; advances the calendar to its bucket
+    void pop_peeked();         // removes the entry peek() returned
+    void ring_insert(const entry& e);
+    [[gnu::noinline]] static void place_in_long_bucket(std::vector<entry>& bucket);
     void migrate();
 
-    std::vector<std::vector<uint128>> m_buckets;
+    std::vector<std::vector<entry>> m_buckets;
     uint64_t m_occupied[num_buckets / 64] = {};   // bit per non-empty bucket, to skip empty ones fast
     uint64_t m_cur = 0;        // absolute bucket number of the calendar's first bucket
     size_t m_ring_count = 0;
-    key_heap<uint128> m_heap;   // beyond the calendar's end
-    std::vector<timed_entry> m_slots;
-    std::vector<uint32_t> m_free;
+    key_heap<entry> m_heap;    // beyond the calendar's end
     uint64_t m_seq = 0;
     uint64_t m_armed_ps = std::numeric_limits<uint64_t>::max();
     uint64_t m_dispatched = 0;

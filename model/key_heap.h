@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// A binary min-heap of plain integer keys (the earliest first). Callers pack what orders an entry into one key
-// (time in the high bits, a tie-break and an index below), so that a comparison is one integer compare and the
-// sift-down picks the smaller child without a branch: time-ordered queues on the hot path (the event domain's
-// far future, a NIC's rate-limited queue pairs).
+// A binary min-heap (the least first) of small keys ordered by operator<: plain integers into which the caller
+// packs what orders an entry (time in the high bits, a tie-break and an index below), or small structs that
+// compare as one such integer, so that a comparison is one integer compare and the sift-down picks the smaller
+// child without a branch. Time-ordered queues on the hot path (the event domain's far future, a NIC's
+// rate-limited queue pairs).
 #ifndef CMSWITCH_MODEL_KEY_HEAP_H
 #define CMSWITCH_MODEL_KEY_HEAP_H
 
