@@ -24,13 +24,28 @@ public:
     }
     size_t samples() const { return m_ns.size(); }
     // The p-quantile (nearest rank) of the delays in us; 0 without samples.
-    double quantile_us(double p) const {
+    double quantile_us(double p) const { return quantiles_us({p})[0]; }
+    // Several at once (one copy of the samples; each order statistic found in what lies above the previous one).
+    std::vector<double> quantiles_us(std::vector<double> ps) const {
+        std::vector<double> out(ps.size(), 0.0);
         if (m_ns.empty())
-            return 0.0;
+            return out;
         std::vector<uint32_t> v = m_ns;
-        const size_t rank = std::min(v.size() - 1, static_cast<size_t>(std::ceil(p * static_cast<double>(v.size()))) - (p > 0 ? 1 : 0));
-        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(rank), v.end());
-        return v[rank] * 1e-3;
+        std::vector<size_t> order(ps.size());
+        for (size_t i = 0; i < order.size(); ++i)
+            order[i] = i;
+        std::sort(order.begin(), order.end(), [&ps](size_t a, size_t b) { return ps[a] < ps[b]; });
+        size_t from = 0;
+        for (const size_t i : order) {
+            const double p = ps[i];
+            const size_t rank = std::min(v.size() - 1,
+                                         static_cast<size_t>(std::ceil(p * static_cast<double>(v.size()))) - (p > 0 ? 1 : 0));
+            std::nth_element(v.begin() + static_cast<std::ptrdiff_t>(from), v.begin() + static_cast<std::ptrdiff_t>(rank),
+                             v.end());
+            out[i] = v[rank] * 1e-3;
+            from = rank;
+        }
+        return out;
     }
 
 private:
