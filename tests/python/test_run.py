@@ -70,14 +70,15 @@ def test_tables_are_dataframes_and_series_add_up():
 def test_ctrl_c_stops_a_run_with_keyboard_interrupt_and_the_next_run_works(tmp_path):
     script = tmp_path / "long_run.py"
     script.write_text(
-        "import time, cmswitch\n"
+        "import faulthandler, time, cmswitch\n"
+        "faulthandler.dump_traceback_later(90, exit=True)\n"   # a hang shows where it is, then ends the process
         "print('ready', flush=True)\n"
         "t = time.time()\n"
         "try:\n"
         "    cmswitch.run(cmswitch.IncastConfig(flows=16, buffer_kb=256, min_rto_ms=10, duration_s=10000))\n"
         "    print('not interrupted')\n"
         "except KeyboardInterrupt:\n"
-        "    print('interrupted after', round(time.time() - t, 2))\n"
+        "    print('interrupted after', round(time.time() - t, 2), flush=True)\n"
         "r = cmswitch.run(cmswitch.IncastConfig(flows=4, duration_s=0.2))\n"
         "print('next', r['conservation_ok'])\n")
     p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -192,7 +192,8 @@ def test_an_interrupted_sweep_writes_the_points_that_finished(tmp_path):
     # Ctrl-C used to lose the whole CSV; now the finished points go to <csv>.partial.csv (and stay in the store)
     spec = tmp_path / "spec.toml"
     store = tmp_path / "s.sqlite"
-    spec.write_text('scenario = "incast"\n[base]\nduration_s = 0.6\nmin_rto_ms = 10\n'
+    # runs of about 0.2 s each (6 s simulated), so that the sweep is still running when the signal comes
+    spec.write_text('scenario = "incast"\n[base]\nduration_s = 6\nmin_rto_ms = 10\n'
                     '[grid]\nflows = [2, 4, 8, 16]\nbuffer_kb = [32, 64, 128]\n'
                     f'[output]\nstore = "{store}"\nworkers = 1\n')
     p = subprocess.Popen([sys.executable, "-m", "cmswitch", "sweep", str(spec)], stderr=subprocess.PIPE, text=True)
