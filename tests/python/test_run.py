@@ -81,7 +81,10 @@ def test_ctrl_c_stops_a_run_with_keyboard_interrupt_and_the_next_run_works(tmp_p
         "    print('interrupted after', round(time.time() - t, 2), flush=True)\n"
         "r = cmswitch.run(cmswitch.IncastConfig(flows=4, duration_s=0.2))\n"
         "print('next', r['conservation_ok'])\n")
-    p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # the child starts with SIGINT at its default: a suite launched in the background (nohup cmd &) ignores SIGINT,
+    # and a Python started with it ignored never raises KeyboardInterrupt
+    p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert p.stdout.readline().strip() == "ready"
     time.sleep(1.0)
     p.send_signal(signal.SIGINT)

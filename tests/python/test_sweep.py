@@ -196,7 +196,8 @@ def test_an_interrupted_sweep_writes_the_points_that_finished(tmp_path):
     spec.write_text('scenario = "incast"\n[base]\nduration_s = 6\nmin_rto_ms = 10\n'
                     '[grid]\nflows = [2, 4, 8, 16]\nbuffer_kb = [32, 64, 128]\n'
                     f'[output]\nstore = "{store}"\nworkers = 1\n')
-    p = subprocess.Popen([sys.executable, "-m", "cmswitch", "sweep", str(spec)], stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen([sys.executable, "-m", "cmswitch", "sweep", str(spec)], stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))   # see test_run.py
     _wait_for_rows(store, 3)
     p.send_signal(signal.SIGINT)
     err = p.communicate(timeout=60)[1]
