@@ -42,7 +42,10 @@ void event_domain::dispatch() {
     if (m_decoupled) {
         // our own notification has fired: what is pending belongs to other processes
         const uint64_t other = sc_core::sc_time_to_pending_activity().value();
-        horizon = model_clock::run_end;
+        // events before the end of the current sc_start only: the kernel stops before it runs what is due at
+        // that time, so an event due exactly then waits for the next sc_start, whichever way the run is cut
+        // into chunks (running ahead to the end inclusive dispatched it in one run and not in a chunked one)
+        horizon = std::max(now, model_clock::run_end - 1);
         if (other < horizon - now)
             horizon = now + other;
     }

@@ -48,17 +48,22 @@ void check_order(bool decoupled) {
 TEST(EventDomain, OrdersByTimeThenSchedulingOrder) { check_order(false); }
 TEST(EventDomain, DecoupledDomainKeepsTheSameOrderAndModelTime) { check_order(true); }
 
-TEST(EventDomain, DecoupledDomainStopsAtTheEndOfTheRun) {
-    sim_context ctx;
-    event_domain d("d", true);
-    recorder r;
-    d.schedule(5, &r, 0, 0, nullptr);
-    d.schedule(10, &r, 0, 1, nullptr);
-    d.schedule(11, &r, 0, 2, nullptr);
-    ctx.run_until(10);
-    ASSERT_EQ(r.seen.size(), 2u);   // entries at the end time itself run, later ones wait
-    ctx.run_until(20);
-    EXPECT_EQ(r.seen.size(), 3u);
+TEST(EventDomain, BothKindsOfDomainStopBeforeTheEndOfTheRun) {
+    // the kernel stops before it runs what is due at the end of an sc_start, so a domain driven by it leaves an
+    // entry due exactly then to the next run; a decoupled domain, which runs ahead, used to dispatch it (and a
+    // run cut into chunks, as Python's and a progress-reporting one are, then counted different events)
+    for (const bool decoupled : {false, true}) {
+        sim_context ctx;
+        event_domain d("d", decoupled);
+        recorder r;
+        d.schedule(5, &r, 0, 0, nullptr);
+        d.schedule(10, &r, 0, 1, nullptr);
+        d.schedule(11, &r, 0, 2, nullptr);
+        ctx.run_until(10);
+        ASSERT_EQ(r.seen.size(), 1u) << "decoupled " << decoupled;   // the entry at the end time waits
+        ctx.run_until(20);
+        EXPECT_EQ(r.seen.size(), 3u) << "decoupled " << decoupled;
+    }
 }
 
 TEST(EventDomain, EntriesScheduledBehindTheCalendarAfterAPauseKeepTheirOrder) {
