@@ -2,9 +2,7 @@
 #include "model/params.h"
 
 #include "model/errors.h"
-
-#include <boost/property_tree/json_parser.hpp>
-#include <boost/property_tree/ptree.hpp>
+#include "model/switch_description.h"
 
 #include <charconv>
 #include <cmath>
@@ -283,69 +281,32 @@ void param_table::set(const std::string& name, const std::string& text) {
     }
 }
 
-namespace {
-// Flattens a JSON tree into (key, text) pairs in file order: objects are sections, arrays become "a,b,c".
-void flatten_json(const boost::property_tree::ptree& t, const std::string& where,
-                  std::vector<std::pair<std::string, std::string>>& out, const std::string& file) {
-    for (const auto& kv : t) {
-        const std::string& key = kv.first;
-        const auto& node = kv.second;
-        const std::string path = where.empty() ? key : where + "." + key;
-        if (key.empty())
-            throw config_error(file + ": '" + where + "' is a list where a section or a value was expected");
-        if (key[0] == '_')   // JSON has no comments: keys starting with '_' are notes, not fields
-            continue;
-        if (node.empty()) {
-            out.emplace_back(key, node.data());
-            continue;
-        }
-        bool is_array = true;
-        for (const auto& c : node)
-            is_array = is_array && c.first.empty() && c.second.empty();
-        if (is_array) {
-            std::string joined;
-            for (const auto& c : node)
-                joined += (joined.empty() ? "" : ",") + c.second.data();
-            out.emplace_back(key, joined);
-        } else {
-            flatten_json(node, path, out, file);
-        }
-    }
-}
-} // namespace
-
-void param_table::load_json(const std::string& path_or_text) {
-    namespace pt = boost::property_tree;
-    pt::ptree tree;
-    const bool inline_text = path_or_text.find_first_not_of(" \t\n") != std::string::npos &&
-                             path_or_text[path_or_text.find_first_not_of(" \t\n")] == '{';
+std::vector<std::string> param_table::load_json(const std::string& path_or_text) {
+    const size_t first = path_or_text.find_first_not_of(" \t\r\n");
+    const bool inline_text = first != std::string::npos && path_or_text[first] == '{';
+    std::string text;
     const std::string file = inline_text ? std::string("switch description") : "switch description " + path_or_text;
-    try {
-        if (inline_text) {
-            std::istringstream in(path_or_text);
-            pt::read_json(in, tree);
-        } else {
-            std::ifstream in(path_or_text);
-            if (!in)
-                throw config_error("switch = '" + path_or_text + "': the file cannot be read (a JSON switch "
-                                   "description; the Python package also reads TOML and YAML)");
-            pt::read_json(in, tree);
-        }
-    } catch (const pt::json_parser_error& e) {
-        throw config_error(file + ": not valid JSON: " + e.message() + " at line " + std::to_string(e.line()));
+    if (inline_text) {
+        text = path_or_text;
+    } else {
+        std::ifstream in(path_or_text, std::ios::binary);
+        if (!in)
+            throw config_error("switch = '" + path_or_text + "': the file cannot be read (a JSON switch "
+                               "description; the Python package also reads TOML and YAML)");
+        std::ostringstream all;
+        all << in.rdbuf();
+        text = all.str();
     }
-    std::vector<std::pair<std::string, std::string>> entries;
-    flatten_json(tree, "", entries, file);
-    for (const auto& kv : entries) {
-        if (!find(kv.first))
-            throw config_error(file + ": unknown key '" + kv.first + "': every key names a parameter of the "
-                               "scenario (see --help); sections only group them");
+    std::vector<std::string> names;
+    for (const auto& e : read_description(text, file, *this)) {
         try {
-            set(kv.first, kv.second);
-        } catch (const config_error& e) {
-            throw config_error(file + ": " + e.what());
+            set(e.name, e.text);
+        } catch (const config_error& err) {
+            throw config_error(file + ": " + e.where + ": " + err.what());
         }
+        names.push_back(e.name);
     }
+    return names;
 }
 
 void param_table::validate() const {

@@ -66,9 +66,10 @@ public:
     // with '_' are comments. A parameter
     // given after --switch overrides the file's value.
     void parse_args(const std::vector<std::string>& args);
-    // Sets every parameter a JSON switch description names (see parse_args). config_error naming the file and
-    // the key for a parse error, an unknown key or a bad value.
-    void load_json(const std::string& path_or_text);
+    // Sets every parameter a JSON switch description names (model/switch_description.h) and returns their names
+    // in file order. config_error naming the file, the place and the key for a parse error, an unknown key, a key
+    // given twice, a value of the wrong type or out of range.
+    std::vector<std::string> load_json(const std::string& path_or_text);
     bool has(const std::string& name) const { return find(name) != nullptr; }
     const std::vector<param>& params() const { return m_params; }
     std::string value_text(const param& p) const;
