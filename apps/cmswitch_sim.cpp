@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // cmswitch-sim <scenario> [--flag value ...]: runs one scenario and prints one JSON object of its metrics.
 #include "model/errors.h"
+#include "platform/run_control.h"
 #include "platform/scenario.h"
 #include "platform/vcd_writer.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -22,6 +24,12 @@ void usage(std::ostream& os) {
     for (const auto& n : cmswitch::scenario_names())
         os << "  " << n << "  " << cmswitch::make_scenario(n)->description() << "\n";
 }
+
+const char* const run_help =
+    "run options:\n"
+    "  --memory-budget-mb N   the memory the run may plan for (default: CMSWITCH_MEMORY_BUDGET_MB, else half of\n"
+    "                         this machine's memory); a config estimated above it is refused before it is built\n"
+    "  --quiet                no progress lines on stderr (a run over 5 s of wall time prints them)\n\n";
 
 const char* const vcd_help =
     "waveform (a value change dump of the run, for GTKWave or Surfer):\n"
@@ -46,12 +54,13 @@ int main(int argc, char** argv) {
         for (const auto& a : rest)
             if (a == "--help" || a == "-h") {
                 std::cout << "usage: cmswitch-sim " << sc->name() << " [--name value ...]\n\n"
-                          << sc->description() << "\n\n" << sc->params().help() << "\n" << vcd_help;
+                          << sc->description() << "\n\n" << sc->params().help() << "\n" << run_help << vcd_help;
                 return 0;
             }
-        // the waveform options are the run's, not the scenario's (a dump changes no result)
+        // the waveform and run options are the run's, not the scenario's (they change no result)
         cmswitch::vcd_settings vcd;
         std::vector<std::string> params;
+        bool quiet = false;
         for (size_t i = 0; i < rest.size(); ++i) {
             std::string a = rest[i], value;
             const size_t eq = a.find('=');
@@ -59,7 +68,11 @@ int main(int argc, char** argv) {
                 value = a.substr(eq + 1);
                 a = a.substr(0, eq);
             }
-            if (a != "--vcd" && a != "--vcd-signals" && a != "--vcd-max-mb") {
+            if (a == "--quiet" && eq == std::string::npos) {
+                quiet = true;
+                continue;
+            }
+            if (a != "--vcd" && a != "--vcd-signals" && a != "--vcd-max-mb" && a != "--memory-budget-mb") {
                 params.push_back(rest[i]);
                 continue;
             }
@@ -68,7 +81,13 @@ int main(int argc, char** argv) {
                     throw cmswitch::config_error(a.substr(2) + ": needs a value");
                 value = rest[++i];
             }
-            if (a == "--vcd")
+            if (a == "--memory-budget-mb") {
+                char* end = nullptr;
+                const double mb = std::strtod(value.c_str(), &end);
+                if (value.empty() || *end)
+                    throw cmswitch::config_error("memory_budget_mb = '" + value + "': must be a number (MB)");
+                sc->set_memory_budget(mb * 1024 * 1024);
+            } else if (a == "--vcd")
                 vcd.path = value;
             else if (a == "--vcd-signals")
                 vcd.signals = value;
@@ -80,6 +99,12 @@ int main(int argc, char** argv) {
             }
         }
         sc->params().parse_args(params);
+        const std::string name = sc->name();
+        cmswitch::run_hooks hooks(nullptr, quiet ? std::function<void(const cmswitch::run_progress&)>()
+                                                 : [&name](const cmswitch::run_progress& p) {
+                                                       std::cerr << "cmswitch-sim: " << cmswitch::progress_line(p, name)
+                                                                 << std::endl;
+                                                   });
         const cmswitch::result r = cmswitch::run_with_vcd(*sc, vcd);
         std::cout << r.to_json();
         return 0;

@@ -74,13 +74,16 @@ private:
 // them sets it. A temporally decoupled domain (TLM-2.0 loosely-timed style, event_domain.h) runs ahead of the
 // kernel's sc_time_stamp() up to the next activity of any other process, so model code must never read
 // sc_time_stamp() itself. Processes outside the domains (samplers) read sc_time_stamp().
+//
+// Process-wide, like SystemC's own current context: one simulation runs at a time per process
+// (platform/sim_context.h holds the process's simulation lock for the whole build, run and teardown).
 namespace model_clock {
-inline thread_local uint64_t now = 0;            // time of the event being handled
-inline thread_local uint64_t run_end = UINT64_MAX;   // end of the current sc_start (decoupling horizon)
+inline uint64_t now = 0;            // time of the event being handled
+inline uint64_t run_end = UINT64_MAX;   // end of the current sc_start (decoupling horizon)
 // Asked by the event domains every 65,536 events when set (a front end's Ctrl-C check); true stops dispatching
 // and sets `interrupted`, which the run loop turns into run_interrupted.
-inline thread_local bool (*interrupt_poll)() = nullptr;
-inline thread_local bool interrupted = false;
+inline bool (*interrupt_poll)() = nullptr;
+inline bool interrupted = false;
 } // namespace model_clock
 inline uint64_t now_ps() { return model_clock::now; }
 inline sc_core::sc_time ps_time(uint64_t ps) { return sc_core::sc_time::from_value(ps); }

@@ -58,8 +58,9 @@ inline void trace_signal::set_real(uint64_t t_ps, double v) {
 }
 
 namespace model_trace {
-// The trace open for this thread's run (platform/vcd_writer.h opens and closes it), or null.
-inline thread_local trace_sink* sink = nullptr;
+// The trace open for the process's run (one simulation at a time; platform/vcd_writer.h opens and closes it),
+// or null.
+inline trace_sink* sink = nullptr;
 inline trace_signal* declare(const std::string& scope, const std::string& name, unsigned bits) {
     return sink ? sink->declare(scope, name, bits) : nullptr;
 }

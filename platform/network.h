@@ -37,10 +37,12 @@ struct conservation {
     std::string describe() const;
 };
 
-class network final : public fabric {
+// A module of its own ("network"), so that its blocks are its children: see teardown() for why.
+class network final : public sc_core::sc_module, public fabric {
 public:
     // Validates the topology (throws config_error naming the host, switch, port or link) and builds it.
-    explicit network(const topology& topo);
+    explicit network(const topology& topo) : network(sc_core::sc_module_name("network"), topo) {}
+    network(sc_core::sc_module_name name, const topology& topo);
     ~network();
 
     frame_pool& pool() { return m_pool; }
@@ -71,6 +73,8 @@ public:
     uint64_t events() const;
 
 private:
+    void build();
+    void teardown();   // every block, last created first
     void validate() const;
     void compute_routes();
     const link_spec* port_link(int sw, int port) const;
@@ -82,6 +86,12 @@ private:
     std::vector<std::unique_ptr<ethernet_switch>> m_switches;
     std::vector<std::unique_ptr<ethernet_link>> m_links;
     std::vector<std::unique_ptr<event_domain>> m_domains;
+    enum class block : uint8_t { domain, host, sw, link };
+    struct created {
+        block kind;
+        size_t index;
+    };
+    std::vector<created> m_created;   // the blocks in the order they were made (teardown's order depends on it)
 };
 
 } // namespace cmswitch

@@ -26,6 +26,13 @@ void report_run_end(result& r, const network& net, double simulated_s, const cha
         r.set("events_kind", std::string(events_kind));
 }
 
+void scenario::set_memory_budget(double bytes) {
+    if (!(bytes >= 0) || !std::isfinite(bytes))
+        throw config_error("memory_budget_mb = " + format_number(bytes / (1024.0 * 1024.0)) +
+                           ": must be a number of MB >= 0 (0: the default)");
+    m_budget_bytes = bytes;
+}
+
 void scenario::check() {
     m_params.validate();
     struct build_only_guard {
@@ -42,12 +49,6 @@ const std::vector<std::string>& scenario_names() {
     static const std::vector<std::string> names{"overload", "incast", "baseline", "rdma-incast", "vegas-incast",
                                                  "testbed-001", "workload"};
     return names;
-}
-
-void check_sample_count(const std::string& field, double period_us, double duration_s) {
-    if (period_us > 0 && duration_s * 1e6 / period_us > 1e7)
-        throw config_error(field + " = " + format_number(period_us) + " us over duration_s = " +
-                           format_number(duration_s) + " s makes more than 10 M samples: raise " + field);
 }
 
 void declare_buffer(param_table& t, buffer_settings& b) {

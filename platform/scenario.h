@@ -9,6 +9,7 @@
 #include "model/params.h"
 #include "model/result.h"
 #include "model/switch/buffer_manager.h"
+#include "platform/run_cost.h"
 
 #include <chrono>
 #include <memory>
@@ -33,9 +34,25 @@ public:
     // naming the field; a few ms for most configs.
     void check();
 
+    // What a run of the current (valid) config will hold in memory, item by item (run_cost.h).
+    virtual void estimate_cost(run_cost& c) const = 0;
+    run_cost cost() const {
+        run_cost c;
+        estimate_cost(c);
+        return c;
+    }
+    // The memory a run may plan for, bytes (0: default_memory_budget_bytes()): run() and check() refuse a config
+    // whose estimate exceeds it, naming the field, before anything is built.
+    void set_memory_budget(double bytes);
+    double memory_budget() const { return m_budget_bytes > 0 ? m_budget_bytes : default_memory_budget_bytes(); }
+
 protected:
+    // Called by run() once the parameters are valid: config_error if the run would not fit the memory budget.
+    void check_cost() const { cost().check(memory_budget()); }
+
     param_table m_params;
     scheme_set m_schemes;
+    double m_budget_bytes = 0;
 };
 
 // A scenario whose parameter table writes into a plain settings struct (the user's units, one field per
@@ -66,9 +83,6 @@ struct buffer_settings {
 };
 // Declares buffer_policy, buffer_kb, pool_kb, alpha, reserved_kb, alpha_by_queue and the class handling
 // (queue_map, pg_map, scheduler, dwrr_weights).
-// A time series of duration_s / period_us samples: refused (config_error naming `field`) above 10 M samples,
-// where memory, not the model, would set the limit.
-void check_sample_count(const std::string& field, double period_us, double duration_s);
 void declare_buffer(param_table& t, buffer_settings& b);
 buffer_config make_buffer_config(const buffer_settings& b);
 

@@ -27,7 +27,15 @@ void configure_reports_once() {
 
 } // namespace
 
+namespace {
+bool g_context_live = false;   // under the simulation lock
+bool g_build_only = false;
+} // namespace
+
 sim_context::sim_context() {
+    if (g_context_live)
+        throw model_error("a simulation context is already live in this thread: one simulation at a time (build, "
+                          "run and delete a model before starting the next)");
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
     configure_reports_once();
     m_ctx = new sc_core::sc_simcontext;
@@ -36,6 +44,7 @@ sim_context::sim_context() {
     sc_core::sc_set_time_resolution(1.0, sc_core::SC_PS);
     model_clock::now = 0;
     model_clock::run_end = UINT64_MAX;
+    g_context_live = true;
 }
 
 sim_context::~sim_context() {
@@ -46,29 +55,20 @@ sim_context::~sim_context() {
     delete m_ctx;
     sc_core::sc_curr_simcontext = nullptr;
     sc_core::sc_default_global_context = nullptr;
+    g_context_live = false;
 }
 
-namespace {
-thread_local std::function<bool()> t_interrupt_check;
-thread_local bool t_build_only = false;
-}
-
-void sim_context::set_build_only(bool on) { t_build_only = on; }
-
-void sim_context::set_interrupt_check(std::function<bool()> check) {
-    t_interrupt_check = std::move(check);
-    // the event domains ask too, every 65,536 events, so that a chunk that runs long stops within it
-    model_clock::interrupt_poll = t_interrupt_check ? +[] { return t_interrupt_check && t_interrupt_check(); } : nullptr;
-}
+void sim_context::set_build_only(bool on) { g_build_only = on; }
 
 void sim_context::run_until(uint64_t t_ps) {
-    if (t_build_only)
+    if (g_build_only)
         throw build_checked();
     model_clock::interrupted = false;
-    if (!t_interrupt_check) {
+    if (!run_control::wants_chunks()) {
         run_chunk(t_ps);
         return;
     }
+    run_control::started_running(sc_core::sc_time_stamp().value(), t_ps);
     // adaptive chunks: double while a chunk takes under 25 ms of wall time, halve above 100 ms
     uint64_t chunk = 1000000000ull;   // 1 ms simulated to start
     for (;;) {
@@ -79,10 +79,11 @@ void sim_context::run_until(uint64_t t_ps) {
         const auto w0 = std::chrono::steady_clock::now();
         run_chunk(until);
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-        if (model_clock::interrupted || t_interrupt_check()) {
+        if (model_clock::interrupted || run_control::interrupt_requested()) {
             model_clock::interrupted = false;
             throw run_interrupted();
         }
+        run_control::report_running(sc_core::sc_time_stamp().value());
         if (wall < 0.025 && chunk < (uint64_t{1} << 62))
             chunk *= 2;
         else if (wall > 0.1 && chunk > 1000000ull)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "platform/vcd_writer.h"
 
+#include "platform/run_control.h"
+
 #include "model/errors.h"
 #include "model/params.h"
 #include "platform/scenario.h"
@@ -192,6 +194,7 @@ void vcd_writer::finish(result& r, uint64_t end_ps) {
 }
 
 result run_with_vcd(scenario& sc, const vcd_settings& s) {
+    const simulation_lock one_at_a_time;   // the trace is the process's
     if (s.path.empty())
         return sc.run();
     sc.params().validate();   // a bad config is refused before the file is touched

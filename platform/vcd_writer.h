@@ -34,7 +34,7 @@ struct vcd_settings {
 
 class vcd_writer final : public trace_sink {
 public:
-    // Opens the trace for this thread's run (model_trace::sink) until destroyed.
+    // Opens the trace for the process's run (model_trace::sink) until destroyed; under the simulation lock.
     explicit vcd_writer(const vcd_settings& s);
     ~vcd_writer();
     vcd_writer(const vcd_writer&) = delete;

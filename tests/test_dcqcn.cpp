@@ -76,23 +76,25 @@ dcqcn_endpoint_config endpoint_config(dcqcn_variant v, double line) {
 TEST(DcqcnNotificationPoint, OneCnpPerFlowPerIntervalN) {
     // CE-marked frames of one flow every 10 us for 200 us with N = 50 us: CNPs at 0, 50, 100, 150 us (the frame at
     // 50 us is exactly N after the first); another flow has its own interval; unmarked frames make none
-    nic_bench b;
-    dcqcn_endpoint np(endpoint_config(dcqcn_variant::paper, 10e9), 10e9);
-    np.attach(b);
-    for (uint64_t t = 0; t < 200; t += 10) {
-        np.on_receive(data_frame(7, ecn_ce), t * 1000000);
-        np.on_receive(data_frame(8, ecn_ect0), t * 1000000);
+    {   // one simulation context at a time: this bench goes before the next
+        nic_bench b;
+        dcqcn_endpoint np(endpoint_config(dcqcn_variant::paper, 10e9), 10e9);
+        np.attach(b);
+        for (uint64_t t = 0; t < 200; t += 10) {
+            np.on_receive(data_frame(7, ecn_ce), t * 1000000);
+            np.on_receive(data_frame(8, ecn_ect0), t * 1000000);
+        }
+        np.on_receive(data_frame(9, ecn_ce), 30000000);
+        ASSERT_EQ(b.cnps.size(), 5u);
+        std::vector<uint64_t> flow7;
+        for (const frame& c : b.cnps) {
+            EXPECT_EQ(c.kind, frame_kind::cnp);
+            EXPECT_EQ(c.dst, 0);   // back to the data's source
+            if (c.flow == 7)
+                flow7.push_back(c.created_ps / 1000000);
+        }
+        EXPECT_EQ(flow7, (std::vector<uint64_t>{0, 50, 100, 150}));
     }
-    np.on_receive(data_frame(9, ecn_ce), 30000000);
-    ASSERT_EQ(b.cnps.size(), 5u);
-    std::vector<uint64_t> flow7;
-    for (const frame& c : b.cnps) {
-        EXPECT_EQ(c.kind, frame_kind::cnp);
-        EXPECT_EQ(c.dst, 0);   // back to the data's source
-        if (c.flow == 7)
-            flow7.push_back(c.created_ps / 1000000);
-    }
-    EXPECT_EQ(flow7, (std::vector<uint64_t>{0, 50, 100, 150}));
     // N = 0: one CNP per marked frame
     nic_bench b0;
     dcqcn_endpoint_config c0 = endpoint_config(dcqcn_variant::paper, 10e9);

@@ -118,15 +118,18 @@ TEST(Hardening, AnInterruptIsHonouredWithinAChunk) {
     // could hold it for minutes; the event loop now asks every 65,536 events. Asked, it stops inside the first
     // chunk (64 senders at line rate: over 100,000 events per simulated ms): the check answers before 1 ms
     uint64_t asked_at = UINT64_MAX;
-    sim_context::set_interrupt_check([&asked_at] {
-        asked_at = std::min(asked_at, now_ps());
-        return true;
-    });
     auto sc = make_scenario("overload");
     sc->params().parse_args({"--senders", "64", "--link-gbps", "10", "--load", "64", "--duration-s", "1",
                              "--sample-us", "0"});
-    EXPECT_THROW(sc->run(), run_interrupted);
-    sim_context::set_interrupt_check(nullptr);
+    {
+        run_hooks hooks(
+            [&asked_at] {
+                asked_at = std::min(asked_at, now_ps());
+                return true;
+            },
+            nullptr);
+        EXPECT_THROW(sc->run(), run_interrupted);
+    }
     EXPECT_LT(asked_at, 1000000000ull);
     EXPECT_GT(asked_at, 0u);
     // and the next run in this thread runs to its end

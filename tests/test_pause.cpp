@@ -122,14 +122,16 @@ TEST(Pause, QuantaToTimeAt1And10Gbps) {
 }
 
 TEST(Pause, XonResumesBeforeTheTimerAndPfcPausesOnlyItsClass) {
-    nic_bench b(1 * gbps);
-    b.send_data(2);
-    b.peer.send(pause_frame(b.pool, 0xff, 65535), 4488000);    // paused at 5 us for 33.5 ms...
-    b.peer.send(pause_frame(b.pool, 0xff, 0), 29488000);       // ...until the XON at 30 us
-    b.ctx.run_until(1000 * us);
-    ASSERT_EQ(b.cap.frames.size(), 2u);
-    EXPECT_EQ(b.cap.frames[1].arrival_ps, 30 * us + 12 * us);
+    {   // one simulation context at a time: this bench goes before the next
+        nic_bench b(1 * gbps);
+        b.send_data(2);
+        b.peer.send(pause_frame(b.pool, 0xff, 65535), 4488000);    // paused at 5 us for 33.5 ms...
+        b.peer.send(pause_frame(b.pool, 0xff, 0), 29488000);       // ...until the XON at 30 us
+        b.ctx.run_until(1000 * us);
+        ASSERT_EQ(b.cap.frames.size(), 2u);
+        EXPECT_EQ(b.cap.frames[1].arrival_ps, 30 * us + 12 * us);
 
+    }
     // PFC for priority 3 only: a priority-3 frame waits, a priority-5 frame behind it goes
     nic_bench c(1 * gbps);
     c.peer.send(pause_frame(c.pool, 1u << 3, 1000), 0);   // arrives at 0.512 us: 512 us of pause

@@ -223,20 +223,22 @@ TEST(Tcp, SsthreshFromTheWindowOrFromTheFlightSize) {
 }
 
 TEST(Tcp, RetransmissionTimeoutFormulasAndBackoff) {
-    bench b(1 * us);
-    b.cfg.min_rto_ps = 1 * us;
-    tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
-    // RFC 6298: first sample R: SRTT = R, RTTVAR = R/2, RTO = SRTT + 4 RTTVAR
-    s.rtt_sample(100 * us);
-    EXPECT_DOUBLE_EQ(s.srtt_ps(), 100.0 * us);
-    EXPECT_DOUBLE_EQ(s.rttvar_ps(), 50.0 * us);
-    EXPECT_EQ(s.rto_ps(), 300 * us);
-    // next sample 200 us: RTTVAR = 3/4 50 + 1/4 |100 - 200| = 62.5; SRTT = 7/8 100 + 1/8 200 = 112.5
-    s.rtt_sample(200 * us);
-    EXPECT_DOUBLE_EQ(s.rttvar_ps(), 62.5 * us);
-    EXPECT_DOUBLE_EQ(s.srtt_ps(), 112.5 * us);
-    EXPECT_EQ(s.rto_ps(), 362500000ull);   // 112.5 + 4 x 62.5 = 362.5 us
+    {   // one simulation context at a time: this bench goes before the next
+        bench b(1 * us);
+        b.cfg.min_rto_ps = 1 * us;
+        tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
+        // RFC 6298: first sample R: SRTT = R, RTTVAR = R/2, RTO = SRTT + 4 RTTVAR
+        s.rtt_sample(100 * us);
+        EXPECT_DOUBLE_EQ(s.srtt_ps(), 100.0 * us);
+        EXPECT_DOUBLE_EQ(s.rttvar_ps(), 50.0 * us);
+        EXPECT_EQ(s.rto_ps(), 300 * us);
+        // next sample 200 us: RTTVAR = 3/4 50 + 1/4 |100 - 200| = 62.5; SRTT = 7/8 100 + 1/8 200 = 112.5
+        s.rtt_sample(200 * us);
+        EXPECT_DOUBLE_EQ(s.rttvar_ps(), 62.5 * us);
+        EXPECT_DOUBLE_EQ(s.srtt_ps(), 112.5 * us);
+        EXPECT_EQ(s.rto_ps(), 362500000ull);   // 112.5 + 4 x 62.5 = 362.5 us
 
+    }
     // the minimum clamps: with min RTO 10 ms the same samples give 10 ms
     bench c(1 * us);
     c.cfg.min_rto_ps = 10 * ms;

@@ -11,7 +11,7 @@ host_nic::host_nic(sc_core::sc_module_name name, int host_id, uint64_t queue_lim
     m_port.configure_pause(0, ev_pause_expiry);
     reset();
     if (model_trace::active())
-        m_port.trace_as(std::string(this->name()) + ".tx");
+        m_port.trace_as(std::string(basename()) + ".tx");
 }
 
 void host_nic::reset() {

@@ -10,7 +10,7 @@ namespace cmswitch {
 
 ethernet_switch::ethernet_switch(sc_core::sc_module_name name, int num_ports, int num_hosts,
                                  const buffer_config& buffer, frame_pool& pool, event_domain& events, int id)
-    : sc_module(name), m_name(this->name()), m_buffer(make_buffer_manager(buffer, num_ports)), m_id(id),
+    : sc_module(name), m_name(basename()), m_buffer(make_buffer_manager(buffer, num_ports)), m_id(id),
       m_pg_of_prio(buffer.pg_of_prio), m_pool(pool), m_events(events) {
     if (num_hosts < 1)
         throw config_error("hosts = " + std::to_string(num_hosts) + ": a network needs at least 1 host");
@@ -96,10 +96,10 @@ void ethernet_switch::flush_routed(int port, uint64_t now) {
 
 void ethernet_switch::set_route(int dst_host, int port) {
     if (dst_host < 0 || dst_host >= static_cast<int>(m_routes.size()))
-        throw config_error(std::string(name()) + ": route destination host " + std::to_string(dst_host) +
+        throw config_error(std::string(basename()) + ": route destination host " + std::to_string(dst_host) +
                            " outside [0, " + std::to_string(m_routes.size() - 1) + "]");
     if (port < 0 || port >= num_ports())
-        throw config_error(std::string(name()) + ": route port " + std::to_string(port) + " outside [0, " +
+        throw config_error(std::string(basename()) + ": route port " + std::to_string(port) + " outside [0, " +
                            std::to_string(num_ports() - 1) + "]");
     m_routes[static_cast<size_t>(dst_host)] = port;
 }

@@ -287,10 +287,27 @@ struct baseline_series {
 
 } // namespace
 
+void baseline_scenario::estimate_cost(run_cost& cost) const {
+    const baseline_config& c = m_cfg;
+    const bool og = c.scenario != "pause-spreading";
+    const double hosts = og ? 10 : 4, switches = og ? 4 : 3;
+    cost.add_network("scenario", hosts, og ? 18 : 8, switches);
+    if (c.cm.rfind("tcp", 0) == 0)
+        cost.add_connections("cm", hosts * (hosts - 1), "TCP connections (one per source and destination)");
+    cost.add_series("sample_us", format_number(c.sample_us) + " us", c.sample_us * 1e-6, c.duration_s,
+                    1 + 2 + 2 * switches, "series (throughput, every switch's queue and pauses)", c.series);
+    // open-loop UDP held back by PAUSE waits in the hosts' NIC queues (up to 1 GB each)
+    if (c.cm.rfind("udp", 0) == 0 && c.cm.find("pause") != std::string::npos) {
+        const double held = std::min(double(uint64_t{1} << 30), c.link_gbps * 1e9 / 8 * 0.4 * c.duration_s);
+        cost.add_records("duration_s", hosts * held / 1500, sizeof(frame),
+                         "frames paused in the hosts' NIC queues (open-loop UDP behind PAUSE)", "shorten duration_s");
+    }
+}
+
 result baseline_scenario::run() {
     const run_clock clock;
     m_params.validate();
-    check_sample_count("sample_us", m_cfg.sample_us, m_cfg.duration_s);
+    check_cost();
     const baseline_config c = m_cfg;
     const baseline_plan p = make_plan(c);
     // the scheme name says the transport and which of QCN and PAUSE are on

@@ -45,6 +45,7 @@ public:
         return "IEEE 802.1Qau baselines (seed 002): output-generated hotspot, periodic hotspot, PAUSE spreading";
     }
     result run() override;
+    void estimate_cost(run_cost& c) const override;
 };
 
 } // namespace cmswitch

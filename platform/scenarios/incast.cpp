@@ -369,12 +369,31 @@ vegas_incast_scenario::vegas_incast_scenario() {
     m_params.set_default("jitter_ns", "500");   // breaks the lockstep of identical senders
 }
 
+void incast_scenario::estimate_cost(run_cost& cost) const {
+    const incast_config& c = m_cfg;
+    const double flows = static_cast<double>(c.flows), background = static_cast<double>(c.bulk_flows + c.elephant_flows);
+    const double hosts = 1 + flows + background + (c.udp_cbr_mbps > 0 ? 1 : 0);
+    cost.add_network("flows", hosts, hosts, 1);
+    cost.add_connections("flows", flows + background, "TCP connections (flows, bulk_flows, elephant_flows)");
+    if (m_schemes.active(scheme_slot::l2))
+        cost.add_series("rate_sample_us", format_number(c.rate_sample_us) + " us", c.rate_sample_us * 1e-6,
+                        c.duration_s, flows + 1, "series (every flow's rate)", c.series);
+    if (c.series)
+        cost.add_series("sample_us", format_number(c.sample_us) + " us", c.sample_us * 1e-6, c.duration_s, flows + 3,
+                        "series (the queue, every flow)");
+    if (c.trace && c.trace_acks) {   // a row per ACK: at most one per data frame through the bottleneck
+        const double frames = c.link_gbps * 1e9 / (8 * 1500) * c.duration_s;
+        cost.add_records("trace_acks", frames, 11 * 8 * run_cost::copies,
+                         "traced ACKs (one per data frame at most, over duration_s = " + format_number(c.duration_s) +
+                             " s)",
+                         "turn trace_acks off or shorten duration_s");
+    }
+}
+
 result incast_scenario::run() {
     const run_clock clock;
     m_params.validate();
-    if (m_cfg.series)
-        check_sample_count("sample_us", m_cfg.sample_us, m_cfg.duration_s);
-    check_sample_count("rate_sample_us", m_cfg.rate_sample_us, m_cfg.duration_s);
+    check_cost();
     const incast_config c = m_cfg;
     const incast_plan p = make_plan(c);
     if (find_congestion_control(c.transport).needs_marking && !m_schemes.active(scheme_slot::marking)) {

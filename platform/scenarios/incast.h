@@ -59,6 +59,7 @@ public:
         return "barrier-synchronized TCP incast: a client fetches one SRU from each of N servers per round";
     }
     result run() override;
+    void estimate_cost(run_cost& c) const override;
 };
 
 // Seed 004's incast (DC-Vegas paper, section 2): 47 hosts on one 1 Gb/s switch, a subset of the 46 senders

@@ -164,10 +164,32 @@ uint64_t frames_forwarded(const ethernet_switch& sw) {
 }
 } // namespace
 
+void overload_scenario::estimate_cost(run_cost& cost) const {
+    const overload_config& c = m_cfg;
+    const double hosts = static_cast<double>(c.senders) + 1;
+    cost.add_network("senders", hosts, hosts, 1);
+    // the series: the bottleneck queue, its drops, each flow's received bytes (and allowed rate with QCN)
+    const double columns = 3 + static_cast<double>(c.senders) * (m_schemes.active(scheme_slot::l2) ? 2 : 1);
+    if (c.sample_us > 0)
+        cost.add_series("sample_us", format_number(c.sample_us) + " us", c.sample_us * 1e-6, c.duration_s, columns,
+                        "series (the bottleneck, every flow)", c.series);
+    else if (c.warmup_s > 0)
+        cost.add_series("sample_us", "0 (every 100 us for the after-warm-up figures)", 100e-6, c.duration_s, columns,
+                        "series", false);
+    // what each sender offers beyond its link waits in its NIC queue (up to nic_queue_kb): frames held in memory
+    const double link_bytes_s = c.link_gbps * 1e9 / 8, offered_bytes_s = c.load * link_bytes_s / static_cast<double>(c.senders);
+    if (offered_bytes_s > link_bytes_s) {
+        const double held = std::min(c.nic_queue_kb * 1024, (offered_bytes_s - link_bytes_s) * c.duration_s);
+        cost.add_records("nic_queue_kb", static_cast<double>(c.senders) * held / static_cast<double>(c.frame_bytes),
+                         sizeof(frame), "frames waiting in the senders' NIC queues (each sender offers more than its link)",
+                         "lower nic_queue_kb or load");
+    }
+}
+
 result overload_scenario::run() {
     const run_clock clock;
     m_params.validate();
-    check_sample_count("sample_us", m_cfg.sample_us, m_cfg.duration_s);
+    check_cost();
     const overload_config c = m_cfg;
     const uint64_t rate_bps = gbps_to_bps(c.link_gbps);
     const uint64_t end_ps = s_to_ps(c.duration_s);

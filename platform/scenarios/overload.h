@@ -38,6 +38,7 @@ public:
         return "N UDP senders into one receiver through one switch: the receiver's port is the bottleneck";
     }
     result run() override;
+    void estimate_cost(run_cost& c) const override;
 };
 
 } // namespace cmswitch

@@ -207,10 +207,26 @@ void report_flows_and_cnps(result& r, const network& net, const rdma_plan& p, co
 }
 } // namespace
 
+void rdma_incast_scenario::estimate_cost(run_cost& cost) const {
+    const rdma_incast_config& c = m_cfg;
+    const double hosts = static_cast<double>(c.senders) + 1, flows = static_cast<double>(c.senders * c.qps);
+    cost.add_network("senders", hosts, hosts, 1);
+    // a queue pair (requester, responder, its DCQCN reaction point and notification state): about 10 KB, measured
+    cost.add_records("qps", flows, 10 * 1024, "queue pairs (senders x qps)", "fewer senders or qps");
+    cost.add_series("sample_us", format_number(c.sample_us) + " us", c.sample_us * 1e-6, c.duration_s, 3,
+                    "series (the bottleneck queue, pauses)", c.series);
+    // every data frame's queueing delay at the bottleneck, kept for exact percentiles (4 B, a copy to sort)
+    const double frames = c.link_gbps * 1e9 / (8 * static_cast<double>(c.mtu_bytes + 62)) * c.duration_s;
+    cost.add_records("duration_s", frames, 12,
+                     "queueing-delay samples (one per data frame through the bottleneck over duration_s = " +
+                         format_number(c.duration_s) + " s)",
+                     "shorten duration_s");
+}
+
 result rdma_incast_scenario::run() {
     const run_clock clock;
     m_params.validate();
-    check_sample_count("sample_us", m_cfg.sample_us, m_cfg.duration_s);
+    check_cost();
     const rdma_incast_config c = m_cfg;
     const rdma_plan p = make_plan(c);
     if (m_schemes.active(scheme_slot::l2) && !m_schemes.active(scheme_slot::marking))

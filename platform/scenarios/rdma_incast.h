@@ -44,6 +44,7 @@ public:
                "DCQCN+ over PFC";
     }
     result run() override;
+    void estimate_cost(run_cost& c) const override;
 };
 
 } // namespace cmswitch

@@ -58,9 +58,25 @@ testbed_001_scenario::testbed_001_scenario() {
     t.add_real("bin_s", &c.bin_s, 0, 1e4, "s", "bin of the elephant bandwidth series", true);
 }
 
+void testbed_001_scenario::estimate_cost(run_cost& cost) const {
+    const testbed_001_config& c = m_cfg;
+    cost.add_network("duration_s", num_hosts, num_hosts, 1);
+    cost.add_connections("elephants", 3 * (num_hosts - 1), "SCTP associations (incast and elephants)");
+    // the elephant bandwidth series: two sources x two classes of destination (its table and the front end's
+    // copy hold fewer columns: the copies factor covers them)
+    if (c.elephants)
+        cost.add_series("bin_s", format_number(c.bin_s) + " s", c.bin_s, c.duration_s, 2 * 2,
+                        "elephant bandwidth series");
+    // the incast's requests: a round is at least the peers' replies at the client's link rate
+    const double round_s = 10.0 * static_cast<double>(c.incast_sends * c.incast_send_bytes) * 8 / (c.fast_mbps * 1e6);
+    cost.add_records("duration_s", 10 * c.duration_s / std::max(round_s, 1e-6), 24,
+                     "incast request records (10 per round)", "shorten duration_s");
+}
+
 result testbed_001_scenario::run() {
     const run_clock clock;
     m_params.validate();
+    check_cost();
     const testbed_001_config c = m_cfg;
     if (c.elephant_max_mb < c.elephant_min_mb)
         throw config_error("elephant_max_mb = " + format_number(c.elephant_max_mb) +

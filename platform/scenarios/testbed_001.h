@@ -47,6 +47,7 @@ public:
                "(8 x 100 Mb/s, 3 x 1 Gb/s)";
     }
     result run() override;
+    void estimate_cost(run_cost& c) const override;
 };
 
 } // namespace cmswitch

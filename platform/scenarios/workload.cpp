@@ -85,9 +85,48 @@ workload_scenario::workload_scenario() {
                "queue_cdf)");
 }
 
+void workload_scenario::estimate_cost(run_cost& cost) const {
+    const workload_config& c = m_cfg;
+    double hosts, switches, ports;
+    const char* driver = "hosts";
+    if (c.topology == "star") {
+        hosts = static_cast<double>(c.hosts + c.uplinks);
+        switches = 1;
+        ports = hosts;
+    } else if (c.topology == "fat-tree") {
+        const double k = static_cast<double>(c.fat_tree_k);
+        hosts = k * k * k / 4;
+        switches = 5 * k * k / 4;
+        ports = switches * k;
+        driver = "fat_tree_k";
+    } else {
+        const double leaves = static_cast<double>(c.leaves), spines = static_cast<double>(c.spines);
+        hosts = leaves * static_cast<double>(c.hosts_per_leaf);
+        switches = leaves + spines;
+        ports = hosts + 2 * leaves * spines;
+        driver = "leaves";
+    }
+    cost.add_network(driver, hosts, ports, switches);
+    // every flow keeps its connection's state and its record to the end of the run (about 4 KB, measured)
+    double mean = 1;
+    try {
+        mean = flow_size_distribution::named(c.flow_sizes).mean();
+    } catch (const config_error&) {   // a bad file is refused by run() with its own message
+    }
+    const double down = c.topology == "star" ? static_cast<double>(c.hosts) : hosts;
+    double flows = (down * c.load * c.link_gbps + static_cast<double>(c.uplinks) * c.uplink_load * c.uplink_gbps) *
+                   1e9 / 8 / std::max(mean, 1.0) * c.duration_s;
+    if (c.incast_fanin > 0)
+        flows += c.duration_s * 1e3 / c.incast_period_ms * static_cast<double>(c.incast_fanin * c.incast_receivers);
+    cost.add_records("duration_s", flows, 4 * 1024,
+                     "flows over duration_s = " + format_number(c.duration_s) + " s (each kept to the end of the run)",
+                     "shorten duration_s or lower load");
+}
+
 result workload_scenario::run() {
     const run_clock clock;
     m_params.validate();
+    check_cost();
     const workload_config c = m_cfg;
     if (find_congestion_control(c.transport).needs_marking && !m_schemes.active(scheme_slot::marking))
         throw config_error("transport = " + c.transport + " needs a marking scheme (e.g. --marking step)");

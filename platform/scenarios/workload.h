@@ -60,6 +60,7 @@ public:
                "switch or a leaf-spine, optional incasts; flow completion times and slowdowns by size";
     }
     result run() override;
+    void estimate_cost(run_cost& c) const override;
 };
 
 } // namespace cmswitch
