@@ -1,6 +1,4 @@
 # SPDX-License-Identifier: Apache-2.0
-import sys
+from .cli import entry
 
-from .cli import main
-
-sys.exit(main())
+entry()

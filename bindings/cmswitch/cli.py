@@ -13,9 +13,11 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from typing import Any, Dict, List, Optional
 
 from .config import CONFIG_CLASSES, _spec, config_class, field_name
+from .sweep import SweepFailed
 from .switch import load_switch
 
 
@@ -119,12 +121,14 @@ def cmd_run(ns, rest: List[str]) -> int:
     cfg = config_class(ns.scenario).from_dict(_parse_fields(ns.scenario, rest))
     if ns.vcd:
         _check_writable(ns.vcd, "vcd")
-    res = run(cfg, vcd=ns.vcd, vcd_signals=ns.vcd_signals, vcd_max_mb=ns.vcd_max_mb)
+    res = run(cfg, vcd=ns.vcd, vcd_signals=ns.vcd_signals, vcd_max_mb=ns.vcd_max_mb, progress=not ns.quiet,
+              memory_budget_mb=ns.memory_budget_mb)
     print(json.dumps(res.summary, indent=2))
     return 0
 
 
 def cmd_sweep(ns, rest: List[str]) -> int:
+    from .files import save_rows
     from .sweep import SweepInterrupted, sweep
     if rest:
         raise ValueError(f"unexpected arguments {rest}")
@@ -142,17 +146,34 @@ def cmd_sweep(ns, rest: List[str]) -> int:
     _check_writable(csv, "csv")   # before the sweep: results are never lost at the end for a bad path
     if ns.store or output.get("store"):
         _check_writable(ns.store or output.get("store"), "store")
+    store = ns.store or output.get("store")
     try:
-        df = sweep(base, spec.get("grid"), workers=ns.workers or output.get("workers"),
-                   store=ns.store or output.get("store"), points=spec.get("points"))
+        with warnings.catch_warnings():   # failed points are reported below, with the exit status
+            warnings.filterwarnings("ignore", message=r".*sweep points failed", category=RuntimeWarning)
+            df = sweep(base, spec.get("grid"), workers=ns.workers or output.get("workers"), store=store,
+                       points=spec.get("points"), memory_budget_mb=ns.memory_budget_mb)
     except SweepInterrupted as e:   # what had finished is written, marked as partial by its name
         part = os.path.splitext(csv)[0] + ".partial.csv"
-        e.partial.to_csv(part, index=False)
+        try:
+            save_rows(e.partial, part)
+        except OSError as w:
+            print(f"cmswitch: error: {w}", file=sys.stderr)
         print(f"cmswitch: interrupted: {len(e.partial)} of {e.total} points finished -> {part}", file=sys.stderr)
         return 130
-    df.to_csv(csv, index=False)
-    print(f"{len(df)} points ({df.attrs['computed']} computed, {df.attrs['reused']} from the store) -> {csv}",
-          file=sys.stderr)
+    try:
+        save_rows(df, csv)
+    except OSError as e:
+        kept = f" (and in the store {store})" if store else ""
+        print(f"cmswitch: error: {e}{kept}", file=sys.stderr)
+        return 1
+    print(f"{len(df)} points ({df.attrs['computed']} computed, {df.attrs['reused']} from the store"
+          f"{', ' + str(df.attrs['failed']) + ' failed' if df.attrs['failed'] else ''}) -> {csv}", file=sys.stderr)
+    if df.attrs["failed"]:
+        bad = df.index[df["error"] != ""].tolist()
+        print(f"cmswitch: error: {df.attrs['failed']} of {len(df)} points failed (rows {', '.join(map(str, bad[:10]))}"
+              f"{' ...' if len(bad) > 10 else ''}; their error column says why): {df['error'][bad[0]]}",
+              file=sys.stderr)
+        return 1
     return 0
 
 
@@ -163,6 +184,8 @@ def cmd_study(ns, rest: List[str]) -> int:
     if ns.study not in ("buffer-sizing", "dcqcn-scale", "shared-buffer"):
         raise ValueError(f"study = {ns.study!r}: known studies are buffer-sizing, dcqcn-scale, shared-buffer")
     kw: Dict[str, Any] = dict(out=ns.out, workers=ns.workers, store=ns.store)
+    if ns.memory_budget_mb is not None:
+        kw["memory_budget_mb"] = ns.memory_budget_mb
     if ns.flows:
         kw["flows"] = tuple(int(x) for x in ns.flows.split(","))
     if ns.schemes:
@@ -227,6 +250,10 @@ def cmd_scenarios(ns, rest: List[str]) -> int:
     return 0
 
 
+_BUDGET_HELP = ("the memory each run may plan for, MB (default: CMSWITCH_MEMORY_BUDGET_MB, else half this machine's "
+                "memory, shared by the runs in parallel); a config estimated above it is refused naming its field")
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="cmswitch", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -237,12 +264,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--vcd-signals", default="*",
                    help="comma-separated glob patterns over signal names (default *), e.g. '*.port0.*,*xoff*'")
     p.add_argument("--vcd-max-mb", type=float, default=64, help="size cap of the dump in MB (default 64)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr (a run over 5 s prints them)")
+    p.add_argument("--memory-budget-mb", type=float, help=_BUDGET_HELP)
     p.set_defaults(fn=cmd_run)
     p = sub.add_parser("sweep", help="a sweep from a TOML or YAML file (scenario, base, grid, points, output)")
     p.add_argument("spec")
     p.add_argument("--csv", help="output CSV (default: the spec's name with .csv)")
     p.add_argument("--store", help="SQLite result store: finished points are reused")
-    p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    p.add_argument("--workers", type=int, help="worker processes (default: every usable core; at most that many)")
+    p.add_argument("--memory-budget-mb", type=float, help=_BUDGET_HELP)
     p.set_defaults(fn=cmd_sweep)
     p = sub.add_parser("study", help="a packaged study: buffer-sizing, dcqcn-scale, shared-buffer")
     p.add_argument("study")
@@ -264,8 +294,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                    help="shared-buffer: the network (default star; leaf-spine and fat-tree with the workload's "
                         "defaults, or give them in --switch)")
     p.add_argument("--switch", help="shared-buffer: a switch description (.json, .toml, .yaml) for the base config")
-    p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    p.add_argument("--workers", type=int, help="worker processes (default: every usable core; at most that many)")
     p.add_argument("--store", help="SQLite result store: finished points are reused")
+    p.add_argument("--memory-budget-mb", type=float, help=_BUDGET_HELP)
     p.set_defaults(fn=cmd_study)
     p = sub.add_parser("scenarios", help="list scenarios and their fields")
     p.add_argument("scenario", nargs="?")
@@ -276,10 +307,31 @@ def main(argv: Optional[List[str]] = None) -> int:
     except ValueError as e:
         print(f"cmswitch: error: {e}", file=sys.stderr)
         return 2
+    except SweepFailed as e:
+        print(f"cmswitch: error: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("cmswitch: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:   # `cmswitch scenarios | head`: the reader went away
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:   # pragma: no cover
+            pass
+        return 0
+
+
+def entry() -> None:
+    """The command's entry point (``cmswitch``, ``python -m cmswitch``): main(); after Ctrl-C the process ends at
+    once instead of waiting for the interrupted model's teardown (seconds for a large fabric): the system takes
+    its memory back."""
+    code = main()
+    if code == 130:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+    sys.exit(code)
 
 
 if __name__ == "__main__":   # pragma: no cover
-    sys.exit(main())
+    entry()

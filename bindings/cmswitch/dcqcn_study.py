@@ -12,6 +12,7 @@ import pandas as pd
 
 from .config import config_class
 from .runner import run
+from .files import write_csv
 from .sweep import sweep
 
 SCHEMES = ("dcqcn", "dcqcn+")
@@ -31,7 +32,7 @@ def rdma_base(**changes: Any):
 def dcqcn_scale(out: str, flows: Sequence[int] = (16, 80, 160, 400), link_gbps: Sequence[float] = (10, 40, 100),
                 schemes: Sequence[str] = SCHEMES, seeds: Sequence[int] = (1,), duration_s: float = 0.2,
                 lambdas: Sequence[float] = (0.5, 1.0, 2.0, 4.0), workers: Optional[int] = None, store=None,
-                progress: bool = True, base=None) -> pd.DataFrame:
+                progress: bool = True, base=None, memory_budget_mb: Optional[float] = None) -> pd.DataFrame:
     """Sweeps flows x link speed x scheme (x seeds) and writes `out`: points.csv, sensitivity.csv (DCQCN+'s lambda
     at the largest flow count and the smallest speed), queue_<scheme>_<speed>g.png (queue vs time for every flow
     count), rates_<speed>g.png (per-flow rates over the second half, sorted), report.md and index.html. Flow
@@ -46,14 +47,15 @@ def dcqcn_scale(out: str, flows: Sequence[int] = (16, 80, 160, 400), link_gbps: 
     os.makedirs(out, exist_ok=True)
     t0 = time.time()
     # every point must run (the report compares all of them): a refused one stops the study before any run
-    df = sweep(base, points=points, workers=workers, store=store, progress=progress, infeasible="raise")
+    df = sweep(base, points=points, workers=workers, store=store, progress=progress, infeasible="raise",
+               errors="raise", memory_budget_mb=memory_budget_mb)
     big, slow = max(flows), min(link_gbps)
     sens = sweep(base.replace(cm="dcqcn+", link_gbps=float(slow), qps=int(qps[big])),
                  {"dcqcnp_lambda": list(lambdas)}, workers=workers, store=store, progress=progress,
-                 infeasible="raise")
+                 infeasible="raise", errors="raise", memory_budget_mb=memory_budget_mb)
     elapsed = time.time() - t0
-    df.to_csv(os.path.join(out, "points.csv"), index=False)
-    sens.to_csv(os.path.join(out, "sensitivity.csv"), index=False)
+    write_csv(df, os.path.join(out, "points.csv"))
+    write_csv(sens, os.path.join(out, "sensitivity.csv"))
 
     from . import plots
     figures = []

@@ -24,6 +24,7 @@ import pandas as pd
 
 from .config import config_class
 from .study import pause_split, write_html
+from .files import write_csv
 from .sweep import sweep
 
 SCHEMES = ("droptail", "dctcp", "pfc")
@@ -145,7 +146,8 @@ def shared_buffer(out: str, schemes: Sequence[str] = SCHEMES,
                   alphas: Sequence[float] = (0.25, 1.0, 4.0), seeds: Sequence[int] = (1, 2),
                   target_slowdown: float = 500.0, target_goodput_gbps: Optional[float] = None,
                   workers: Optional[int] = None, store=None, progress: bool = True,
-                  base=None, switch: Any = None, cdfs: bool = True, **base_changes: Any) -> pd.DataFrame:
+                  base=None, switch: Any = None, cdfs: bool = True, memory_budget_mb: Optional[float] = None,
+                  **base_changes: Any) -> pd.DataFrame:
     """Sweeps scheme x buffer x alpha x seed (see the module doc) and writes the report to `out`. Returns every
     point, infeasible ones included (feasible False, reason given). target_goodput_gbps: also find the smallest
     buffer whose incast goodput (the incast's bytes over its p50 completion time) reaches it. cdfs: rerun one point
@@ -171,7 +173,8 @@ def shared_buffer(out: str, schemes: Sequence[str] = SCHEMES,
     os.makedirs(out, exist_ok=True)
     t0 = time.time()
     if todo:
-        res = sweep(base, points=todo, workers=workers, store=store, progress=progress)
+        res = sweep(base, points=todo, workers=workers, store=store, progress=progress, errors="raise",
+                    memory_budget_mb=memory_budget_mb)
         for tag, (_, r) in zip(meta, res.iterrows()):
             why = str(r.get("infeasible", "") or "") if "infeasible" in res else ""
             if why and why != "nan":   # refused by the core's whole-config check (sweep): recorded, not run
@@ -190,7 +193,7 @@ def shared_buffer(out: str, schemes: Sequence[str] = SCHEMES,
                              flows_completed=r["flows_completed"], flows_started=r["flows_started"]))
     elapsed = time.time() - t0
     df = pd.DataFrame(rows)
-    df.to_csv(os.path.join(out, "points.csv"), index=False)
+    write_csv(df, os.path.join(out, "points.csv"))
     minbuf = smallest_meeting(df, target_slowdown)
     mingood = smallest_meeting(df, target_goodput_gbps, "incast_goodput_gbps", True) \
         if target_goodput_gbps is not None and "incast_goodput_gbps" in df else None

@@ -17,6 +17,7 @@ import socket
 import sqlite3
 import threading
 import time
+import warnings
 from typing import Any, Dict, Optional
 
 
@@ -94,7 +95,8 @@ class ResultStore:
             db = self._db
             db.execute("BEGIN IMMEDIATE")
             try:
-                if db.execute("SELECT 1 FROM runs WHERE key = ?", (key,)).fetchone():
+                row = db.execute("SELECT summary FROM runs WHERE key = ?", (key,)).fetchone()
+                if row is not None and self._parse(key, row[0]) is not None:
                     db.execute("COMMIT")
                     return "done"
                 row = db.execute("SELECT host, pid, beat FROM claims WHERE key = ?", (key,)).fetchone()
@@ -143,10 +145,25 @@ class ResultStore:
         finally:
             db.close()
 
+    def _parse(self, key: str, text: Any) -> Optional[Dict[str, Any]]:
+        """A stored summary, or None for a damaged row (not JSON, not a table of metrics): reported with its key
+        and treated as missing, so that the point is computed again and its row replaced."""
+        try:
+            value = json.loads(text)
+            if isinstance(value, dict):
+                return value
+            why = f"a {type(value).__name__}, not a table of metrics"
+        except (TypeError, ValueError) as e:
+            why = f"not valid JSON ({e})"
+        warnings.warn(f"store {self.path!r}: the row of point {key[:16]}... is damaged ({why}); computing the "
+                      f"point again", RuntimeWarning, stacklevel=3)
+        return None
+
     def get(self, key: str) -> Optional[Dict[str, Any]]:
+        """The stored summary of a point, or None (not stored, or its row damaged: see _parse)."""
         with self._lock:
             row = self._db.execute("SELECT summary FROM runs WHERE key = ?", (key,)).fetchone()
-        return None if row is None else json.loads(row[0])
+        return None if row is None else self._parse(key, row[0])
 
     def put(self, key: str, scenario: str, version: str, config: Dict[str, Any], summary: Dict[str, Any]) -> None:
         with self._lock:

@@ -11,6 +11,7 @@ from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tu
 import pandas as pd
 
 from .config import IncastConfig, ScenarioConfig
+from .files import write_csv
 from .sweep import sweep
 
 PACKET_KB = 1500 / 1024
@@ -80,7 +81,7 @@ class MinBuffer:
 def find_min_buffer(config: IncastConfig, target_goodput_mbps: Optional[float] = None, zero_drops: bool = False,
                     seeds: Sequence[int] = (1, 2, 3), lo_kb: float = 8.0, hi_kb: float = 4096.0,
                     tolerance_kb: float = 4.0, workers: Optional[int] = None, store=None,
-                    progress: bool = False) -> MinBuffer:
+                    progress: bool = False, memory_budget_mb: Optional[float] = None) -> MinBuffer:
     """Smallest buffer_kb for which `config` meets the target: mean goodput over `seeds` at least
     target_goodput_mbps, and/or no drop in any seed. Bisection over [lo_kb, hi_kb] down to tolerance_kb,
     assuming the target, once met, stays met for larger buffers. Raises ValueError if hi_kb misses it."""
@@ -94,7 +95,7 @@ def find_min_buffer(config: IncastConfig, target_goodput_mbps: Optional[float] =
 
     def meets(buffer_kb: float) -> bool:
         df = sweep(config.replace(buffer_kb=float(buffer_kb)), {"seed": list(seeds)}, workers=workers, store=store,
-                   progress=progress)
+                   progress=progress, errors="raise", memory_budget_mb=memory_budget_mb)
         frames.append(df)
         ok = True
         if target_goodput_mbps is not None:
@@ -123,7 +124,7 @@ def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
                   seeds: Sequence[int] = (1, 2, 3, 4, 5), duration_s: float = 10.0,
                   min_rtos_ms: Sequence[float] = (200.0, 10.0), target_fraction: float = 0.9,
                   workers: Optional[int] = None, store=None, progress: bool = True,
-                  base: Optional[IncastConfig] = None) -> pd.DataFrame:
+                  base: Optional[IncastConfig] = None, memory_budget_mb: Optional[float] = None) -> pd.DataFrame:
     """Incast over buffer sizes x flow counts for each scheme and TCP minimum RTO (seed 000's set-up, 10 s per
     run, five seeds for 95 % confidence intervals: 2520 points, about 7 minutes on 2 cores); writes a report
     folder `out`: points.csv (every point; PFC points whose lossless split does not fit the buffer are
@@ -143,12 +144,13 @@ def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
     scheme_of = [s for s, *_ in keep]
     os.makedirs(out, exist_ok=True)
     t0 = time.time()
-    df = sweep(base, points=points, workers=workers, store=store, progress=progress)
+    df = sweep(base, points=points, workers=workers, store=store, progress=progress, errors="raise",
+               memory_budget_mb=memory_budget_mb)
     elapsed = time.time() - t0
     df.insert(0, "scheme", scheme_of)
     if "infeasible" not in df:
         df["infeasible"] = ""
-    df.to_csv(os.path.join(out, "points.csv"), index=False)
+    write_csv(df, os.path.join(out, "points.csv"))
 
     line_rate = base.link_gbps * 1000 * 1460 / 1500   # payload share of the link
     target = target_fraction * line_rate
@@ -170,7 +172,7 @@ def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
                              infeasible_kb=" ".join(f"{b:g}" for b in sorted(bad["buffer_kb"].unique())),
                              infeasible_reason=str(bad["infeasible"].iloc[0]) if len(bad) else ""))
     minbuf = pd.DataFrame(rows)
-    minbuf.to_csv(os.path.join(out, "min_buffer.csv"), index=False)
+    write_csv(minbuf, os.path.join(out, "min_buffer.csv"))
 
     from . import plots
     figures = []

@@ -1,21 +1,34 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Parallel sweeps over a grid of configurations."""
+"""Parallel sweeps over a grid of configurations.
+
+A sweep never loses work: every point ends as a row, with its metrics, its reason in an ``infeasible`` column
+(the core refused the config as a whole) or its failure in an ``error`` column (it broke while it ran; a worker
+process that died running it), and the sweep goes on. With a store, finished points are saved as they finish.
+Ctrl-C raises SweepInterrupted and ``errors="raise"`` raises SweepFailed, both carrying the finished rows.
+
+Parallelism comes from processes (one simulation at a time per process): a thread-based executor or a Dask worker
+with several threads gives correct results, one run at a time per process, and gains nothing from the threads.
+"""
 from __future__ import annotations
 
 import itertools
 import multiprocessing
 import os
+import signal
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+import warnings
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 import pandas as pd
 
-from .config import ScenarioConfig
+from . import _core
+from .config import ScenarioConfig, budget_mb
 from .runner import sweep_point
 from .store import ResultStore
 
-__all__ = ["sweep", "expand_grid", "SweepInterrupted"]
+__all__ = ["sweep", "expand_grid", "SweepInterrupted", "SweepFailed", "usable_cores"]
 
 
 def expand_grid(grid: Optional[Mapping[str, Sequence[Any]]] = None,
@@ -31,12 +44,19 @@ def expand_grid(grid: Optional[Mapping[str, Sequence[Any]]] = None,
     return [{**p, **c} for p in pts for c in combos]
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):   # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
 def _die_with_parent(parent: int) -> None:
     """Worker initializer: on Linux a worker is killed when the sweeping process dies, even by SIGKILL (else the
     workers would run on, orphaned); elsewhere nothing."""
     try:
         import ctypes
-        import signal
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, int(signal.SIGKILL))   # PR_SET_PDEATHSIG
     except (OSError, AttributeError):   # pragma: no cover - not Linux
@@ -69,16 +89,30 @@ class SweepInterrupted(KeyboardInterrupt):
         self.total = total
 
 
+class SweepFailed(RuntimeError):
+    """Raised by sweep(errors="raise") at the first point that fails while it runs: `point` is its index in the
+    grid, `error` what failed, `partial` the rows of the points that had finished, the failed one with its error
+    (the store has the others too)."""
+
+    def __init__(self, point: int, changed: str, error: str, partial: pd.DataFrame, total: int):
+        super().__init__(f"sweep point {point} ({changed}) failed: {error}; {len(partial)} of {total} points "
+                         f"finished")
+        self.point = point
+        self.error = error
+        self.partial = partial
+        self.total = total
+
+
 def _rows(configs: Sequence[ScenarioConfig], summaries: Sequence[Optional[Dict[str, Any]]]) -> pd.DataFrame:
     rows = []
-    any_infeasible = any("infeasible" in s for s in summaries if s is not None)
+    flags = [k for k in ("infeasible", "error") if any(k in s for s in summaries if s is not None)]
     for cfg, summary in zip(configs, summaries):
         if summary is None:
             continue
         row = cfg.to_dict()
         row["scenario"] = cfg.scenario
-        if any_infeasible:   # the reason, or "" for the points that ran
-            row["infeasible"] = summary.get("infeasible", "")
+        for k in flags:   # the reason, or "" for the points that ran
+            row[k] = summary.get(k, "")
         for k, v in summary.items():
             if k not in row:
                 row[k] = v
@@ -91,39 +125,76 @@ def _changed(base: ScenarioConfig, cfg: ScenarioConfig) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in cfg.to_dict().items() if b.get(k) != v) or "the base config"
 
 
+def _threads_note(executor: Any) -> Optional[str]:
+    """Why a user's executor runs points one at a time per process, or None."""
+    if isinstance(executor, ThreadPoolExecutor) and getattr(executor, "_max_workers", 1) > 1:
+        return (f"a ThreadPoolExecutor with {executor._max_workers} threads runs one simulation at a time (one per "
+                f"process); use workers=N or a ProcessPoolExecutor for parallel runs")
+    if _is_dask_client(executor):
+        try:
+            threads = executor.nthreads()
+            pids = executor.run(os.getpid)
+        except Exception:   # pragma: no cover - a client without workers yet
+            return None
+        per_process: Dict[Any, int] = {}
+        for addr, pid in pids.items():
+            per_process[pid] = per_process.get(pid, 0) + threads.get(addr, 1)
+        if any(n > 1 for n in per_process.values()):
+            return ("Dask workers with several threads in one process (threads_per_worker > 1 or processes=False) "
+                    "run one simulation at a time per process; use threads_per_worker=1 and processes=True")
+    return None
+
+
 _POLL_S = 0.05   # how often a sweep looks at its in-flight points and at points other sweeps hold
+_PRECHECK_BAR_AFTER = 5000   # points: checking more than this many shows a progress bar
 
 
 def sweep(base: ScenarioConfig, grid: Optional[Mapping[str, Sequence[Any]]] = None, workers: Optional[int] = None,
           store: Union[None, str, os.PathLike, ResultStore] = None, executor: Optional[Any] = None,
           points: Optional[Iterable[Mapping[str, Any]]] = None, progress: bool = True,
-          infeasible: str = "record") -> pd.DataFrame:
+          infeasible: str = "record", errors: str = "record",
+          memory_budget_mb: Optional[float] = None) -> pd.DataFrame:
     """Run `base` changed by every point of `grid` (and `points`), in parallel, and return one row per point.
 
-    - workers: worker processes on this machine (default: all cores; 1 runs in this process).
+    - workers: worker processes on this machine (default: every usable core; at most one per core and one per
+      point, a larger number is lowered with a warning; 1 runs in this process).
     - executor: a concurrent.futures executor or a Dask distributed.Client (e.g. on an LSF/Slurm cluster via
-      dask-jobqueue); overrides workers.
+      dask-jobqueue); overrides workers. One simulation runs at a time per process: threads of one process
+      (ThreadPoolExecutor, Dask threads_per_worker > 1 or processes=False) give correct results, one run at a time
+      (a warning says so once).
     - store: a SQLite file (or ResultStore); points already in it are not recomputed, finished points are saved
       as they finish, so an interrupted sweep resumes where it stopped. Keys hash the full config, the package
       version and the compiled core (cmswitch.BUILD_ID): a rebuilt model computes anew. Several sweeps (processes,
-      hosts on a shared file system) may use one store at once: each point is computed by one of them.
-    - infeasible: every point is checked before anything runs, each field's range and then the whole config as
-      the core would build it (ScenarioConfig.check). "record" (default): a point the core refuses as a whole
-      (a cross-field conflict, a PFC headroom that does not fit) is not run and gets its reason in an
-      "infeasible" column; "raise": ValueError naming the first such point, before any run.
+      hosts on a shared file system) may use one store at once: each point is computed by one of them. Failed
+      points are not stored (a rerun tries them again).
+    - infeasible: "record" (default): a point the core refuses as a whole (a cross-field conflict, a PFC headroom
+      that does not fit, a run over the memory budget) is checked in its worker just before it would run and gets
+      its reason in an "infeasible" column; "raise": every point is checked before anything runs and the first
+      such point raises ValueError naming it.
+    - errors: "record" (default): a point that fails while it runs (the model breaks an invariant, the machine
+      runs out of memory, its worker process dies) gets its failure in an "error" column, a warning names how many
+      failed, and the sweep goes on; "raise": SweepFailed at the first one, carrying the finished rows.
+    - memory_budget_mb: the memory each run may plan for (default: CMSWITCH_MEMORY_BUDGET_MB, else half this
+      machine's memory divided by the runs in parallel on it).
     Rows come in grid order whatever the completion order; the columns are the config's fields followed by the
-    run's summary. df.attrs holds "computed" and "reused". Ctrl-C raises SweepInterrupted, whose `partial` holds
-    the finished points.
+    run's summary. df.attrs holds "computed", "reused" and "failed". Ctrl-C raises SweepInterrupted, whose
+    `partial` holds the finished points.
     """
     from . import BUILD_ID
 
     if infeasible not in ("record", "raise"):
         raise ValueError(f"infeasible = {infeasible!r}: allowed 'record' or 'raise'")
+    if errors not in ("record", "raise"):
+        raise ValueError(f"errors = {errors!r}: allowed 'record' or 'raise'")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"workers = {workers!r}: a whole number >= 1 (None: every usable core)")
+    budget = budget_mb(memory_budget_mb)
     configs = [base.replace(**p) for p in expand_grid(grid, points)]   # ValueError before any run
     own_store = isinstance(store, (str, os.PathLike))
     db = ResultStore(store) if own_store else store
     try:
-        return _sweep(base, configs, workers, db, executor, progress, infeasible, BUILD_ID)
+        run = _Sweep(base, configs, db, progress, infeasible, errors, budget, BUILD_ID)
+        return run.go(workers, executor)
     finally:
         if db is not None:
             if own_store:
@@ -132,89 +203,230 @@ def sweep(base: ScenarioConfig, grid: Optional[Mapping[str, Sequence[Any]]] = No
                 db.release()
 
 
-def _sweep(base: ScenarioConfig, configs: List[ScenarioConfig], workers: Optional[int], db: Optional[ResultStore],
-           executor: Optional[Any], progress: bool, infeasible: str, build_id: str) -> pd.DataFrame:
-    summaries: List[Optional[Dict[str, Any]]] = [None] * len(configs)
-    keys = [c.key(build_id) for c in configs]
-    todo = []
-    for i, key in enumerate(keys):
-        cached = db.get(key) if db is not None else None
-        if cached is not None:
-            summaries[i] = cached
+class _Sweep:
+    """One sweep's state: its points, their summaries, the store, the progress bar."""
+
+    def __init__(self, base: ScenarioConfig, configs: List[ScenarioConfig], db: Optional[ResultStore],
+                 progress: bool, infeasible: str, errors: str, budget: float, build_id: str):
+        self.base, self.configs, self.db = base, configs, db
+        self.infeasible, self.errors, self.budget, self.build_id = infeasible, errors, budget, build_id
+        self.progress = progress
+        self.summaries: List[Optional[Dict[str, Any]]] = [None] * len(configs)
+        self.keys = [c.key(build_id) for c in configs]
+        self.computed = self.reused = self.failed = 0
+        self.bar = None
+        self.pool: Optional[Any] = None
+        self.own_pool = False
+
+    # -- the points ----------------------------------------------------------------------------------------------
+    def _same(self, i: int) -> List[int]:
+        return [j for j in self.todo if self.keys[j] == self.keys[i] and self.summaries[j] is None]
+
+    def finished(self, i: int, summary: Dict[str, Any], from_store: bool = False) -> None:
+        """Point i's summary (and that of identical points): computed here, found in the store (another sweep
+        computed it meanwhile), infeasible, or failed."""
+        failed = "error" in summary
+        if failed:
+            self.failed += 1
         else:
-            todo.append(i)
-    # identical points are computed once
-    first_of: Dict[str, int] = {}
-    unique = [i for i in todo if first_of.setdefault(keys[i], i) == i]
-    # the whole config of every point, before anything runs
-    refused: Dict[int, str] = {}
-    for i in unique:
+            self.computed += not from_store
+        for j in self._same(i):
+            self.summaries[j] = summary
+            self.reused += from_store
+            if self.bar is not None:
+                self.bar.update(1)
+        if self.db is not None and not from_store:
+            if failed:
+                self.db.release(self.keys[i])
+            else:
+                self.db.put(self.keys[i], self.configs[i].scenario, self.build_id, self.configs[i].to_dict(), summary)
+        if failed and self.errors == "raise":
+            raise SweepFailed(i, _changed(self.base, self.configs[i]), summary["error"],
+                              _rows(self.configs, self.summaries), len(self.configs))
+
+    def go(self, workers: Optional[int], executor: Optional[Any]) -> pd.DataFrame:
+        configs = self.configs
+        self.todo = []
+        for i, key in enumerate(self.keys):
+            cached = self.db.get(key) if self.db is not None else None
+            if cached is not None:
+                self.summaries[i] = cached
+            else:
+                self.todo.append(i)
+        first_of: Dict[str, int] = {}
+        unique = [i for i in self.todo if first_of.setdefault(self.keys[i], i) == i]   # identical points once
+        if self.infeasible == "raise":
+            self._check_all(unique)
+        self.reused = len(configs) - len(self.todo)
+        capacity, make_pool = self._plan(workers, executor, len(unique))
+        self.bar = _progress(len(configs), self.progress, f"{self.base.scenario} sweep")
+        if self.bar is not None:
+            self.bar.update(len(configs) - len(self.todo))
         try:
-            configs[i].check()
-        except ValueError as e:
-            if infeasible == "raise":
-                raise ValueError(f"sweep point {i} ({_changed(base, configs[i])}): {e}") from None
-            refused[i] = str(e)
+            if make_pool is not None:
+                self.pool, self.own_pool = make_pool(), True
+            elif executor is not None:
+                self.pool = executor
+            self._run_queue(unique, capacity, make_pool)
+        except KeyboardInterrupt:
+            self._close(kill=True)
+            raise SweepInterrupted(_rows(configs, self.summaries), len(configs)) from None
+        finally:
+            self._close(kill=False)
+        df = _rows(configs, self.summaries)
+        df.attrs["computed"] = self.computed
+        df.attrs["reused"] = self.reused
+        df.attrs["failed"] = self.failed
+        if self.failed:
+            first = next(i for i, s in enumerate(self.summaries) if s is not None and "error" in s)
+            warnings.warn(f"{self.failed} of {len(configs)} sweep points failed (the 'error' column says why; the "
+                          f"first is point {first}: {self.summaries[first]['error']})", RuntimeWarning, stacklevel=3)
+        return df
 
-    bar = _progress(len(configs), progress, f"{base.scenario} sweep")
-    if bar is not None:
-        bar.update(len(configs) - len(todo))
-    computed = 0
-    reused = len(configs) - len(todo)
-
-    def finished(i: int, summary: Dict[str, Any], from_store: bool = False) -> None:
-        """Point i's summary (and that of identical points): computed here, or found in the store (another
-        sweep computed it meanwhile)."""
-        nonlocal computed, reused
-        computed += not from_store
-        for j in todo:
-            if keys[j] == keys[i] and summaries[j] is None:
-                summaries[j] = summary
-                reused += from_store
+    def _check_all(self, unique: List[int]) -> None:
+        """infeasible="raise": the whole config of every point before anything runs."""
+        bar = _progress(len(unique), self.progress and len(unique) > _PRECHECK_BAR_AFTER,
+                        f"{self.base.scenario} sweep: checking")
+        try:
+            for i in unique:
+                try:
+                    self.configs[i].check(memory_budget_mb=self.budget or None)
+                except ValueError as e:
+                    raise ValueError(f"sweep point {i} ({_changed(self.base, self.configs[i])}): {e}") from None
                 if bar is not None:
                     bar.update(1)
-        if db is not None and not from_store:
-            db.put(keys[i], configs[i].scenario, build_id, configs[i].to_dict(), summary)
+        finally:
+            if bar is not None:
+                bar.close()
 
-    pool: Optional[Any] = None
-    own_pool = False
-    try:
-        for i, why in refused.items():
-            finished(i, {"infeasible": why})
-        queue = [i for i in unique if i not in refused]
-        if executor is None and (workers == 1 or len(queue) <= 1):
-            capacity = 1   # in this process
-        elif executor is not None:
-            pool, capacity = executor, _capacity(executor)
-        else:
-            # fork: workers start at once and need no __main__ guard in the user's script; no simulation is
-            # running in this process while it forks (each run owns its context for its duration only)
-            methods = multiprocessing.get_all_start_methods()
-            ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-            capacity = workers or os.cpu_count() or 1
-            pool = ProcessPoolExecutor(max_workers=capacity, mp_context=ctx, initializer=_die_with_parent,
+    def _plan(self, workers: Optional[int], executor: Optional[Any], points: int):
+        """(points in flight at once, a factory of our own process pool or None)."""
+        if executor is not None:
+            note = _threads_note(executor)
+            if note:
+                warnings.warn(note, RuntimeWarning, stacklevel=4)
+            return _capacity(executor), None
+        cores = usable_cores()
+        if workers is not None and workers > cores:
+            warnings.warn(f"workers = {workers} lowered to {cores}, the cores this process may use (a simulation "
+                          f"keeps one core busy; more processes only share them)", RuntimeWarning, stacklevel=4)
+        n = max(1, min(workers or cores, cores, points))
+        if not self.budget:   # the default budget, shared by the runs in parallel on this machine
+            self.budget = _core.default_memory_budget_mb() / n
+        if n == 1:
+            return 1, None   # in this process
+        # fork: workers start at once and need no __main__ guard in the user's script; no simulation is running
+        # in this process while it forks (and a child forked during one starts with the simulation lock free)
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+
+        def make_pool() -> ProcessPoolExecutor:
+            return ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_die_with_parent,
                                        initargs=(os.getpid(),))
-            own_pool = True
-        dask = pool is not None and _is_dask_client(pool)
-        _run_queue(queue, configs, keys, db, pool, dask, capacity, finished)
-    except KeyboardInterrupt:
-        if own_pool:
-            _terminate(pool)
-            own_pool = False
-        if bar is not None:
-            bar.close()
-            bar = None
-        raise SweepInterrupted(_rows(configs, summaries), len(configs)) from None
-    finally:
-        if own_pool:
-            pool.shutdown(wait=True, cancel_futures=True)
-        if bar is not None:
-            bar.close()
+        return n, make_pool
 
-    df = _rows(configs, summaries)
-    df.attrs["computed"] = computed
-    df.attrs["reused"] = reused
-    return df
+    def _close(self, kill: bool) -> None:
+        if self.own_pool and self.pool is not None:
+            if kill:
+                _terminate(self.pool)
+            else:
+                self.pool.shutdown(wait=True, cancel_futures=True)
+        self.own_pool = False
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+    # -- running -------------------------------------------------------------------------------------------------
+    def _submit(self, i: int) -> Any:
+        cfg = self.configs[i]
+        if _is_dask_client(self.pool):
+            return self.pool.submit(sweep_point, cfg.scenario, cfg.to_dict(), self.budget, pure=False)
+        return self.pool.submit(sweep_point, cfg.scenario, cfg.to_dict(), self.budget)
+
+    def _result(self, fut: Any) -> Dict[str, Any]:
+        """A finished future's summary; a failure of the executor itself becomes the point's error."""
+        try:
+            return fut.result()
+        except (KeyboardInterrupt, BrokenProcessPool):
+            raise
+        except BaseException as e:   # noqa: BLE001 - Dask's KilledWorker, a pickling error, a cancelled future
+            return {"error": f"{type(e).__name__}: {e}"}
+
+    def _run_queue(self, queue: List[int], capacity: int, make_pool: Optional[Callable[[], Any]]) -> None:
+        """Runs the points of `queue`: at most `capacity` in flight, each claimed in the store just before it starts
+        (so that other sweeps on the store take the others); points another sweep holds are waited for, and taken
+        over if that sweep dies. When our own pool breaks (a worker process died), the points that were in flight
+        run again one at a time in a fresh pool: the one that kills its worker alone gets the error."""
+        db = self.db
+        pending = list(reversed(queue))   # pop() takes them in grid order
+        suspects: List[int] = []           # in flight when a worker died, to run again one at a time
+        isolated: Optional[int] = None     # the suspect running alone
+        elsewhere: List[int] = []          # claimed by another live sweep
+        inflight: Dict[Any, int] = {}
+        dask = self.pool is not None and _is_dask_client(self.pool)
+        while pending or suspects or inflight or elsewhere:
+            if suspects:
+                if not inflight:   # suspects are already ours (claimed): one at a time
+                    isolated = suspects.pop()
+                    inflight[self._submit(isolated)] = isolated
+            else:
+                while pending and len(inflight) < capacity:
+                    i = pending.pop()
+                    state = "ours" if db is None else db.claim(self.keys[i])
+                    if state == "done":
+                        self.finished(i, db.get(self.keys[i]) or {"error": "the store lost its row"},
+                                      from_store=True)
+                    elif state == "taken":
+                        elsewhere.append(i)
+                    elif self.pool is None:
+                        self.finished(i, sweep_point(self.configs[i].scenario, self.configs[i].to_dict(),
+                                                     self.budget))
+                    else:
+                        try:
+                            inflight[self._submit(i)] = i
+                        except BrokenProcessPool as e:   # a user's pool that broke earlier
+                            self.finished(i, {"error": f"BrokenProcessPool: {e}"})
+            if inflight:
+                if dask:
+                    time.sleep(_POLL_S)
+                    done = [f for f in inflight if f.done()]
+                else:
+                    done, _ = wait(list(inflight), timeout=_POLL_S, return_when=FIRST_COMPLETED)
+                broken = False
+                for fut in done:
+                    try:
+                        summary = self._result(fut)
+                    except BrokenProcessPool as e:
+                        broken = True
+                        if make_pool is None:   # a user's executor: its points fail, it cannot be renewed
+                            self.finished(inflight.pop(fut), {"error": f"BrokenProcessPool: {e}"})
+                        continue
+                    i = inflight.pop(fut)
+                    if i == isolated:
+                        isolated = None
+                    self.finished(i, summary)
+                if broken and make_pool is not None:
+                    codes = _exit_codes(self.pool)
+                    _terminate(self.pool)
+                    if isolated is not None:   # it killed its worker by itself
+                        self.finished(isolated, {"error": f"the worker process running this point died ({codes})"})
+                        isolated = None
+                    else:
+                        suspects = sorted(set(inflight.values()) | set(suspects), reverse=True)
+                    inflight.clear()
+                    self.pool = make_pool()
+            elif elsewhere and not pending:
+                time.sleep(_POLL_S)
+            still = []
+            for i in elsewhere:   # another sweep's points: its result, or its claim lost (it died): ours to run
+                got = db.get(self.keys[i])
+                if got is not None:
+                    self.finished(i, got, from_store=True)
+                elif db.claimed_by_other(self.keys[i]):
+                    still.append(i)
+                else:
+                    pending.append(i)
+            elsewhere = still
 
 
 def _capacity(executor: Any) -> int:
@@ -223,58 +435,37 @@ def _capacity(executor: Any) -> int:
         try:
             return max(1, 2 * sum(executor.nthreads().values()))
         except Exception:   # pragma: no cover - a client without workers yet
-            return 2 * (os.cpu_count() or 1)
+            return 2 * usable_cores()
     n = getattr(executor, "_max_workers", None)
-    return 2 * n if isinstance(n, int) and n > 0 else 2 * (os.cpu_count() or 1)
+    return 2 * n if isinstance(n, int) and n > 0 else 2 * usable_cores()
 
 
-def _terminate(pool: ProcessPoolExecutor) -> None:
+def _exit_codes(pool: Any) -> str:
+    """How the pool's dead workers ended ("killed by SIGSEGV", "exit code 1"), for the error text."""
+    out = []
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        code = getattr(proc, "exitcode", None)
+        if code is None or code == 0:
+            continue
+        if code < 0:
+            try:
+                out.append(f"killed by {signal.Signals(-code).name}")
+            except ValueError:
+                out.append(f"killed by signal {-code}")
+        else:
+            out.append(f"exit code {code}")
+    return ", ".join(sorted(set(out))) or "it ended without a result"
+
+
+def _terminate(pool: Any) -> None:
     """Stops a process pool at once (its workers may be in the middle of long points)."""
     for proc in list((getattr(pool, "_processes", None) or {}).values()):
-        proc.terminate()
-    pool.shutdown(wait=False, cancel_futures=True)
+        try:
+            proc.terminate()
+        except Exception:   # pragma: no cover - already gone
+            pass
+    try:
+        pool.shutdown(wait=False, cancel_futures=True)
+    except Exception:   # pragma: no cover
+        pass
 
-
-def _run_queue(queue: List[int], configs: List[ScenarioConfig], keys: List[str], db: Optional[ResultStore],
-               pool: Optional[Any], dask: bool, capacity: int, finished) -> None:
-    """Runs the points of `queue`: at most `capacity` in flight, each claimed in the store just before it starts
-    (so that other sweeps on the store take the others); points another sweep holds are waited for, and taken
-    over if that sweep dies."""
-    
-    pending = list(reversed(queue))   # pop() takes them in grid order
-    elsewhere: List[int] = []          # claimed by another live sweep
-    inflight: Dict[Any, int] = {}
-    while pending or inflight or elsewhere:
-        while pending and len(inflight) < capacity:
-            i = pending.pop()
-            state = db.claim(keys[i]) if db is not None else "ours"
-            if state == "done":
-                finished(i, db.get(keys[i]), from_store=True)
-            elif state == "taken":
-                elsewhere.append(i)
-            elif pool is None:
-                finished(i, sweep_point(configs[i].scenario, configs[i].to_dict()))
-            elif dask:
-                inflight[pool.submit(sweep_point, configs[i].scenario, configs[i].to_dict(), pure=False)] = i
-            else:
-                inflight[pool.submit(sweep_point, configs[i].scenario, configs[i].to_dict())] = i
-        if inflight:
-            if dask:
-                time.sleep(_POLL_S)
-                done = [f for f in inflight if f.done()]
-            else:
-                done, _ = wait(list(inflight), timeout=_POLL_S, return_when=FIRST_COMPLETED)
-            for fut in done:
-                finished(inflight.pop(fut), fut.result())
-        elif elsewhere and not pending:
-            time.sleep(_POLL_S)
-        still = []
-        for i in elsewhere:   # another sweep's points: its result, or its claim lost (it died): ours to run
-            got = db.get(keys[i])
-            if got is not None:
-                finished(i, got, from_store=True)
-            elif db.claimed_by_other(keys[i]):
-                still.append(i)
-            else:
-                pending.append(i)
-        elsewhere = still

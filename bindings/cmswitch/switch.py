@@ -24,6 +24,13 @@ are notes, for JSON, which has no comments)::
     pool_kb = 16384
     alpha_by_queue = [1, 1, 0.5, 8, 1, 1, 1, 1]
 
+One reader for every front end: the core's (model/switch_description.h). A JSON file goes to it as it is; a TOML
+or YAML file is parsed here (strictly: a key given twice in one table is refused, YAML as its 1.2 core schema:
+``yes``/``on`` are strings, not booleans, and a number with a leading zero such as ``010``, which YAML 1.1 reads
+as 8, is refused) and handed over as JSON. The core refuses a key given twice in two sections, an unknown key
+(with the nearest field), a value of the wrong type (a string where a number is due, a list entry that is not a
+number), null, and nesting beyond 8 sections or 32 levels, naming the file, the place and the key.
+
 ``load_switch(path, scenario)`` gives the fields as a dict: ``WorkloadConfig(**load_switch("leaf.toml"),
 load=0.6)``. ``cmswitch run workload --switch leaf.toml --load 0.6`` does the same on the command line (fields
 given after ``--switch`` override the file's) and ``cmswitch-sim workload --switch leaf.json`` in C++ (JSON only).
@@ -31,76 +38,144 @@ given after ``--switch`` override the file's) and ``cmswitch-sim workload --swit
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Optional
+import math
+import os
+import re
+from typing import Any, Dict, Mapping, Union
 
-from .config import _spec, field_name
+from . import _core
+from .config import field_name
+
+
+def _kind(path: str, other: str) -> str:
+    return ("YAML" if path.endswith((".yaml", ".yml")) else "TOML" if path.endswith(".toml") else
+            "JSON" if path.endswith(".json") else other)
+
+
+def _strict_yaml_loader():
+    """A safe YAML loader with the YAML 1.2 core schema's plain scalars (true/false only as booleans; decimal,
+    0o and 0x integers; a leading zero refused as ambiguous) and no key twice in one mapping."""
+    import yaml
+
+    class Strict(yaml.SafeLoader):
+        pass
+
+    dropped = {"tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"}
+    Strict.yaml_implicit_resolvers = {k: [r for r in v if r[0] not in dropped]
+                                      for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    Strict.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+                                 list("tTfF"))
+    Strict.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"),
+                                 list("-+0123456789"))
+    Strict.add_implicit_resolver(
+        "tag:yaml.org,2002:float",
+        re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)"
+                   r"|\.(?:nan|NaN|NAN))$"), list("-+0123456789."))
+
+    def construct_int(loader, node):
+        text = loader.construct_scalar(node)
+        body = text.lstrip("+-")
+        if body.startswith("0o"):
+            return int(body[2:], 8) * (-1 if text.startswith("-") else 1)
+        if body.startswith("0x"):
+            return int(body[2:], 16) * (-1 if text.startswith("-") else 1)
+        if len(body) > 1 and body.startswith("0"):
+            raise ValueError(f"line {node.start_mark.line + 1}: {text} is ambiguous (YAML 1.1 reads it as octal "
+                             f"{int(body, 8) if set(body) <= set('01234567') else '?'}, YAML 1.2 as {int(body)}): "
+                             f"write {int(text)}, or 0o{body.lstrip('0')} for octal")
+        return int(text)
+
+    def construct_bool(loader, node):
+        return loader.construct_scalar(node).lower() == "true"
+
+    def construct_mapping(loader, node, deep=False):
+        seen: Dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node, deep=deep)
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                raise ValueError(f"key {key!r} is given twice in one section (lines {seen[key]} and {line})")
+            seen[key] = line
+        return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+
+    Strict.add_constructor("tag:yaml.org,2002:int", construct_int)
+    Strict.add_constructor("tag:yaml.org,2002:bool", construct_bool)
+    Strict.add_constructor("tag:yaml.org,2002:map", lambda loader, node: construct_mapping(loader, node, True))
+    return Strict
 
 
 def read_tree(path: str, what: str, other: str = "JSON") -> Any:
     """A YAML (.yaml, .yml), TOML (.toml) or JSON (.json) file as Python data, any other name read as `other`;
-    ValueError naming `what` and the file for one that cannot be read or parsed."""
+    ValueError naming `what` and the file for one that cannot be read or parsed (a key given twice included)."""
     try:
         with open(path, "rb") as fh:
             data = fh.read()
     except OSError as e:
         raise ValueError(f"{what} {path}: cannot be read ({e.strerror})") from None
-    kind = ("YAML" if path.endswith((".yaml", ".yml")) else "TOML" if path.endswith(".toml") else
-            "JSON" if path.endswith(".json") else other)
+    kind = _kind(path, other)
     try:
         if kind == "YAML":
             import yaml
-            return yaml.safe_load(data)
+            return yaml.load(data, Loader=_strict_yaml_loader())
         if kind == "TOML":
             try:
                 import tomllib
             except ImportError:   # Python < 3.11
                 import tomli as tomllib
             return tomllib.loads(data.decode())
-        return json.loads(data.decode())
+
+        def no_twice(pairs):
+            keys = [k for k, _ in pairs]
+            for k in keys:
+                if keys.count(k) > 1:
+                    raise ValueError(f"key {k!r} is given twice in one section")
+            return dict(pairs)
+        return json.loads(data.decode(), object_pairs_hook=no_twice)
     except Exception as e:   # json.JSONDecodeError, tomllib.TOMLDecodeError, yaml.YAMLError, UnicodeDecodeError
         raise ValueError(f"{what} {path}: not valid {kind}: "
                          f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
 
 
-def _read(path: str) -> Dict[str, Any]:
-    tree = read_tree(path, "switch description")
-    if not isinstance(tree, dict):
-        raise ValueError(f"switch description {path}: must hold sections and fields, not {type(tree).__name__}")
-    return tree
+def _as_json(tree: Any, where: str) -> str:
+    """The tree as JSON text for the core's reader; ValueError for what JSON cannot hold (a date, a key that is
+    not a string, an infinite number)."""
+    def check(node: Any, path: str) -> None:
+        if isinstance(node, Mapping):
+            for k, v in node.items():
+                if not isinstance(k, str):
+                    raise ValueError(f"{where}: key {k!r} at {path or 'the top'} must be a string")
+                check(v, f"{path}.{k}" if path else k)
+        elif isinstance(node, (list, tuple)):
+            for i, v in enumerate(node):
+                check(v, f"{path}[{i}]")
+        elif isinstance(node, float) and not math.isfinite(node):
+            raise ValueError(f"{where}: {path} = {node!r}: must be a finite number")
+        elif node is not None and not isinstance(node, (str, int, float, bool)):
+            raise ValueError(f"{where}: {path} = {node!r}: a {type(node).__name__} is not a value a description "
+                             f"can hold (numbers, strings, true/false, lists, sections)")
+    check(tree, "")
+    return json.dumps(tree)
 
 
-def flatten(tree: Dict[str, Any], where: str = "") -> Dict[str, Any]:
-    """The description's fields, sections dissolved (a key seen twice: ValueError naming both places)."""
-    out: Dict[str, Any] = {}
-    seen: Dict[str, str] = {}
-    for key, value in tree.items():
-        if str(key).startswith("_"):   # a note (JSON has no comments)
-            continue
-        path = f"{where}.{key}" if where else key
-        items = flatten(value, path).items() if isinstance(value, dict) else [(key, value)]
-        for k, v in items:
-            if k in out:
-                raise ValueError(f"switch description: {k!r} is given twice ({seen[k]} and {path})")
-            out[k] = tuple(v) if isinstance(v, list) else v
-            seen[k] = path
-    return out
-
-
-def load_switch(path_or_tree: Any, scenario: Optional[str] = "workload") -> Dict[str, Any]:
+def load_switch(path_or_tree: Union[str, os.PathLike, Mapping[str, Any]], scenario: str = "workload") -> Dict[str, Any]:
     """The fields of a switch description (a path to .json/.toml/.yaml, or the nested dict itself) for a
-    scenario's config class. ValueError naming the file and the key for one that is not a field of the scenario."""
-    tree = _read(path_or_tree) if isinstance(path_or_tree, str) else path_or_tree
-    where = path_or_tree if isinstance(path_or_tree, str) else "switch description"
-    values = flatten(tree)
-    if scenario is None:
-        return values
-    spec = _spec(scenario)
-    fields = {field_name(scenario, n) for n in spec}
-    for k in values:
-        if k not in fields:
-            raise ValueError(f"{where}: unknown key {k!r}: every key must be a field of {scenario} "
-                             f"(sections only group them); fields are {', '.join(sorted(fields))}")
-    return values
+    scenario's config class, checked by the core's reader. ValueError naming the file, the place and the key."""
+    if isinstance(path_or_tree, (str, os.PathLike)):
+        path = os.fspath(path_or_tree)
+        if _kind(path, "JSON") == "JSON":   # read by the core as written (a key twice, nesting, types)
+            pairs = _core.read_switch(scenario, path)
+        else:
+            tree = read_tree(path, "switch description")
+            if not isinstance(tree, Mapping):
+                raise ValueError(f"switch description {path}: must hold sections and fields, not "
+                                 f"{type(tree).__name__}")
+            pairs = _core.read_switch(scenario, _as_json(tree, f"switch description {path}"), label=path)
+    elif isinstance(path_or_tree, Mapping):
+        pairs = _core.read_switch(scenario, _as_json(path_or_tree, "switch description"), label="(a dict)")
+    else:
+        raise ValueError(f"load_switch takes a path or a dict of sections and fields, not "
+                         f"{type(path_or_tree).__name__}")
+    return {field_name(scenario, name): value for name, value in pairs}
 
 
-__all__ = ["load_switch", "flatten"]
+__all__ = ["load_switch", "read_tree"]

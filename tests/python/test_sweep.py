@@ -50,7 +50,7 @@ def test_results_do_not_depend_on_sweep_order_or_on_how_it_runs():
     backward = cmswitch.sweep(BASE, {k: list(reversed(v)) for k, v in GRID.items()}, workers=1, progress=False)
     key = ["flows", "buffer_kb", "seed"]
     assert same_rows(forward.sort_values(key), backward.sort_values(key))
-    assert forward.attrs == {"computed": 8, "reused": 0}
+    assert forward.attrs == {"computed": 8, "reused": 0, "failed": 0}
     # each row equals a plain run of its config
     row = forward.iloc[5]
     r = cmswitch.run(BASE.replace(flows=int(row.flows), buffer_kb=row.buffer_kb, seed=int(row.seed)))
@@ -98,9 +98,9 @@ def test_a_killed_sweep_resumes_and_computes_only_the_missing_points(tmp_path):
     base = cmswitch.IncastConfig(duration_s=0.6, min_rto_ms=10, jitter_ns=400)
     grid = {"flows": [2, 4, 8, 16], "buffer_kb": [32, 64, 128], "seed": [1]}
     df = cmswitch.sweep(base, grid, workers=2, store=str(store), progress=False)
-    assert df.attrs == {"computed": 12 - done, "reused": done}
+    assert df.attrs == {"computed": 12 - done, "reused": done, "failed": 0}
     again = cmswitch.sweep(base, grid, workers=2, store=str(store), progress=False)
-    assert again.attrs == {"computed": 0, "reused": 12}
+    assert again.attrs == {"computed": 0, "reused": 12, "failed": 0}
     fresh = cmswitch.sweep(base, grid, workers=2, progress=False)
     assert same_rows(df, fresh)
 
@@ -133,7 +133,7 @@ def test_every_point_is_checked_as_a_whole_before_anything_runs(tmp_path):
     assert len(cmswitch.ResultStore(str(store))) == 0, "a point ran before the check refused the sweep"
     df = cmswitch.sweep(base, grid, store=str(store), workers=2, progress=False)
     assert list(df["infeasible"] != "") == [False, False, False, True]
-    assert df.attrs == {"computed": 4, "reused": 0}
+    assert df.attrs == {"computed": 4, "reused": 0, "failed": 0}
     assert df["goodput_mbps"].isna().tolist() == [False, False, False, True]
     with pytest.raises(ValueError, match="infeasible"):
         cmswitch.sweep(base, grid, infeasible="skip", progress=False)
@@ -185,7 +185,7 @@ def test_a_point_claimed_by_a_dead_sweep_is_taken_over(tmp_path):
         db.execute("INSERT INTO claims VALUES (?, ?, ?, ?)", (key, __import__("socket").gethostname(), dead.pid,
                                                                time.time()))
     df = cmswitch.sweep(base, {"flows": [2, 4]}, workers=1, store=str(store), progress=False)
-    assert df.attrs == {"computed": 2, "reused": 0}
+    assert df.attrs == {"computed": 2, "reused": 0, "failed": 0}
 
 
 def test_an_interrupted_sweep_writes_the_points_that_finished(tmp_path):
