@@ -134,30 +134,63 @@ class ScenarioConfig:
 
     scenario: ClassVar[str] = ""
 
+    @classmethod
+    def _fields(cls) -> Dict[str, Mapping[str, Any]]:
+        """Field name -> what the core says of it, in field order (made once per class)."""
+        got = cls.__dict__.get("_field_specs")
+        if got is None:
+            spec = _spec(cls.scenario)
+            got = {f.name: spec[f.metadata["core_name"]] for f in fields(cls)}
+            setattr(cls, "_field_specs", got)
+        return got
+
+    @classmethod
+    def _sorted_names(cls) -> List[str]:
+        got = cls.__dict__.get("_sorted_field_names")
+        if got is None:
+            got = sorted(cls._fields())
+            setattr(cls, "_sorted_field_names", got)
+        return got
+
+    @classmethod
+    def _csv_fields(cls) -> List[str]:
+        got = cls.__dict__.get("_csv_field_names")
+        if got is None:
+            got = [n for n, p in cls._fields().items() if p.get("csv_file")]
+            setattr(cls, "_csv_field_names", got)
+        return got
+
+    def _set_checked(self, name: str, value: Any, p: Mapping[str, Any]) -> None:
+        _check(type(self).__name__, name, value, p)
+        # one representation per value, so that equal configs hash equal (64 and 64.0 KB)
+        if p["type"] == "int":
+            value = int(value)
+        elif p["type"] == "float":
+            value = float(value)
+        elif p["type"] == "list":
+            value = tuple(int(x) if p.get("integers") else float(x) for x in value)
+        object.__setattr__(self, name, value)
+
     def __post_init__(self) -> None:
-        spec = _spec(self.scenario)
-        for f in fields(self):
-            p = spec[f.metadata["core_name"]]
-            value = getattr(self, f.name)
-            _check(type(self).__name__, f.name, value, p)
-            # one representation per value, so that equal configs hash equal (64 and 64.0 KB)
-            if p["type"] == "int":
-                object.__setattr__(self, f.name, int(value))
-            elif p["type"] == "float":
-                object.__setattr__(self, f.name, float(value))
-            elif p["type"] == "list":
-                object.__setattr__(self, f.name, tuple(int(x) if p.get("integers") else float(x) for x in value))
+        for name, p in self._fields().items():
+            self._set_checked(name, getattr(self, name), p)
 
     def replace(self: _C, **changes: Any) -> _C:
-        """A copy with some fields changed (validated)."""
-        unknown = set(changes) - {f.name for f in fields(self)}
+        """A copy with some fields changed (those validated; the rest are this valid config's)."""
+        specs = self._fields()
+        unknown = set(changes) - set(specs)
         if unknown:
             raise ValueError(f"{type(self).__name__} has no field {', '.join(sorted(unknown))}; "
-                             f"fields are {', '.join(f.name for f in fields(self))}")
-        return dataclasses.replace(self, **changes)
+                             f"fields are {', '.join(specs)}")
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        for name, value in changes.items():
+            new._set_checked(name, value, specs[name])
+        return new
 
     def to_dict(self) -> Dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        d = self.__dict__
+        return {name: d[name] for name in self._fields()}
 
     def check(self, memory_budget_mb: Optional[float] = None) -> None:
         """Everything a run checks before simulated time starts, without running: the cross-field rules (DCTCP
@@ -185,13 +218,14 @@ class ScenarioConfig:
     def key(self, version: str) -> str:
         """Stable hash of the scenario, every field and the package version (the result store's key); a field
         naming the user's .csv file adds the file's content."""
-        params = {k: v for k, v in sorted(self.to_dict().items())}
+        d = self.__dict__
+        params = {name: d[name] for name in self._sorted_names()}
         files = {}   # a user's data file counts by its content, not only its path
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if isinstance(v, str) and v.endswith(".csv") and self.field_info(f.name).get("csv_file"):
+        for name in self._csv_fields():
+            v = d[name]
+            if isinstance(v, str) and v.endswith(".csv"):
                 with open(v, "rb") as fh:
-                    files[f.name] = hashlib.sha256(fh.read()).hexdigest()
+                    files[name] = hashlib.sha256(fh.read()).hexdigest()
         blob = json.dumps({"scenario": self.scenario, "version": version, "params": params,
                            **({"files": files} if files else {})},
                           sort_keys=True, separators=(",", ":"))
@@ -209,10 +243,10 @@ class ScenarioConfig:
     @classmethod
     def field_info(cls, name: str) -> Mapping[str, Any]:
         """What the core says of a field: type, unit, default, min/max or choices, help, group."""
-        for f in fields(cls):
-            if f.name == name:
-                return _spec(cls.scenario)[f.metadata["core_name"]]
-        raise ValueError(f"{cls.__name__} has no field {name}")
+        try:
+            return cls._fields()[name]
+        except KeyError:
+            raise ValueError(f"{cls.__name__} has no field {name}") from None
 
 
 def _make_class(scenario: str) -> Type[ScenarioConfig]:

@@ -147,6 +147,7 @@ def _threads_note(executor: Any) -> Optional[str]:
 
 _POLL_S = 0.05   # how often a sweep looks at its in-flight points and at points other sweeps hold
 _PRECHECK_BAR_AFTER = 5000   # points: checking more than this many shows a progress bar
+_PREPARE_BAR_AFTER = 20000   # points: preparing (config and store key) more than this many shows a progress bar
 
 
 def sweep(base: ScenarioConfig, grid: Optional[Mapping[str, Sequence[Any]]] = None, workers: Optional[int] = None,
@@ -189,11 +190,21 @@ def sweep(base: ScenarioConfig, grid: Optional[Mapping[str, Sequence[Any]]] = No
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ValueError(f"workers = {workers!r}: a whole number >= 1 (None: every usable core)")
     budget = budget_mb(memory_budget_mb)
-    configs = [base.replace(**p) for p in expand_grid(grid, points)]   # ValueError before any run
+    pts = expand_grid(grid, points)
+    # ValueError before any run; a large grid says how far its preparation is (about 0.1 ms a point)
+    bar = _progress(len(pts), progress and len(pts) > _PREPARE_BAR_AFTER, f"{base.scenario} sweep: preparing")
+    configs, keys = [], []
+    for k, p in enumerate(pts):
+        configs.append(base.replace(**p))
+        keys.append(configs[-1].key(BUILD_ID))
+        if bar is not None and k % 1000 == 999:
+            bar.update(1000)
+    if bar is not None:
+        bar.close()
     own_store = isinstance(store, (str, os.PathLike))
     db = ResultStore(store) if own_store else store
     try:
-        run = _Sweep(base, configs, db, progress, infeasible, errors, budget, BUILD_ID)
+        run = _Sweep(base, configs, keys, db, progress, infeasible, errors, budget, BUILD_ID)
         return run.go(workers, executor)
     finally:
         if db is not None:
@@ -206,13 +217,14 @@ def sweep(base: ScenarioConfig, grid: Optional[Mapping[str, Sequence[Any]]] = No
 class _Sweep:
     """One sweep's state: its points, their summaries, the store, the progress bar."""
 
-    def __init__(self, base: ScenarioConfig, configs: List[ScenarioConfig], db: Optional[ResultStore],
-                 progress: bool, infeasible: str, errors: str, budget: float, build_id: str):
+    def __init__(self, base: ScenarioConfig, configs: List[ScenarioConfig], keys: List[str],
+                 db: Optional[ResultStore], progress: bool, infeasible: str, errors: str, budget: float,
+                 build_id: str):
         self.base, self.configs, self.db = base, configs, db
         self.infeasible, self.errors, self.budget, self.build_id = infeasible, errors, budget, build_id
         self.progress = progress
         self.summaries: List[Optional[Dict[str, Any]]] = [None] * len(configs)
-        self.keys = [c.key(build_id) for c in configs]
+        self.keys = keys
         self.computed = self.reused = self.failed = 0
         self.bar = None
         self.pool: Optional[Any] = None
