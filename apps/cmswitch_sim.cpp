@@ -40,7 +40,7 @@ const char* const vcd_help =
     "                         host<h>.flow<f>.cwnd\n"
     "  --vcd-max-mb N         size cap of the file in MB (default 64); changes after it are left out\n";
 
-} // namespace
+}   // namespace
 
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
@@ -54,7 +54,9 @@ int main(int argc, char** argv) {
         for (const auto& a : rest)
             if (a == "--help" || a == "-h") {
                 std::cout << "usage: cmswitch-sim " << sc->name() << " [--name value ...]\n\n"
-                          << sc->description() << "\n\n" << sc->params().help() << "\n" << run_help << vcd_help;
+                          << sc->description() << "\n\n"
+                          << sc->params().help() << "\n"
+                          << run_help << vcd_help;
                 return 0;
             }
         // the waveform and run options are the run's, not the scenario's (they change no result)
@@ -100,11 +102,11 @@ int main(int argc, char** argv) {
         }
         sc->params().parse_args(params);
         const std::string name = sc->name();
-        cmswitch::run_hooks hooks(nullptr, quiet ? std::function<void(const cmswitch::run_progress&)>()
-                                                 : [&name](const cmswitch::run_progress& p) {
-                                                       std::cerr << "cmswitch-sim: " << cmswitch::progress_line(p, name)
-                                                                 << std::endl;
-                                                   });
+        cmswitch::run_hooks hooks(
+            nullptr,
+            quiet ? std::function<void(const cmswitch::run_progress&)>() : [&name](const cmswitch::run_progress& p) {
+                std::cerr << "cmswitch-sim: " << cmswitch::progress_line(p, name) << std::endl;
+            });
         const cmswitch::result r = cmswitch::run_with_vcd(*sc, vcd);
         std::cout << r.to_json();
         return 0;

@@ -9,9 +9,7 @@
 #include <cstring>
 
 inline int bench_repetitions(int argc, char** argv, const char* name, const char* what) {
-    auto usage = [&](FILE* to) {
-        std::fprintf(to, "usage: %s [repetitions, 1..1000; default 3]\n%s\n", name, what);
-    };
+    auto usage = [&](FILE* to) { std::fprintf(to, "usage: %s [repetitions, 1..1000; default 3]\n%s\n", name, what); };
     if (argc == 1)
         return 3;
     if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {

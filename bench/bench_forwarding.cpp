@@ -12,9 +12,13 @@
 #include <vector>
 
 int main(int argc, char** argv) {
-    const int reps = bench_repetitions(argc, argv, "bench_forwarding", "N UDP senders saturating one 1 Gbps port; prints a markdown table (bench/RESULTS.md).");
-    std::printf("| senders | simulated s | frames forwarded | events | wall s (best of %d) | forwarded frames per wall s |"
-                " events per wall s |\n|---|---|---|---|---|---|---|\n", reps);
+    const int reps =
+        bench_repetitions(argc, argv, "bench_forwarding",
+                          "N UDP senders saturating one 1 Gbps port; prints a markdown table (bench/RESULTS.md).");
+    std::printf(
+        "| senders | simulated s | frames forwarded | events | wall s (best of %d) | forwarded frames per wall s |"
+        " events per wall s |\n|---|---|---|---|---|---|---|\n",
+        reps);
     for (const int senders : {4, 64})
         for (const double seconds : {1.0, 100.0}) {
             double best = 1e30;

@@ -5,16 +5,18 @@
 #include "bench/bench_args.h"
 #include "platform/scenario.h"
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 int main(int argc, char** argv) {
-    const int reps = bench_repetitions(argc, argv, "bench_incast", "The 20 s, 16-flow TCP incast point; prints a markdown table (bench/RESULTS.md).");
+    const int reps = bench_repetitions(
+        argc, argv, "bench_incast", "The 20 s, 16-flow TCP incast point; prints a markdown table (bench/RESULTS.md).");
     std::printf("| case | goodput Mbps | data frames to client | events | events per data frame | wall s (best of %d) |"
-                " wall ns per data frame |\n|---|---|---|---|---|---|---|\n", reps);
+                " wall ns per data frame |\n|---|---|---|---|---|---|---|\n",
+                reps);
     struct bench_case {
         const char* name;
         std::vector<std::string> args;
@@ -24,14 +26,15 @@ int main(int argc, char** argv) {
         {"newreno, 500 ns send jitter", {"--jitter-ns", "500"}},
         {"dctcp K = 20 pkts", {"--transport", "dctcp", "--marking", "step"}},
         {"newreno over QCN (standard)", {"--cm", "qcn"}},
-        {"newreno over QCN (memory + adaptive R_AI)", {"--cm", "qcn", "--qcn-cp", "memory", "--qcn-rp", "adaptive-rai"}},
+        {"newreno over QCN (memory + adaptive R_AI)",
+         {"--cm", "qcn", "--qcn-cp", "memory", "--qcn-rp", "adaptive-rai"}},
     };
     for (const auto& bc : cases) {
         double best = 1e30, goodput = 0, frames = 0, events = 0;
         for (int r = 0; r < reps; ++r) {
             auto sc = cmswitch::make_scenario("incast");
-            std::vector<std::string> args{"--flows", "16", "--buffer-kb", "256", "--min-rto-ms", "10",
-                                          "--duration-s", "20", "--sample-us", "0"};
+            std::vector<std::string> args{"--flows", "16",           "--buffer-kb", "256",         "--min-rto-ms",
+                                          "10",      "--duration-s", "20",          "--sample-us", "0"};
             args.insert(args.end(), bc.args.begin(), bc.args.end());
             sc->params().parse_args(args);
             const cmswitch::result res = sc->run();

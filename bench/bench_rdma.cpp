@@ -12,9 +12,12 @@
 #include <vector>
 
 int main(int argc, char** argv) {
-    const int reps = bench_repetitions(argc, argv, "bench_rdma", "The 400-flow, 40 Gb/s RDMA incast with DCQCN, DCQCN+ and PFC only; prints a markdown table.");
+    const int reps = bench_repetitions(
+        argc, argv, "bench_rdma",
+        "The 400-flow, 40 Gb/s RDMA incast with DCQCN, DCQCN+ and PFC only; prints a markdown table.");
     std::printf("| case | queue, last fifth (KB) | data frames to receiver | events | events per data frame | wall s "
-                "(best of %d) | data frames per wall s |\n|---|---|---|---|---|---|---|\n", reps);
+                "(best of %d) | data frames per wall s |\n|---|---|---|---|---|---|---|\n",
+                reps);
     struct bench_case {
         const char* name;
         std::vector<std::string> args;
@@ -28,8 +31,8 @@ int main(int argc, char** argv) {
         double best = 1e30, frames = 0, events = 0, queue = 0;
         for (int r = 0; r < reps; ++r) {
             auto sc = cmswitch::make_scenario("rdma-incast");
-            std::vector<std::string> args{"--senders", "8", "--qps", "50", "--link-gbps", "40", "--duration-s", "0.1",
-                                          "--sample-us", "100"};
+            std::vector<std::string> args{"--senders",    "8",   "--qps",       "50", "--link-gbps", "40",
+                                          "--duration-s", "0.1", "--sample-us", "100"};
             args.insert(args.end(), bc.args.begin(), bc.args.end());
             sc->params().parse_args(args);
             const cmswitch::result res = sc->run();

@@ -12,9 +12,11 @@
 #include <vector>
 
 int main(int argc, char** argv) {
-    const int reps = bench_repetitions(argc, argv, "bench_testbed", "Seed 001's testbed, 60 s simulated per SCTP variant; prints a markdown table.");
+    const int reps = bench_repetitions(argc, argv, "bench_testbed",
+                                       "Seed 001's testbed, 60 s simulated per SCTP variant; prints a markdown table.");
     std::printf("| SCTP variant | frames through the switch | events | wall s (best of %d) | simulated s per wall s |\n"
-                "|---|---|---|---|---|\n", reps);
+                "|---|---|---|---|---|\n",
+                reps);
     for (const char* cc : {"plain", "ecn", "dccc", "dynamic-dccc"}) {
         double best = 1e30, offered = 0, events = 0;
         for (int r = 0; r < reps; ++r) {

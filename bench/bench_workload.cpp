@@ -12,9 +12,12 @@
 #include <vector>
 
 int main(int argc, char** argv) {
-    const int reps = bench_repetitions(argc, argv, "bench_workload", "A 32-port 25 Gb/s switch, web search at 60 % plus a 31:1 incast, 100 ms; prints a markdown table.");
+    const int reps = bench_repetitions(
+        argc, argv, "bench_workload",
+        "A 32-port 25 Gb/s switch, web search at 60 % plus a 31:1 incast, 100 ms; prints a markdown table.");
     std::printf("| case | flows | frames through the switch | events | wall s (best of %d) | frames per wall s |\n"
-                "|---|---|---|---|---|---|\n", reps);
+                "|---|---|---|---|---|---|\n",
+                reps);
     struct bench_case {
         const char* name;
         std::vector<std::string> args;
@@ -27,9 +30,10 @@ int main(int argc, char** argv) {
         double best = 1e30, frames = 0, events = 0, flows = 0;
         for (int r = 0; r < reps; ++r) {
             auto sc = cmswitch::make_scenario("workload");
-            std::vector<std::string> args{"--topology", "star", "--hosts", "32", "--link-gbps", "25", "--load", "0.6",
-                                          "--incast-fanin", "31", "--incast-kb", "64", "--incast-period-ms", "1",
-                                          "--duration-s", "0.1", "--drain-ms", "20", "--pool-kb", "8192"};
+            std::vector<std::string> args{
+                "--topology",     "star", "--hosts",     "32",  "--link-gbps",        "25", "--load",       "0.6",
+                "--incast-fanin", "31",   "--incast-kb", "64",  "--incast-period-ms", "1",  "--duration-s", "0.1",
+                "--drain-ms",     "20",   "--pool-kb",   "8192"};
             args.insert(args.end(), bc.args.begin(), bc.args.end());
             sc->params().parse_args(args);
             const cmswitch::result res = sc->run();

@@ -3,8 +3,8 @@
 // number of runs work in one interpreter) on a simulation thread of its own, one at a time per process, while
 // the caller waits with the GIL released and watches for Ctrl-C. Python never holds a SystemC object: it passes
 // a scenario name and parameter strings, and gets plain dicts and NumPy arrays back.
-#include "model/errors.h"
 #include "model/cm/pause/pause_config.h"
+#include "model/errors.h"
 #include "model/switch_description.h"
 #include "model/units.h"
 #include "platform/run_control.h"
@@ -124,8 +124,8 @@ struct job_state {
     double progress_after_s = 5;
     std::atomic<bool> stop{false};
     // under the worker's mutex
-    bool started = false;    // the simulation thread took it
-    bool stopped = false;    // the simulation saw the stop
+    bool started = false;   // the simulation thread took it
+    bool stopped = false;   // the simulation saw the stop
     bool finished = false;   // body() returned or threw, the model is gone
     std::exception_ptr error;
     std::vector<run_progress> reports;
@@ -393,8 +393,8 @@ py::dict pause_split_of(double buffer_kb, int inputs, double link_gbps, double d
         throw config_error("mtu_bytes = " + std::to_string(mtu_bytes) + " is out of range: allowed [64, ...]");
     if (!(buffer_kb >= 0) || !(link_gbps > 0) || !(delay_us >= 0))
         throw config_error("buffer_kb, link_gbps, delay_us: must be >= 0, > 0, >= 0");
-    const pause_split s = split_port_buffer(kb_to_bytes(buffer_kb), inputs, gbps_to_bps(link_gbps),
-                                            us_to_ps(delay_us), static_cast<uint32_t>(mtu_bytes));
+    const pause_split s = split_port_buffer(kb_to_bytes(buffer_kb), inputs, gbps_to_bps(link_gbps), us_to_ps(delay_us),
+                                            static_cast<uint32_t>(mtu_bytes));
     py::dict d;
     d["share_bytes"] = s.share_bytes;
     d["headroom_bytes"] = s.headroom_bytes;
@@ -405,7 +405,7 @@ py::dict pause_split_of(double buffer_kb, int inputs, double link_gbps, double d
     return d;
 }
 
-} // namespace
+}   // namespace
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "cmswitch simulation core (private; use the cmswitch package)";
@@ -430,9 +430,10 @@ from another thread waits for the running one (the GIL released).)doc");
     m.def("cost", &cost, py::arg("scenario"), py::arg("params"), py::arg("memory_budget_mb") = 0.0,
           "What a run would hold in memory: memory_mb, budget_mb and items (field, mb, what); memory_budget_mb 0 "
           "is the default budget (CMSWITCH_MEMORY_BUDGET_MB, else half the machine's memory).");
-    m.def("default_memory_budget_mb", [] { return default_memory_budget_bytes() / (1024.0 * 1024.0); },
-          "The memory a run may plan for when nobody says (MB): CMSWITCH_MEMORY_BUDGET_MB, else half of this "
-          "machine's physical memory.");
+    m.def(
+        "default_memory_budget_mb", [] { return default_memory_budget_bytes() / (1024.0 * 1024.0); },
+        "The memory a run may plan for when nobody says (MB): CMSWITCH_MEMORY_BUDGET_MB, else half of this "
+        "machine's physical memory.");
     m.def("read_switch", &read_switch, py::arg("scenario"), py::arg("source"), py::arg("label") = "",
           "A switch description checked by the core's reader: source is a JSON file's path, or JSON text with "
           "label naming the file it came from; [(parameter, value)] in file order. ValueError naming the file, the "

@@ -56,5 +56,5 @@ inline frame* make_cnp_frame(frame_pool& pool, const frame& about, uint32_t peri
     return f;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -9,15 +9,15 @@ namespace cmswitch {
 // Why a frame was dropped. Names are what statistics and JSON report.
 enum class drop_reason : uint8_t {
     none = 0,
-    port_limit,         // static per-port byte limit of the switch buffer
-    dynamic_threshold,  // queue bytes >= alpha x free shared-pool bytes
-    pool_full,          // shared pool has no room for the frame
-    nic_queue_full,     // host NIC egress queue limit
-    no_route,           // destination missing from a forwarding table
-    ingress_limit,      // PAUSE/PFC: an ingress class full above XOFF (the headroom did not suffice)
-    rate_limiter_full,  // host NIC: the flow's rate limiter (a reaction point's queue) is full
-    port_packet_limit,  // a transmit queue counted in frames ("packets" buffer policy) is full: tail drop
-    aqm,                // an active queue manager refused the frame before the buffer (seed 001's DBL)
+    port_limit,   // static per-port byte limit of the switch buffer
+    dynamic_threshold,   // queue bytes >= alpha x free shared-pool bytes
+    pool_full,   // shared pool has no room for the frame
+    nic_queue_full,   // host NIC egress queue limit
+    no_route,   // destination missing from a forwarding table
+    ingress_limit,   // PAUSE/PFC: an ingress class full above XOFF (the headroom did not suffice)
+    rate_limiter_full,   // host NIC: the flow's rate limiter (a reaction point's queue) is full
+    port_packet_limit,   // a transmit queue counted in frames ("packets" buffer policy) is full: tail drop
+    aqm,   // an active queue manager refused the frame before the buffer (seed 001's DBL)
     count_
 };
 constexpr int num_drop_reasons = static_cast<int>(drop_reason::count_);
@@ -39,5 +39,5 @@ inline const char* drop_reason_name(drop_reason r) {
     return "?";
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -19,5 +19,5 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -32,8 +32,8 @@ void ethernet_link::transport(int dir, frame& f, sc_core::sc_time& delay) {
     const uint64_t rate = m_dir_rate[dir];
     timing_cache& c = m_cache[dir];
     if (c.bytes != f.bytes || c.rate != rate) {
-        const uint64_t ser = rate == m_rate_bps && m_ps_per_byte ? f.bytes * m_ps_per_byte
-                                                                 : serialization_ps(f.bytes, rate);
+        const uint64_t ser =
+            rate == m_rate_bps && m_ps_per_byte ? f.bytes * m_ps_per_byte : serialization_ps(f.bytes, rate);
         c.bytes = f.bytes;
         c.rate = rate;
         c.ser = ps_time(ser);
@@ -47,4 +47,4 @@ void ethernet_link::transport(int dir, frame& f, sc_core::sc_time& delay) {
     delay += ser;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -61,5 +61,5 @@ private:
     uint64_t m_bytes[2] = {0, 0};
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -134,7 +134,8 @@ void event_domain::ring_insert(const entry& e) {
 
 void event_domain::place_in_long_bucket(std::vector<entry>& bucket) {
     const entry k = bucket.back();
-    const auto at = std::upper_bound(bucket.begin(), bucket.end() - 1, k, [](const entry& a, const entry& b) { return b < a; });
+    const auto at =
+        std::upper_bound(bucket.begin(), bucket.end() - 1, k, [](const entry& a, const entry& b) { return b < a; });
     std::move_backward(at, bucket.end() - 1, bucket.end());
     *at = k;
 }
@@ -191,4 +192,4 @@ void event_domain::pop_peeked() {
     --m_ring_count;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -26,6 +26,7 @@ namespace cmswitch {
 class event_handler {
 public:
     virtual void on_event(uint32_t kind, uint32_t index, void* ptr) = 0;
+
 protected:
     ~event_handler() = default;
 };
@@ -34,6 +35,7 @@ protected:
 class timer_client {
 public:
     virtual void on_timer(uint32_t tag) = 0;
+
 protected:
     ~timer_client() = default;
 };
@@ -98,17 +100,17 @@ private:
     int bucket_shift = 22;
     static constexpr uint64_t num_buckets = 4096;
     void push(const entry& e);
-    const entry* peek();       // earliest entry, or null; advances the calendar to its bucket
-    void pop_peeked();         // removes the entry peek() returned
+    const entry* peek();   // earliest entry, or null; advances the calendar to its bucket
+    void pop_peeked();   // removes the entry peek() returned
     void ring_insert(const entry& e);
     [[gnu::noinline]] static void place_in_long_bucket(std::vector<entry>& bucket);
     void migrate();
 
     std::vector<std::vector<entry>> m_buckets;
     uint64_t m_occupied[num_buckets / 64] = {};   // bit per non-empty bucket, to skip empty ones fast
-    uint64_t m_cur = 0;        // absolute bucket number of the calendar's first bucket
+    uint64_t m_cur = 0;   // absolute bucket number of the calendar's first bucket
     size_t m_ring_count = 0;
-    key_heap<entry> m_heap;    // beyond the calendar's end
+    key_heap<entry> m_heap;   // beyond the calendar's end
     uint64_t m_seq = 0;
     uint64_t m_armed_ps = std::numeric_limits<uint64_t>::max();
     uint64_t m_dispatched = 0;
@@ -118,5 +120,5 @@ private:
     sc_core::sc_event m_wake;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -9,20 +9,20 @@
 
 namespace cmswitch {
 
-constexpr int num_priorities = 8;         // 802.1Q priorities per egress port
-constexpr uint32_t max_frame_bytes = 9216; // jumbo frames are the largest a port accepts
+constexpr int num_priorities = 8;   // 802.1Q priorities per egress port
+constexpr uint32_t max_frame_bytes = 9216;   // jumbo frames are the largest a port accepts
 constexpr uint32_t min_frame_bytes = 64;
-constexpr int max_sack_blocks = 4;        // TCP SACK option (RFC 2018): 4 blocks fit in 40 option bytes
+constexpr int max_sack_blocks = 4;   // TCP SACK option (RFC 2018): 4 blocks fit in 40 option bytes
 
 enum class frame_kind : uint8_t {
-    udp,      // datagram of a UDP source
-    tcp,      // TCP segment (data, ACK, or both)
-    request,  // application request of the incast client
-    cnm,      // 802.1Qau congestion notification message
-    pause,    // 802.3x PAUSE / 802.1Qbb PFC
-    rdma,     // RoCEv2 packet of a queue pair: data, ACK or NACK (rdma_flags)
-    cnp,      // RoCEv2 congestion notification packet (DCQCN), from the receiver's NIC to the sender's
-    sctp,     // SCTP packet: DATA chunks, or a SACK (+ ECNE), CWR, or a handshake chunk (sctp_flags)
+    udp,   // datagram of a UDP source
+    tcp,   // TCP segment (data, ACK, or both)
+    request,   // application request of the incast client
+    cnm,   // 802.1Qau congestion notification message
+    pause,   // 802.3x PAUSE / 802.1Qbb PFC
+    rdma,   // RoCEv2 packet of a queue pair: data, ACK or NACK (rdma_flags)
+    cnp,   // RoCEv2 congestion notification packet (DCQCN), from the receiver's NIC to the sender's
+    sctp,   // SCTP packet: DATA chunks, or a SACK (+ ECNE), CWR, or a handshake chunk (sctp_flags)
 };
 
 // ECN codepoint as in the IP header (RFC 3168).
@@ -35,47 +35,53 @@ enum rdma_flags : uint8_t { rdma_ack = 1, rdma_nack = 2 };
 // kind == sctp: the chunks a packet carries. DATA: TSNs [seq, seq + ctl.sctp.chunks), payload bytes in all. SACK:
 // cumulative TSN ack = ack - 1 (ack: the next TSN expected), gap blocks in sack[] as offsets from ack.
 enum sctp_flags : uint8_t {
-    sctp_data = 1, sctp_sack = 2, sctp_ecne = 4, sctp_cwr = 8,
-    sctp_init = 16, sctp_init_ack = 32, sctp_cookie_echo = 64, sctp_cookie_ack = 128,
+    sctp_data = 1,
+    sctp_sack = 2,
+    sctp_ecne = 4,
+    sctp_cwr = 8,
+    sctp_init = 16,
+    sctp_init_ack = 32,
+    sctp_cookie_echo = 64,
+    sctp_cookie_ack = 128,
 };
 
 // Every field of a frame but its SACK blocks; the pool resets these on acquire (frame_pool.h).
 struct frame_fields {
     // wire
-    uint32_t bytes = 0;       // size on the wire, headers included (what serialization and buffers count)
-    uint16_t src = 0;         // source host (or switch for control frames)
-    uint16_t dst = 0;         // destination host
-    uint8_t prio = 0;         // 0 lowest .. 7 highest; strict priority serves 7 first
+    uint32_t bytes = 0;   // size on the wire, headers included (what serialization and buffers count)
+    uint16_t src = 0;   // source host (or switch for control frames)
+    uint16_t dst = 0;   // destination host
+    uint8_t prio = 0;   // 0 lowest .. 7 highest; strict priority serves 7 first
     uint8_t ecn = ecn_not_ect;
     frame_kind kind = frame_kind::udp;
-    uint8_t flags = 0;        // tcp_flags for kind == tcp
-    uint32_t flow = 0;        // flow id, unique within a scenario
+    uint8_t flags = 0;   // tcp_flags for kind == tcp
+    uint32_t flow = 0;   // flow id, unique within a scenario
     // transport
-    uint32_t payload = 0;     // application bytes carried
+    uint32_t payload = 0;   // application bytes carried
     uint16_t ingress = 0xffff;   // inside a switch: the port it arrived on (PAUSE/PFC accounting); else 0xffff
-    uint8_t sack_blocks = 0;  // TCP ACK: SACK blocks carried (RFC 2018), each [ack + begin, ack + end)
+    uint8_t sack_blocks = 0;   // TCP ACK: SACK blocks carried (RFC 2018), each [ack + begin, ack + end)
     // bookkeeping of the block that holds the frame (in the first 64 bytes with the wire fields: a queue's
     // enqueue and dequeue touch one cache line of a frame)
     struct frame* next = nullptr;   // intrusive link: pool free list, FIFO queues
-    uint64_t enq_ps = 0;      // when it entered the queue it sits in
-    uint64_t seq = 0;         // TCP: first byte; UDP: datagram number
-    uint64_t ack = 0;         // TCP: cumulative ACK (next byte expected)
-    uint64_t ts_ps = 0;       // TCP data: when the sender sent it (TSval); TCP ACK with timestamps: the echo (TSecr)
-    uint64_t created_ps = 0;  // when the source made it
+    uint64_t enq_ps = 0;   // when it entered the queue it sits in
+    uint64_t seq = 0;   // TCP: first byte; UDP: datagram number
+    uint64_t ack = 0;   // TCP: cumulative ACK (next byte expected)
+    uint64_t ts_ps = 0;   // TCP data: when the sender sent it (TSval); TCP ACK with timestamps: the echo (TSecr)
+    uint64_t created_ps = 0;   // when the source made it
 };
 
 // 802.1Qau congestion notification message (kind cnm), as the congestion point fills it in.
 struct cnm_fields {
-    int32_t qoff;        // Qeq - qlen, bytes (negative when congested)
-    int32_t qdelta;      // qlen - qlen at the previous sample, bytes
-    uint32_t cpid;       // congestion point: switch << 16 | port << 3 | priority
-    uint8_t qntz_fb;     // quantized |Fb|, 1..63
+    int32_t qoff;   // Qeq - qlen, bytes (negative when congested)
+    int32_t qdelta;   // qlen - qlen at the previous sample, bytes
+    uint32_t cpid;   // congestion point: switch << 16 | port << 3 | priority
+    uint8_t qntz_fb;   // quantized |Fb|, 1..63
 };
 
 // 802.3x PAUSE / 802.1Qbb PFC (kind pause): which priorities stop, for how long.
 struct pause_fields {
     uint8_t class_enable;   // 802.3x: 0xff (every priority); PFC: one bit per priority
-    uint16_t quanta;        // pause time in quanta of 512 bit times; 0 = XON (resume now)
+    uint16_t quanta;   // pause time in quanta of 512 bit times; 0 = XON (resume now)
 };
 
 // RoCEv2 CNP (kind cnp) for the flow in frame.flow. DCQCN+ carries the notification point's current CNP period.
@@ -85,11 +91,11 @@ struct cnp_fields {
 
 // SCTP chunk fields beyond frame_fields (kind sctp), set in full by the endpoint that makes the packet.
 struct sctp_fields {
-    uint32_t chunks;       // DATA: chunks bundled
-    uint32_t tsn;          // ECNE: the TSN reported (highest of the marked packet); CWR: the sender's highest TSN
-                           // sent; INIT / INIT-ACK of a data sender: its initial TSN
+    uint32_t chunks;   // DATA: chunks bundled
+    uint32_t tsn;   // ECNE: the TSN reported (highest of the marked packet); CWR: the sender's highest TSN
+        // sent; INIT / INIT-ACK of a data sender: its initial TSN
     uint32_t ce_packets;   // ECNE: CE-marked packets since the last CWR (FreeBSD's num_pkts_since_cwr)
-    uint32_t request;      // COOKIE-ECHO: application request bytes bundled with it (the incast client's)
+    uint32_t request;   // COOKIE-ECHO: application request bytes bundled with it (the incast client's)
 };
 
 // 64-byte aligned, 128 bytes: two cache lines, the first holding what queues and links read.
@@ -97,7 +103,7 @@ struct alignas(64) frame : frame_fields {
     // TCP SACK blocks: only the first sack_blocks are meaningful (the pool does not clear them, so that frames
     // without SACK cost nothing for them)
     struct sack_block {
-        uint32_t begin, end;  // offsets from ack (SACK blocks lie above the cumulative ACK)
+        uint32_t begin, end;   // offsets from ack (SACK blocks lie above the cumulative ACK)
     } sack[max_sack_blocks];
     // The fields of a control frame, by kind; set in full by whoever makes one (control_frames.h), never by the
     // pool, and read only for frames of that kind.
@@ -111,5 +117,5 @@ struct alignas(64) frame : frame_fields {
 
 static_assert(sizeof(frame) == 128, "a frame is two cache lines");
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

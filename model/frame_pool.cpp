@@ -12,4 +12,4 @@ void frame_pool::grow() {
     }
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -33,7 +33,7 @@ public:
         m_free = f;
         --m_live;
     }
-    uint64_t live() const { return m_live; }       // frames acquired and not yet released
+    uint64_t live() const { return m_live; }   // frames acquired and not yet released
     uint64_t capacity() const { return m_chunks.size() * chunk_frames; }
 
 private:
@@ -45,5 +45,5 @@ private:
     uint64_t m_live = 0;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -78,15 +78,19 @@ private:
 // Process-wide, like SystemC's own current context: one simulation runs at a time per process
 // (platform/sim_context.h holds the process's simulation lock for the whole build, run and teardown).
 namespace model_clock {
-inline uint64_t now = 0;            // time of the event being handled
+inline uint64_t now = 0;   // time of the event being handled
 inline uint64_t run_end = UINT64_MAX;   // end of the current sc_start (decoupling horizon)
 // Asked by the event domains every 65,536 events when set (a front end's Ctrl-C check); true stops dispatching
 // and sets `interrupted`, which the run loop turns into run_interrupted.
 inline bool (*interrupt_poll)() = nullptr;
 inline bool interrupted = false;
-} // namespace model_clock
-inline uint64_t now_ps() { return model_clock::now; }
-inline sc_core::sc_time ps_time(uint64_t ps) { return sc_core::sc_time::from_value(ps); }
+}   // namespace model_clock
+inline uint64_t now_ps() {
+    return model_clock::now;
+}
+inline sc_core::sc_time ps_time(uint64_t ps) {
+    return sc_core::sc_time::from_value(ps);
+}
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

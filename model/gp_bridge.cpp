@@ -17,12 +17,14 @@ void put16(unsigned char* p, uint16_t v) {
     p[0] = static_cast<unsigned char>(v >> 8);
     p[1] = static_cast<unsigned char>(v);
 }
-uint16_t get16(const unsigned char* p) { return static_cast<uint16_t>((p[0] << 8) | p[1]); }
-} // namespace
+uint16_t get16(const unsigned char* p) {
+    return static_cast<uint16_t>((p[0] << 8) | p[1]);
+}
+}   // namespace
 
 void host_mac(uint16_t host, unsigned char* mac) {
-    const unsigned char m[6] = {0x02, 0x00, 0x00, 0x00, static_cast<unsigned char>(host >> 8),
-                                static_cast<unsigned char>(host)};
+    const unsigned char m[6] = {
+        0x02, 0x00, 0x00, 0x00, static_cast<unsigned char>(host >> 8), static_cast<unsigned char>(host)};
     std::memcpy(mac, m, 6);
 }
 
@@ -42,7 +44,7 @@ void gp_bridge::encode(const frame& f, std::vector<unsigned char>& out) {
         if (f.ctl.pause.class_enable == 0xff) {   // 802.3x
             put16(p + 14, opcode_pause);
             put16(p + 16, f.ctl.pause.quanta);
-        } else {                                   // 802.1Qbb: the vector, then a quanta per class
+        } else {   // 802.1Qbb: the vector, then a quanta per class
             put16(p + 14, opcode_pfc);
             put16(p + 16, f.ctl.pause.class_enable);
             for (int c = 0; c < 8; ++c)
@@ -55,7 +57,7 @@ void gp_bridge::encode(const frame& f, std::vector<unsigned char>& out) {
     put16(p + 12, tpid_8021q);
     put16(p + 14, static_cast<uint16_t>(f.prio << 13));   // PCP, DEI 0, VLAN 0
     put16(p + 16, ethertype_ipv4);
-    p[18] = 0x45;                     // IPv4, 20-byte header
+    p[18] = 0x45;   // IPv4, 20-byte header
     p[19] = static_cast<unsigned char>(f.ecn & 3);   // DSCP 0, ECN
 }
 
@@ -171,4 +173,4 @@ void gp_bridge::from_frame(int, frame& f, sc_core::sc_time& delay) {
     m_pool.release(&f);
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -64,16 +64,16 @@ void host_mac(uint16_t host, unsigned char* mac);
 
 class gp_bridge : public sc_core::sc_module {
 public:
-    tlm_utils::simple_target_socket<gp_bridge> gp_in;         // generic payload in ...
-    frame_initiator_socket frame_out;                          // ... frames out
-    frame_target_socket<gp_bridge> frame_in;                   // frames in ...
-    tlm_utils::simple_initiator_socket<gp_bridge> gp_out;     // ... generic payload out
+    tlm_utils::simple_target_socket<gp_bridge> gp_in;   // generic payload in ...
+    frame_initiator_socket frame_out;   // ... frames out
+    frame_target_socket<gp_bridge> frame_in;   // frames in ...
+    tlm_utils::simple_initiator_socket<gp_bridge> gp_out;   // ... generic payload out
 
     gp_bridge(sc_core::sc_module_name name, frame_pool& pool);
 
-    uint64_t frames_in() const { return m_in; }        // accepted on gp_in
-    uint64_t refused() const { return m_refused; }     // refused on gp_in (an error response)
-    uint64_t frames_out() const { return m_out; }      // delivered on gp_out
+    uint64_t frames_in() const { return m_in; }   // accepted on gp_in
+    uint64_t refused() const { return m_refused; }   // refused on gp_in (an error response)
+    uint64_t frames_out() const { return m_out; }   // delivered on gp_out
     uint64_t rejected() const { return m_rejected; }   // delivered on gp_out with an error response
 
     // The frame image the bridge writes for f (data_length = f.bytes), by the conventions above.
@@ -92,5 +92,5 @@ private:
     uint64_t m_in = 0, m_refused = 0, m_out = 0, m_rejected = 0;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -60,5 +60,5 @@ private:
     std::vector<Key> m_h;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -41,7 +41,7 @@ std::string join(const std::vector<std::string>& v) {
         out += (i ? ", " : "") + v[i];
     return out;
 }
-} // namespace
+}   // namespace
 
 void param_table::add_int(const std::string& name, int64_t* field, int64_t lo, int64_t hi, const std::string& unit,
                           const std::string& help) {
@@ -187,8 +187,7 @@ void param_table::check(const param& p) const {
                                (p.or_csv_file ? ", or the path of a .csv file" : ""));
         break;
     }
-    case kind::flag:
-        break;
+    case kind::flag: break;
     case kind::list: {
         const std::vector<double>& v = *p.v;
         if (!v.empty() && p.count > 0 && static_cast<int>(v.size()) != p.count)
@@ -227,7 +226,12 @@ void param_table::set(const std::string& name, const std::string& text) {
         }
         const int64_t old = *p->i;
         *p->i = v;
-        try { check(*p); } catch (...) { *p->i = old; throw; }
+        try {
+            check(*p);
+        } catch (...) {
+            *p->i = old;
+            throw;
+        }
         break;
     }
     case kind::real: {
@@ -237,13 +241,23 @@ void param_table::set(const std::string& name, const std::string& text) {
             throw config_error(p->name + " = '" + text + "' is not a number: allowed " + range_text(*p));
         const double old = *p->d;
         *p->d = v;
-        try { check(*p); } catch (...) { *p->d = old; throw; }
+        try {
+            check(*p);
+        } catch (...) {
+            *p->d = old;
+            throw;
+        }
         break;
     }
     case kind::choice: {
         const std::string old = *p->s;
         *p->s = text;
-        try { check(*p); } catch (...) { *p->s = old; throw; }
+        try {
+            check(*p);
+        } catch (...) {
+            *p->s = old;
+            throw;
+        }
         break;
     }
     case kind::flag:
@@ -275,7 +289,12 @@ void param_table::set(const std::string& name, const std::string& text) {
         }
         std::vector<double> old = std::move(*p->v);
         *p->v = std::move(v);
-        try { check(*p); } catch (...) { *p->v = std::move(old); throw; }
+        try {
+            check(*p);
+        } catch (...) {
+            *p->v = std::move(old);
+            throw;
+        }
         break;
     }
     }
@@ -291,7 +310,8 @@ std::vector<std::string> param_table::load_json(const std::string& path_or_text)
     } else {
         std::ifstream in(path_or_text, std::ios::binary);
         if (!in)
-            throw config_error("switch = '" + path_or_text + "': the file cannot be read (a JSON switch "
+            throw config_error("switch = '" + path_or_text +
+                               "': the file cannot be read (a JSON switch "
                                "description; the Python package also reads TOML and YAML)");
         std::ostringstream all;
         all << in.rdbuf();
@@ -388,10 +408,10 @@ std::string param_table::help() const {
         else if (p.type == kind::choice)
             s << " {" << join(p.choices) << "}\n      " << p.help << " (default " << p.default_text << ")\n";
         else
-            s << " " << (p.type == kind::integer ? "N" : "X") << "\n      " << p.help << " [" << p.unit
-              << "; default " << p.default_text << "; allowed " << range_text(p) << "]\n";
+            s << " " << (p.type == kind::integer ? "N" : "X") << "\n      " << p.help << " [" << p.unit << "; default "
+              << p.default_text << "; allowed " << range_text(p) << "]\n";
     }
     return s.str();
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

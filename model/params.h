@@ -19,22 +19,22 @@ public:
         kind type;
         std::string unit;
         std::string help;
-        double lo = 0, hi = 0;     // inclusive range (integer, real)
-        bool lo_open = false;      // real: lo itself excluded
+        double lo = 0, hi = 0;   // inclusive range (integer, real)
+        bool lo_open = false;   // real: lo itself excluded
         // real: a nonzero value must be at least this (by default the model's resolution in the unit: 1 bit/s
         // for Gbps/Mbps, 1 ps for s/ms/us; below it a rate or time rounds to 0)
         double min_nonzero = 0;
         std::vector<std::string> choices;
-        bool or_csv_file = false;  // choice: a path ending in .csv (an existing file) is allowed too
+        bool or_csv_file = false;   // choice: a path ending in .csv (an existing file) is allowed too
         int64_t* i = nullptr;
         double* d = nullptr;
         std::string* s = nullptr;
         bool* b = nullptr;
         std::vector<double>* v = nullptr;   // list: comma-separated numbers, each in [lo, hi]
-        int count = 0;                      // list: the number of entries it must have (0: any); empty is allowed
-        bool integers = false;              // list: every entry an integer
+        int count = 0;   // list: the number of entries it must have (0: any); empty is allowed
+        bool integers = false;   // list: every entry an integer
         std::string default_text;
-        std::string group;         // who declared it: the scenario ("") or a scheme (its name)
+        std::string group;   // who declared it: the scenario ("") or a scheme (its name)
     };
 
     void add_int(const std::string& name, int64_t* field, int64_t lo, int64_t hi, const std::string& unit,
@@ -47,8 +47,8 @@ public:
     void add_flag(const std::string& name, bool* field, const std::string& help);
     // A list of numbers given as "a,b,c": each in [lo, hi] (integers if `integers`), exactly `count` of them
     // (count 0: any number). The empty list is allowed and means "not given" (the scenario's default rule).
-    void add_list(const std::string& name, std::vector<double>* field, double lo, double hi, int count,
-                  bool integers, const std::string& unit, const std::string& help);
+    void add_list(const std::string& name, std::vector<double>* field, double lo, double hi, int count, bool integers,
+                  const std::string& unit, const std::string& help);
     // Parameters added from now on belong to `group` (a scheme's name; "" for the scenario's own).
     void begin_group(const std::string& group) { m_group = group; }
     // A larger smallest nonzero value for a real parameter (a sampling period, a timer), in its unit.
@@ -85,5 +85,5 @@ private:
 
 std::string format_number(double v);
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -84,7 +84,7 @@ void put_number(std::string& out, double v) {
     else
         out += format_number(v);
 }
-} // namespace
+}   // namespace
 
 std::string result::to_json(bool with_tables) const {
     std::string out = "{";
@@ -135,4 +135,4 @@ std::string result::to_json(bool with_tables) const {
     return out;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

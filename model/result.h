@@ -38,5 +38,5 @@ struct result {
     std::string to_json(bool with_tables = true) const;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

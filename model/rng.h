@@ -5,8 +5,8 @@
 #ifndef CMSWITCH_MODEL_RNG_H
 #define CMSWITCH_MODEL_RNG_H
 
-#include <cmath>
 #include "model/types.h"
+#include <cmath>
 
 #include <cstdint>
 
@@ -23,21 +23,23 @@ inline uint64_t splitmix64(uint64_t& x) {
 // host or switch number below the next family's base; two blocks never share a stream, so adding a random
 // choice somewhere never shifts another's draws.
 enum class random_stream : uint64_t {
-    source = 0,                     // + flow: the flow's traffic source or TCP sender (send jitter, phase)
-    transaction_tcp = 100000,       // + flow: TCP senders of transaction workloads (their source: `source`)
-    ecn_marking = 1000000,          // + switch: RED marking decisions
-    bulk_app = 2000000,             // + background flow: elephant sizes
-    qcn_cp = 3000000,               // + switch: QCN congestion point sampling jitter
-    qcn_rp = 4000000,               // + host: QCN reaction point timer and byte-counter jitter
-    cbr_phase = 5000000,            // the incast's UDP CBR flow's start phase
-    delay_skew = 6000000,           // the incast's per-server link delay skew
-    dcqcn_marking = 7000000,        // + switch: DCQCN congestion point marking decisions
-    rdma_start = 8000000,           // the RDMA incast's queue-pair start times
-    dbl = 9000000,                  // + switch: DBL exceed-action draws
-    sctp_app = 10000000,            // + host: seed 001's testbed applications (elephant sizes)
-    workload = 11000000,            // + host: flow arrivals, sizes, destinations (+ 2^20: the incasts)
+    source = 0,   // + flow: the flow's traffic source or TCP sender (send jitter, phase)
+    transaction_tcp = 100000,   // + flow: TCP senders of transaction workloads (their source: `source`)
+    ecn_marking = 1000000,   // + switch: RED marking decisions
+    bulk_app = 2000000,   // + background flow: elephant sizes
+    qcn_cp = 3000000,   // + switch: QCN congestion point sampling jitter
+    qcn_rp = 4000000,   // + host: QCN reaction point timer and byte-counter jitter
+    cbr_phase = 5000000,   // the incast's UDP CBR flow's start phase
+    delay_skew = 6000000,   // the incast's per-server link delay skew
+    dcqcn_marking = 7000000,   // + switch: DCQCN congestion point marking decisions
+    rdma_start = 8000000,   // the RDMA incast's queue-pair start times
+    dbl = 9000000,   // + switch: DBL exceed-action draws
+    sctp_app = 10000000,   // + host: seed 001's testbed applications (elephant sizes)
+    workload = 11000000,   // + host: flow arrivals, sizes, destinations (+ 2^20: the incasts)
 };
-constexpr uint64_t stream_id(random_stream s, uint64_t index = 0) { return static_cast<uint64_t>(s) + index; }
+constexpr uint64_t stream_id(random_stream s, uint64_t index = 0) {
+    return static_cast<uint64_t>(s) + index;
+}
 
 // xoshiro256** (Blackman & Vigna).
 class rng {
@@ -73,5 +75,5 @@ private:
     uint64_t m_s[4];
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

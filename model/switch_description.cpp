@@ -138,8 +138,8 @@ private:
             std::string key = string();
             for (const auto& m : v.members)
                 if (m.key == key)
-                    fail("key '" + key + "' is given twice in one section (lines " + std::to_string(m.line) +
-                         " and " + std::to_string(line) + ")");
+                    fail("key '" + key + "' is given twice in one section (lines " + std::to_string(m.line) + " and " +
+                         std::to_string(line) + ")");
             skip_space();
             if (m_i >= m_s.size() || m_s[m_i] != ':')
                 fail("':' was expected after key '" + key + "'");
@@ -421,7 +421,7 @@ private:
     bool m_lines;   // the text is the user's file (JSON), so its line numbers mean something
 };
 
-} // namespace
+}   // namespace
 
 std::vector<description_entry> read_description(const std::string& json_text, const std::string& file,
                                                 const param_table& params, bool lines) {
@@ -433,4 +433,4 @@ std::vector<description_entry> read_description(const std::string& json_text, co
     return std::move(reader.entries);
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -20,8 +20,8 @@
 namespace cmswitch {
 
 struct description_entry {
-    std::string name;    // the parameter
-    std::string text;    // its value as param_table::set parses it ("0,0,1,3" for a list)
+    std::string name;   // the parameter
+    std::string text;   // its value as param_table::set parses it ("0,0,1,3" for a list)
     std::string where;   // its place in the file: "mmu.pfc.pause"
 };
 
@@ -34,5 +34,5 @@ std::vector<description_entry> read_description(const std::string& json_text, co
 constexpr int max_json_depth = 32;
 constexpr int max_section_depth = 8;
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -64,8 +64,10 @@ inline trace_sink* sink = nullptr;
 inline trace_signal* declare(const std::string& scope, const std::string& name, unsigned bits) {
     return sink ? sink->declare(scope, name, bits) : nullptr;
 }
-inline bool active() { return sink != nullptr; }
-} // namespace model_trace
+inline bool active() {
+    return sink != nullptr;
+}
+}   // namespace model_trace
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -38,10 +38,10 @@ public:
         size_t from = 0;
         for (const size_t i : order) {
             const double p = ps[i];
-            const size_t rank = std::min(v.size() - 1,
-                                         static_cast<size_t>(std::ceil(p * static_cast<double>(v.size()))) - (p > 0 ? 1 : 0));
-            std::nth_element(v.begin() + static_cast<std::ptrdiff_t>(from), v.begin() + static_cast<std::ptrdiff_t>(rank),
-                             v.end());
+            const size_t rank = std::min(
+                v.size() - 1, static_cast<size_t>(std::ceil(p * static_cast<double>(v.size()))) - (p > 0 ? 1 : 0));
+            std::nth_element(v.begin() + static_cast<std::ptrdiff_t>(from),
+                             v.begin() + static_cast<std::ptrdiff_t>(rank), v.end());
             out[i] = v[rank] * 1e-3;
             from = rank;
         }
@@ -54,5 +54,5 @@ private:
     std::vector<uint32_t> m_ns;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

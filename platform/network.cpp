@@ -14,12 +14,11 @@
 
 namespace cmswitch {
 
-
 std::string conservation::describe() const {
     std::ostringstream s;
-    s << "offered " << offered_frames << " frames / " << offered_bytes << " B; delivered " << delivered_frames
-      << " / " << delivered_bytes << "; dropped " << dropped_frames << " / " << dropped_bytes << "; queued "
-      << queued_frames << " / " << queued_bytes << "; in flight " << in_flight_frames << " / " << in_flight_bytes
+    s << "offered " << offered_frames << " frames / " << offered_bytes << " B; delivered " << delivered_frames << " / "
+      << delivered_bytes << "; dropped " << dropped_frames << " / " << dropped_bytes << "; queued " << queued_frames
+      << " / " << queued_bytes << "; in flight " << in_flight_frames << " / " << in_flight_bytes
       << "; frames live in pool " << live_frames;
     return s.str();
 }
@@ -33,8 +32,8 @@ void network::validate() const {
     if (t.event_domains != "shared" && t.event_domains != "grouped" && t.event_domains != "per_block")
         throw config_error("event_domains = '" + t.event_domains + "': allowed values are shared, grouped, per_block");
     if (t.nic_queue_bytes < max_frame_bytes)
-        throw config_error("nic_queue_bytes = " + std::to_string(t.nic_queue_bytes) + ": must be >= " +
-                           std::to_string(max_frame_bytes));
+        throw config_error("nic_queue_bytes = " + std::to_string(t.nic_queue_bytes) +
+                           ": must be >= " + std::to_string(max_frame_bytes));
     std::vector<int> host_used(static_cast<size_t>(t.hosts), 0);
     std::vector<std::vector<int>> port_used(t.switches.size());
     for (size_t s = 0; s < t.switches.size(); ++s) {
@@ -118,17 +117,16 @@ void network::build() {
     for (int h = 0; h < m_topo.hosts; ++h) {
         run_control::poll_build();   // Ctrl-C and progress while a large network builds
         event_domain& d = shared ? *shared : new_domain("events_host" + std::to_string(h));
-        m_nics.emplace_back(
-            new host_nic(("host" + std::to_string(h)).c_str(), h, m_topo.nic_queue_bytes, m_pool, d));
+        m_nics.emplace_back(new host_nic(("host" + std::to_string(h)).c_str(), h, m_topo.nic_queue_bytes, m_pool, d));
         m_stacks.emplace_back(new host_stack(*m_nics.back()));
         m_created.push_back({block::host, m_nics.size() - 1});
     }
     for (size_t s = 0; s < m_topo.switches.size(); ++s) {
         run_control::poll_build();
         event_domain& d = policy == "shared" ? *shared : new_domain("events_switch" + std::to_string(s));
-        m_switches.emplace_back(new ethernet_switch(("switch" + std::to_string(s)).c_str(),
-                                                    m_topo.switches[s].ports, m_topo.hosts,
-                                                    m_topo.switches[s].buffer, m_pool, d, static_cast<int>(s)));
+        m_switches.emplace_back(new ethernet_switch(("switch" + std::to_string(s)).c_str(), m_topo.switches[s].ports,
+                                                    m_topo.hosts, m_topo.switches[s].buffer, m_pool, d,
+                                                    static_cast<int>(s)));
         m_created.push_back({block::sw, m_switches.size() - 1});
     }
     for (size_t i = 0; i < m_topo.links.size(); ++i) {
@@ -186,7 +184,9 @@ void network::build() {
     run_control::set_event_counter([this] { return events(); });
 }
 
-void network::enable_pause(const pause_config& cfg) { install_pause(*this, cfg); }
+void network::enable_pause(const pause_config& cfg) {
+    install_pause(*this, cfg);
+}
 
 const link_spec* network::port_link(int s, int port) const {
     for (const link_spec& l : m_topo.links)
@@ -213,7 +213,9 @@ uint64_t network::host_rate_bps(int host) const {
     return 0;
 }
 
-network::~network() { teardown(); }
+network::~network() {
+    teardown();
+}
 
 void network::teardown() {
     run_control::set_event_counter(nullptr);
@@ -351,4 +353,4 @@ uint64_t network::events() const {
     return n;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

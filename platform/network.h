@@ -7,11 +7,11 @@
 
 #include "model/cm/pause/pause_config.h"
 #include "model/cm/scheme.h"
-#include "model/switch/ethernet_switch.h"
+#include "model/ethernet_link.h"
 #include "model/event_domain.h"
 #include "model/frame_pool.h"
 #include "model/nic/host_nic.h"
-#include "model/ethernet_link.h"
+#include "model/switch/ethernet_switch.h"
 #include "platform/topology.h"
 #include "traffic/host_stack.h"
 
@@ -23,12 +23,12 @@ namespace cmswitch {
 
 // Where every frame that entered the network is at the end of a run.
 struct conservation {
-    uint64_t offered_frames = 0, offered_bytes = 0;       // handed to NICs or made by switches (CNMs)
+    uint64_t offered_frames = 0, offered_bytes = 0;   // handed to NICs or made by switches (CNMs)
     uint64_t delivered_frames = 0, delivered_bytes = 0;   // arrived at NICs
-    uint64_t dropped_frames = 0, dropped_bytes = 0;       // NIC and switch drops
-    uint64_t queued_frames = 0, queued_bytes = 0;         // in NIC and switch queues
+    uint64_t dropped_frames = 0, dropped_bytes = 0;   // NIC and switch drops
+    uint64_t queued_frames = 0, queued_bytes = 0;   // in NIC and switch queues
     uint64_t in_flight_frames = 0, in_flight_bytes = 0;   // on links
-    uint64_t live_frames = 0;                              // frames the pool has handed out and not got back
+    uint64_t live_frames = 0;   // frames the pool has handed out and not got back
     bool holds() const {
         return offered_frames == delivered_frames + dropped_frames + queued_frames + in_flight_frames &&
                offered_bytes == delivered_bytes + dropped_bytes + queued_bytes + in_flight_bytes &&
@@ -94,5 +94,5 @@ private:
     std::vector<created> m_created;   // the blocks in the order they were made (teardown's order depends on it)
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -50,4 +50,4 @@ void queue_sampler::export_to(table& t) const {
         t.column(m_gauges[i].first) = m_gauge_values[i];
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

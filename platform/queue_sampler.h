@@ -4,8 +4,8 @@
 #ifndef CMSWITCH_PLATFORM_QUEUE_SAMPLER_H
 #define CMSWITCH_PLATFORM_QUEUE_SAMPLER_H
 
-#include "model/switch/egress_port.h"
 #include "model/result.h"
+#include "model/switch/egress_port.h"
 
 #include <functional>
 #include <string>
@@ -45,5 +45,5 @@ private:
     sc_core::sc_event m_tick;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

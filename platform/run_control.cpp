@@ -50,9 +50,13 @@ double wall_now() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - g_hooks.t0).count();
 }
 
-bool poll_interrupt() { return g_hooks.interrupted && g_hooks.interrupted(); }
+bool poll_interrupt() {
+    return g_hooks.interrupted && g_hooks.interrupted();
+}
 
-uint64_t event_count() { return g_hooks.events ? g_hooks.events() : 0; }
+uint64_t event_count() {
+    return g_hooks.events ? g_hooks.events() : 0;
+}
 
 void report(run_progress p) {
     g_hooks.progress(p);
@@ -60,7 +64,7 @@ void report(run_progress p) {
     g_hooks.next_report_s = p.wall_s + std::min(std::max(p.wall_s, g_hooks.first_after_s), 60.0);
 }
 
-} // namespace
+}   // namespace
 
 namespace {
 std::string duration_text(double s) {
@@ -81,7 +85,7 @@ std::string sim_time_text(double ps, double unit_ps, const char* unit) {
     std::snprintf(buf, sizeof buf, "%.4g %s", ps / unit_ps, unit);
     return buf;
 }
-} // namespace
+}   // namespace
 
 std::string progress_line(const run_progress& p, const std::string& scenario) {
     std::string line = scenario + ": ";
@@ -92,8 +96,9 @@ std::string progress_line(const run_progress& p, const std::string& scenario) {
     const char* name = end >= 1e12 ? "s" : end >= 1e9 ? "ms" : "us";
     char buf[160];
     std::snprintf(buf, sizeof buf, " of %s simulated (%.0f %%), %.2f M events/s, %s so far",
-                  sim_time_text(end, unit, name).c_str(), end > 0 ? 100.0 * static_cast<double>(p.simulated_ps) / end : 0.0,
-                  p.events_per_s * 1e-6, duration_text(p.wall_s).c_str());
+                  sim_time_text(end, unit, name).c_str(),
+                  end > 0 ? 100.0 * static_cast<double>(p.simulated_ps) / end : 0.0, p.events_per_s * 1e-6,
+                  duration_text(p.wall_s).c_str());
     line += sim_time_text(static_cast<double>(p.simulated_ps), unit, "").c_str();
     while (!line.empty() && line.back() == ' ')
         line.pop_back();
@@ -129,7 +134,9 @@ simulation_lock::~simulation_lock() {
     }
 }
 
-bool simulation_lock::held() { return g_lock->owner.load() == std::this_thread::get_id(); }
+bool simulation_lock::held() {
+    return g_lock->owner.load() == std::this_thread::get_id();
+}
 
 namespace run_control {
 
@@ -148,7 +155,9 @@ void set_progress(std::function<void(const run_progress&)> report_fn, double fir
     g_hooks.running = false;
 }
 
-void set_event_counter(std::function<uint64_t()> count) { g_hooks.events = std::move(count); }
+void set_event_counter(std::function<uint64_t()> count) {
+    g_hooks.events = std::move(count);
+}
 
 void poll_build() {
     if (!g_hooks.interrupted && !g_hooks.progress)
@@ -167,9 +176,13 @@ void poll_build() {
     }
 }
 
-bool wants_chunks() { return g_hooks.interrupted || g_hooks.progress; }
+bool wants_chunks() {
+    return g_hooks.interrupted || g_hooks.progress;
+}
 
-bool interrupt_requested() { return poll_interrupt(); }
+bool interrupt_requested() {
+    return poll_interrupt();
+}
 
 void started_running(uint64_t now_ps, uint64_t end_ps) {
     g_hooks.running = true;
@@ -201,7 +214,7 @@ void report_running(uint64_t now_ps) {
     report(p);
 }
 
-} // namespace run_control
+}   // namespace run_control
 
 run_hooks::run_hooks(std::function<bool()> interrupted, std::function<void(const run_progress&)> progress,
                      double first_progress_after_s)
@@ -215,4 +228,4 @@ run_hooks::~run_hooks() {
     run_control::set_progress(nullptr);
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

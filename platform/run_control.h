@@ -37,13 +37,13 @@ public:
 
 // A long run's progress, reported every few seconds of wall time.
 struct run_progress {
-    bool building = true;        // building the model (no simulated time yet), else running
-    double wall_s = 0;           // since the hooks were installed
+    bool building = true;   // building the model (no simulated time yet), else running
+    double wall_s = 0;   // since the hooks were installed
     uint64_t simulated_ps = 0;   // model time reached
-    uint64_t end_ps = 0;         // where the run stops
-    uint64_t events = 0;         // model events so far
-    double events_per_s = 0;     // while running
-    double left_s = -1;          // wall seconds left, from the rate so far (-1: not known yet)
+    uint64_t end_ps = 0;   // where the run stops
+    uint64_t events = 0;   // model events so far
+    double events_per_s = 0;   // while running
+    double left_s = -1;   // wall seconds left, from the rate so far (-1: not known yet)
 };
 
 // One line for a progress report: "workload: 12.5 of 100 ms simulated (12 %), 4.1 M events/s, 38 s so far,
@@ -68,7 +68,7 @@ bool wants_chunks();
 bool interrupt_requested();
 void started_running(uint64_t now_ps, uint64_t end_ps);
 void report_running(uint64_t now_ps);
-} // namespace run_control
+}   // namespace run_control
 
 // Installs an interrupt check and a progress report for its lifetime (after taking the simulation lock).
 class run_hooks {
@@ -83,5 +83,5 @@ private:
     simulation_lock m_lock;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -30,7 +30,7 @@ std::string count_text(double n) {
         std::snprintf(buf, sizeof buf, "%.3g", n);
     return buf;
 }
-} // namespace
+}   // namespace
 
 void run_cost::add(const std::string& field, double bytes, const std::string& what, const std::string& advice) {
     if (bytes > 0)
@@ -103,4 +103,4 @@ double default_memory_budget_bytes() {
     return static_cast<double>(pages) * static_cast<double>(page) / 2;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

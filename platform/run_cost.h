@@ -20,16 +20,16 @@ namespace cmswitch {
 class run_cost {
 public:
     struct item {
-        std::string field;    // the parameter that drives it
+        std::string field;   // the parameter that drives it
         double bytes;
-        std::string what;     // "6e+11 bins of the elephant bandwidth series (bin_s = 1e-09 s over duration_s = 600 s)"
+        std::string what;   // "6e+11 bins of the elephant bandwidth series (bin_s = 1e-09 s over duration_s = 600 s)"
         std::string advice;   // "raise bin_s"
     };
 
     // Measured sizes (bytes).
-    static constexpr double host_bytes = 6 * 1024;          // a host: NIC, stack, its event-queue share
+    static constexpr double host_bytes = 6 * 1024;   // a host: NIC, stack, its event-queue share
     static constexpr double switch_port_bytes = 6 * 1024;   // a switch port: 8 queues, counters, its link end
-    static constexpr double route_bytes = 6;                // one forwarding entry (switch x destination host)
+    static constexpr double route_bytes = 6;   // one forwarding entry (switch x destination host)
     static constexpr double connection_bytes = 32 * 1024;   // a TCP/SCTP connection: sender and receiver
     static constexpr double copies = 3;   // a recorded number is held by its recorder, the result and the front end
 
@@ -60,5 +60,5 @@ private:
 // this machine's physical memory.
 double default_memory_budget_bytes();
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -7,14 +7,14 @@
 
 #include "model/errors.h"
 #include "platform/network.h"
-#include "platform/sim_context.h"
-#include "platform/statistics.h"
 #include "platform/scenarios/baseline.h"
 #include "platform/scenarios/incast.h"
 #include "platform/scenarios/overload.h"
 #include "platform/scenarios/rdma_incast.h"
 #include "platform/scenarios/testbed_001.h"
 #include "platform/scenarios/workload.h"
+#include "platform/sim_context.h"
+#include "platform/statistics.h"
 
 namespace cmswitch {
 
@@ -46,8 +46,8 @@ void scenario::check() {
 }
 
 const std::vector<std::string>& scenario_names() {
-    static const std::vector<std::string> names{"overload", "incast", "baseline", "rdma-incast", "vegas-incast",
-                                                 "testbed-001", "workload"};
+    static const std::vector<std::string> names{"overload",     "incast",      "baseline", "rdma-incast",
+                                                "vegas-incast", "testbed-001", "workload"};
     return names;
 }
 
@@ -103,8 +103,9 @@ buffer_config make_buffer_config(const buffer_settings& b) {
             if (x == 0)
                 continue;
             if (x < 1)
-                throw config_error("dwrr_weights[" + std::to_string(q) + "] = " + format_number(x) +
-                                   ": a weighted queue needs a weight of at least 1 (a 1500 B quantum); 0 makes it strict");
+                throw config_error(
+                    "dwrr_weights[" + std::to_string(q) + "] = " + format_number(x) +
+                    ": a weighted queue needs a weight of at least 1 (a 1500 B quantum); 0 makes it strict");
             buf.dwrr_queues |= static_cast<uint8_t>(1u << q);
             buf.dwrr_quantum[static_cast<size_t>(q)] = static_cast<uint32_t>(std::lround(x * 1500));
         }
@@ -136,4 +137,4 @@ std::unique_ptr<scenario> make_scenario(const std::string& name) {
     throw config_error("scenario = '" + name + "': known scenarios are " + known);
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

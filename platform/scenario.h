@@ -57,7 +57,8 @@ protected:
 
 // A scenario whose parameter table writes into a plain settings struct (the user's units, one field per
 // parameter), read by run().
-template <typename Config> class configured_scenario : public scenario {
+template <typename Config>
+class configured_scenario : public scenario {
 public:
     Config& config() { return m_cfg; }
 
@@ -106,5 +107,5 @@ void report_run_end(result& r, const network& net, double simulated_s, const cha
 std::unique_ptr<scenario> make_scenario(const std::string& name);
 const std::vector<std::string>& scenario_names();
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

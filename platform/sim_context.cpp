@@ -25,12 +25,12 @@ void configure_reports_once() {
     });
 }
 
-} // namespace
+}   // namespace
 
 namespace {
 bool g_context_live = false;   // under the simulation lock
 bool g_build_only = false;
-} // namespace
+}   // namespace
 
 sim_context::sim_context() {
     if (g_context_live)
@@ -58,7 +58,9 @@ sim_context::~sim_context() {
     g_context_live = false;
 }
 
-void sim_context::set_build_only(bool on) { g_build_only = on; }
+void sim_context::set_build_only(bool on) {
+    g_build_only = on;
+}
 
 void sim_context::run_until(uint64_t t_ps) {
     if (g_build_only)
@@ -111,4 +113,4 @@ void sim_context::run_chunk(uint64_t t_ps) {
     }
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

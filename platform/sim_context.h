@@ -49,5 +49,5 @@ private:
     sc_core::sc_simcontext* m_ctx;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

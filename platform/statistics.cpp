@@ -6,8 +6,7 @@
 
 namespace cmswitch {
 
-void report_port(result& r, const std::string& prefix, const egress_port& port, uint64_t rate_bps,
-                 uint64_t now_ps) {
+void report_port(result& r, const std::string& prefix, const egress_port& port, uint64_t rate_bps, uint64_t now_ps) {
     const auto& st = port.stats();
     const auto& occ = port.occupancy();
     const double tput = mbps(st.tx_bytes, now_ps);
@@ -35,8 +34,8 @@ void report_port(result& r, const std::string& prefix, const egress_port& port, 
 }
 
 void report_occupancy(result& r, const std::string& prefix, const occupancy_stats& occ, uint64_t now_ps, bool cdf) {
-    static const std::pair<const char*, double> qs[] = {{"p50_kb", 0.5}, {"p90_kb", 0.9}, {"p99_kb", 0.99},
-                                                         {"p999_kb", 0.999}};
+    static const std::pair<const char*, double> qs[] = {
+        {"p50_kb", 0.5}, {"p90_kb", 0.9}, {"p99_kb", 0.99}, {"p999_kb", 0.999}};
     for (const auto& q : qs)
         r.set(prefix + q.first, static_cast<double>(occ.quantile(q.second, now_ps)) / 1024.0);
     if (!cdf)
@@ -184,8 +183,8 @@ void report_switch_ports(result& r, const network& net, uint64_t end_ps) {
             ports.column("xon_sent").push_back(static_cast<double>(pc.xon_sent));
             ports.column("paused_ms").push_back(paused_ms);
             ports.column("queue_max_kb").push_back(static_cast<double>(net.sw(s).egress(p).occupancy().max()) / 1024);
-            ports.column("queue_p99_kb").push_back(
-                static_cast<double>(net.sw(s).egress(p).occupancy().quantile(0.99, end_ps)) / 1024);
+            ports.column("queue_p99_kb")
+                .push_back(static_cast<double>(net.sw(s).egress(p).occupancy().quantile(0.99, end_ps)) / 1024);
             uint64_t d = 0;
             for (uint64_t x : pc.drop_frames)
                 d += x;
@@ -211,4 +210,4 @@ double percentile(std::vector<double> v, double p) {
     return v[std::min(v.size() - 1, rank ? rank - 1 : 0)];
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

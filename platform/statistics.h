@@ -3,8 +3,8 @@
 #ifndef CMSWITCH_PLATFORM_STATISTICS_H
 #define CMSWITCH_PLATFORM_STATISTICS_H
 
-#include "platform/network.h"
 #include "model/result.h"
+#include "platform/network.h"
 #include "traffic/flow_stats.h"
 
 #include <string>
@@ -14,8 +14,7 @@ namespace cmswitch {
 
 // <prefix>throughput_mbps, utilization, mean/max queue bytes and KB, mean/max wait (us), frames sent, and a
 // table <prefix>histogram with the time fraction per occupancy band. duration_ps: the run length.
-void report_port(result& r, const std::string& prefix, const egress_port& port, uint64_t rate_bps,
-                 uint64_t now_ps);
+void report_port(result& r, const std::string& prefix, const egress_port& port, uint64_t rate_bps, uint64_t now_ps);
 // drops (total frames), drops_<reason> per reason, dropped_bytes; over all switches and NICs.
 void report_drops(result& r, const network& net);
 // Frames dropped inside the network (by the switches, every reason).
@@ -45,5 +44,5 @@ inline double mbps(uint64_t bytes, uint64_t duration_ps) {
     return duration_ps ? static_cast<double>(bytes) * 8.0 / (static_cast<double>(duration_ps) * 1e-12) / 1e6 : 0.0;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

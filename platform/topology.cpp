@@ -30,8 +30,8 @@ topology chain_topology(int switches, int hosts_per_switch, uint64_t host_rate_b
         const int trunks = (s > 0 ? 1 : 0) + (s + 1 < switches ? 1 : 0);
         t.switches.push_back(switch_spec{hosts_per_switch + trunks, buffer});
         for (int j = 0; j < hosts_per_switch; ++j)
-            t.links.push_back(link_spec{node_ref::of_host(s * hosts_per_switch + j), 0, node_ref::of_switch(s),
-                                        j, host_rate_bps, delay_ps});
+            t.links.push_back(link_spec{node_ref::of_host(s * hosts_per_switch + j), 0, node_ref::of_switch(s), j,
+                                        host_rate_bps, delay_ps});
     }
     for (int s = 0; s + 1 < switches; ++s) {
         const int right_port = hosts_per_switch + (s > 0 ? 1 : 0);
@@ -42,7 +42,7 @@ topology chain_topology(int switches, int hosts_per_switch, uint64_t host_rate_b
     return t;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch
 
 namespace cmswitch {
 
@@ -78,9 +78,9 @@ topology fat_tree_topology(int k, uint64_t host_rate_bps, uint64_t fabric_rate_b
 topology leaf_spine_topology(int leaves, int hosts_per_leaf, int spines, uint64_t host_rate_bps,
                              uint64_t fabric_rate_bps, uint64_t delay_ps, const buffer_config& buffer) {
     if (leaves < 1 || hosts_per_leaf < 1 || spines < 1)
-        throw config_error("leaf-spine: leaves = " + std::to_string(leaves) + ", hosts_per_leaf = " +
-                           std::to_string(hosts_per_leaf) + ", spines = " + std::to_string(spines) +
-                           ": each must be >= 1");
+        throw config_error("leaf-spine: leaves = " + std::to_string(leaves) +
+                           ", hosts_per_leaf = " + std::to_string(hosts_per_leaf) +
+                           ", spines = " + std::to_string(spines) + ": each must be >= 1");
     topology t;
     t.hosts = leaves * hosts_per_leaf;
     for (int l = 0; l < leaves; ++l)
@@ -92,10 +92,10 @@ topology leaf_spine_topology(int leaves, int hosts_per_leaf, int spines, uint64_
             t.links.push_back(link_spec{node_ref::of_host(l * hosts_per_leaf + j), 0, node_ref::of_switch(l), j,
                                         host_rate_bps, delay_ps});
         for (int s = 0; s < spines; ++s)
-            t.links.push_back(link_spec{node_ref::of_switch(l), hosts_per_leaf + s, node_ref::of_switch(leaves + s),
-                                        l, fabric_rate_bps, delay_ps});
+            t.links.push_back(link_spec{node_ref::of_switch(l), hosts_per_leaf + s, node_ref::of_switch(leaves + s), l,
+                                        fabric_rate_bps, delay_ps});
     }
     return t;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -79,5 +79,5 @@ topology star_topology(int hosts, uint64_t rate_bps, uint64_t delay_ps, const bu
 topology chain_topology(int switches, int hosts_per_switch, uint64_t host_rate_bps, uint64_t trunk_rate_bps,
                         uint64_t delay_ps, const buffer_config& buffer);
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -55,4 +55,4 @@ void trace_recorder::export_to(result& r) const {
     }
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -5,8 +5,8 @@
 #ifndef CMSWITCH_PLATFORM_TRACE_RECORDER_H
 #define CMSWITCH_PLATFORM_TRACE_RECORDER_H
 
-#include "model/switch/switch_hook.h"
 #include "model/result.h"
+#include "model/switch/switch_hook.h"
 #include "traffic/tcp/tcp_receiver.h"
 #include "traffic/tcp/tcp_sender.h"
 
@@ -23,8 +23,8 @@ public:
         m_drops.push_back({now_ps, port, f.flow, f.kind == frame_kind::tcp ? f.seq : 0, f.payload, why});
     }
     void on_tcp_event(const tcp_sender& s, tcp_event e, uint64_t now_ps) override {
-        m_events.push_back({now_ps, s.flow(), e, s.snd_una(), s.snd_nxt(), s.high_tx(), s.cwnd(),
-                            s.ssthresh(), s.dupacks(), s.rto_ps()});
+        m_events.push_back({now_ps, s.flow(), e, s.snd_una(), s.snd_nxt(), s.high_tx(), s.cwnd(), s.ssthresh(),
+                            s.dupacks(), s.rto_ps()});
     }
     // Tables "drops" and "tcp_events"; times in ms, windows and sequence numbers in bytes. Event and reason
     // columns hold codes; their names are in the summary keys trace_event_codes / trace_drop_reason_codes.
@@ -51,5 +51,5 @@ private:
     std::vector<event_rec> m_events;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

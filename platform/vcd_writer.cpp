@@ -43,7 +43,7 @@ std::vector<std::string> split_patterns(const std::string& text) {
     }
     return out;
 }
-} // namespace
+}   // namespace
 
 void vcd_settings::validate() const {
     if (path.empty())
@@ -65,7 +65,9 @@ vcd_writer::vcd_writer(const vcd_settings& s) : m_cfg(s), m_patterns(split_patte
     model_trace::sink = this;
 }
 
-vcd_writer::~vcd_writer() { model_trace::sink = m_prev; }
+vcd_writer::~vcd_writer() {
+    model_trace::sink = m_prev;
+}
 
 bool vcd_writer::selected(const std::string& full) const {
     for (const auto& p : m_patterns)
@@ -90,7 +92,9 @@ void vcd_writer::change(uint32_t id, uint64_t t_ps, uint64_t bits) {
         return;
     const signal_def& d = m_defs[id];
     // what the change costs in the file: the value, its identifier, and a timestamp line now and then
-    const uint64_t cost = (d.bits == 1 ? 1 : d.bits == 0 ? 24 : 2 + (bits ? 64 - __builtin_clzll(bits) : 1)) +
+    const uint64_t cost = (d.bits == 1   ? 1
+                           : d.bits == 0 ? 24
+                                         : 2 + (bits ? 64 - __builtin_clzll(bits) : 1)) +
                           d.code.size() + 1 + 8;
     if (m_estimate + cost > m_cap) {
         m_cut_ps = t_ps;
@@ -205,4 +209,4 @@ result run_with_vcd(scenario& sc, const vcd_settings& s) {
     return r;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -24,9 +24,9 @@ namespace cmswitch {
 class scenario;
 
 struct vcd_settings {
-    std::string path;             // empty: no dump
-    std::string signals = "*";    // comma-separated glob patterns over the full signal names
-    double max_mb = 64;           // size cap of the file, MB (2^20 bytes)
+    std::string path;   // empty: no dump
+    std::string signals = "*";   // comma-separated glob patterns over the full signal names
+    double max_mb = 64;   // size cap of the file, MB (2^20 bytes)
     // config_error naming the setting (vcd, vcd_signals, vcd_max_mb) for an empty pattern, a cap outside
     // [0.001, 65536] MB or a file that cannot be created.
     void validate() const;
@@ -50,7 +50,7 @@ public:
 private:
     struct signal_def {
         std::string full;   // scope.name
-        unsigned bits;      // 0: real
+        unsigned bits;   // 0: real
         std::string code;   // VCD identifier
     };
     struct change_rec {
@@ -73,5 +73,5 @@ private:
 // sc.run() with a VCD of the run when s.path is set.
 result run_with_vcd(scenario& sc, const vcd_settings& s);
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

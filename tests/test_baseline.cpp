@@ -16,7 +16,7 @@ result run_baseline(const std::vector<std::string>& args) {
     sc->params().parse_args(a);
     return sc->run();
 }
-} // namespace
+}   // namespace
 
 TEST(Baseline, PauseAloneSpreadsCongestionAndQcnProtectsTheInnocentFlow) {
     // node 3 drains at 1 Gb/s from 250 ms: with PAUSE alone the center switch pauses switch 1, which pauses both

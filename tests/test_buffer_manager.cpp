@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Buffer admission, checked against hand calculations.
-#include "model/switch/buffer_manager.h"
 #include "model/errors.h"
-#include "model/switch/ethernet_switch.h"
-#include "model/event_domain.h"
 #include "model/ethernet_link.h"
+#include "model/event_domain.h"
+#include "model/switch/buffer_manager.h"
+#include "model/switch/ethernet_switch.h"
 #include "testing.h"
 
 #include <gtest/gtest.h>
@@ -129,7 +129,7 @@ std::vector<uint64_t> fill(buffer_manager& b, int n) {
         q.push_back(b.queue_bytes(i, 0));
     return q;
 }
-} // namespace
+}   // namespace
 
 TEST(SharedBuffer, DynamicThresholdSharesMatchTheSteadyStateFormula) {
     // n queues saturating a shared pool S each settle at S alpha / (1 + n alpha) (Choudhury & Hahne): the last

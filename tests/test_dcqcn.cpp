@@ -22,10 +22,10 @@ TEST(DcqcnCongestionPoint, MarkingProbabilityAtKminMidAndKmax) {
     // the paper's Kmin 5 KB, Kmax 200 KB, Pmax 1 %
     const dcqcn_marker m(5 * 1024, 200 * 1024, 0.01);
     EXPECT_EQ(m.probability(0), 0.0);
-    EXPECT_EQ(m.probability(5 * 1024), 0.0);                        // q <= Kmin: never
+    EXPECT_EQ(m.probability(5 * 1024), 0.0);   // q <= Kmin: never
     EXPECT_DOUBLE_EQ(m.probability((5 + 200) * 1024 / 2), 0.005);   // half way: Pmax / 2
-    EXPECT_DOUBLE_EQ(m.probability(200 * 1024), 0.01);              // at Kmax: Pmax
-    EXPECT_EQ(m.probability(200 * 1024 + 1), 1.0);                  // above: every frame
+    EXPECT_DOUBLE_EQ(m.probability(200 * 1024), 0.01);   // at Kmax: Pmax
+    EXPECT_EQ(m.probability(200 * 1024 + 1), 1.0);   // above: every frame
 }
 
 namespace {
@@ -71,7 +71,7 @@ dcqcn_endpoint_config endpoint_config(dcqcn_variant v, double line) {
     c.np.adaptive = v == dcqcn_variant::plus;
     return c;
 }
-} // namespace
+}   // namespace
 
 TEST(DcqcnNotificationPoint, OneCnpPerFlowPerIntervalN) {
     // CE-marked frames of one flow every 10 us for 200 us with N = 50 us: CNPs at 0, 50, 100, 150 us (the frame at
@@ -164,7 +164,7 @@ TEST(DcqcnReactionPoint, Ns3RdmaUpdatesAlphaFirst) {
 
 TEST(DcqcnReactionPoint, MlxCutsOncePerDecreasePeriodWithTheTimedAlpha) {
     const dcqcn_rp_config c = dcqcn_variant_defaults(dcqcn_variant::mlx, 25e9);
-    EXPECT_DOUBLE_EQ(c.rai_bps, 5e6);     // 5 Mb/s x 25/25
+    EXPECT_DOUBLE_EQ(c.rai_bps, 5e6);   // 5 Mb/s x 25/25
     EXPECT_DOUBLE_EQ(c.rhai_bps, 50e6);
     const dcqcn_rate_control rc(c, 25e9);
     dcqcn_flow f;
@@ -174,7 +174,7 @@ TEST(DcqcnReactionPoint, MlxCutsOncePerDecreasePeriodWithTheTimedAlpha) {
     EXPECT_EQ(rc.decrease_at(f, 0), 1000u);
     rc.on_decrease_timer(f, 1000);
     EXPECT_DOUBLE_EQ(f.rc, 12.5e9);   // 25 G x (1 - 1/2)
-    EXPECT_DOUBLE_EQ(f.rt, 25e9);     // stage 0: no clamp
+    EXPECT_DOUBLE_EQ(f.rt, 25e9);   // stage 0: no clamp
     // a CNP at 10 us: the alpha ticks (1 us) before it decayed alpha 10 times (no CNP in those periods)
     EXPECT_TRUE(rc.on_cnp(f, 10000000, 0));
     EXPECT_DOUBLE_EQ(f.alpha, std::pow(255.0 / 256, 10));
@@ -245,9 +245,9 @@ TEST(DcqcnPlus, TimerPeriodIsLambdaTimesTheLargerOfTauAndOneMtuAtRc) {
     dcqcn_flow f;
     rc.init(f);
     f.tau_ps = 400000000;   // tau = 400 us
-    f.rc = 10e6;            // MTU / RC = 1086 x 8 / 10 Mb/s = 868.8 us > tau
+    f.rc = 10e6;   // MTU / RC = 1086 x 8 / 10 Mb/s = 868.8 us > tau
     EXPECT_EQ(rc.rate_timer_period(f), 868800000u);
-    f.rc = 1e9;             // 8.688 us < tau: K = tau
+    f.rc = 1e9;   // 8.688 us < tau: K = tau
     EXPECT_EQ(rc.rate_timer_period(f), 400000000u);
     c.lambda = 2;
     const dcqcn_rate_control rc2(c, 10e9);
@@ -271,7 +271,7 @@ TEST(DcqcnPlus, IncreaseRulesByStage) {
     const double rc4 = f.rc;
     rc.on_rate_timer(f);   // S = 5: RT += min(RC / 10, 100 Mb/s) = 96.875 Mb/s
     EXPECT_DOUBLE_EQ(f.rt, 1e9 + rc4 / 10);
-    f.stage = 22;          // next expiry S = 23: RT += min(RC, 3/100 x 10 G = 300 Mb/s)
+    f.stage = 22;   // next expiry S = 23: RT += min(RC, 3/100 x 10 G = 300 Mb/s)
     const double rt = f.rt;
     rc.on_rate_timer(f);
     EXPECT_DOUBLE_EQ(f.rt, rt + 300e6);
@@ -301,7 +301,7 @@ result run_rdma(const std::vector<std::string>& args) {
     sc->params().parse_args(args);
     return sc->run();
 }
-} // namespace
+}   // namespace
 
 TEST(RdmaIncast, QueuePairsShareTheLinkAtLineRateWithoutCongestionControl) {
     // one sender, 4 QPs, no DCQCN: the NIC schedules them in turn at line rate; the switch forwards at line rate,
@@ -318,8 +318,8 @@ TEST(RdmaIncast, QueuePairsShareTheLinkAtLineRateWithoutCongestionControl) {
 TEST(RdmaIncast, PfcKeepsEveryRandomizedIncastLossless) {
     for (const char* seed : {"1", "2", "3"})
         for (const char* cm : {"none", "dcqcn", "dcqcn+"}) {
-            const result r = run_rdma({"--senders", "8", "--qps", "4", "--link-gbps", "40", "--cm", cm, "--seed",
-                                       seed, "--duration-s", "0.004", "--start-spread-us", "20", "--buffer-kb", "600"});
+            const result r = run_rdma({"--senders", "8", "--qps", "4", "--link-gbps", "40", "--cm", cm, "--seed", seed,
+                                       "--duration-s", "0.004", "--start-spread-us", "20", "--buffer-kb", "600"});
             EXPECT_EQ(r.number("drops"), 0) << seed << " " << cm;
             EXPECT_GT(r.number("pause_frames"), 0) << seed << " " << cm;   // the burst needed PFC
             EXPECT_TRUE(std::get<bool>(*r.get("conservation_ok")));
@@ -327,9 +327,9 @@ TEST(RdmaIncast, PfcKeepsEveryRandomizedIncastLossless) {
     // a shared buffer with dynamic thresholds: the split gives the inputs alpha / (1 + alpha) of the pool (what one
     // congested port can hold), 600 KB x 1/2 here, so PFC stops them before the threshold drops anything
     for (const char* seed : {"1", "2"}) {
-        const result r = run_rdma({"--senders", "8", "--qps", "4", "--link-gbps", "40", "--cm", "dcqcn", "--seed", seed,
-                                   "--duration-s", "0.004", "--buffer-policy", "dynamic", "--pool-kb", "600",
-                                   "--alpha", "1"});
+        const result r =
+            run_rdma({"--senders", "8", "--qps", "4", "--link-gbps", "40", "--cm", "dcqcn", "--seed", seed,
+                      "--duration-s", "0.004", "--buffer-policy", "dynamic", "--pool-kb", "600", "--alpha", "1"});
         EXPECT_EQ(r.number("drops"), 0) << seed;
         EXPECT_EQ(r.number("pause_xoff_bytes"), 600 * 1024 / 2 / 8 - 20552);   // share minus 40 Gb/s headroom
         EXPECT_GT(r.number("pause_frames"), 0);
@@ -338,9 +338,8 @@ TEST(RdmaIncast, PfcKeepsEveryRandomizedIncastLossless) {
 
 TEST(RdmaIncast, GoBackNDeliversEverythingInOrderWhenPfcIsOff) {
     // PFC off and a small buffer: the incast drops; NACKs and timeouts make every QP deliver its whole message
-    const result r = run_rdma({"--senders", "4", "--qps", "2", "--pause", "none", "--cm", "none", "--marking",
-                               "none", "--buffer-kb", "50", "--message-kb", "256", "--rto-us", "500",
-                               "--duration-s", "0.05"});
+    const result r = run_rdma({"--senders", "4", "--qps", "2", "--pause", "none", "--cm", "none", "--marking", "none",
+                               "--buffer-kb", "50", "--message-kb", "256", "--rto-us", "500", "--duration-s", "0.05"});
     EXPECT_GT(r.number("drops"), 0);
     EXPECT_EQ(r.number("qps_done"), 8);
     EXPECT_EQ(r.number("payload_delivered_bytes"), 8 * 256 * 1024.0);   // every byte of 8 messages, once

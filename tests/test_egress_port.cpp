@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Egress queues: FIFO within a priority, strict priority across priorities, busy link back-pressure.
 #include "model/errors.h"
+#include "model/ethernet_link.h"
 #include "model/event_domain.h"
 #include "model/nic/host_nic.h"
 #include "model/switch/occupancy_stats.h"
-#include "model/ethernet_link.h"
 #include "testing.h"
 
 #include <gtest/gtest.h>
@@ -28,7 +28,7 @@ struct bench {
         ln.b_out.bind(nic.rx);
     }
 };
-} // namespace
+}   // namespace
 
 TEST(EgressPort, FifoWithinOnePriority) {
     bench b;
@@ -89,7 +89,8 @@ TEST(OccupancyStats, TimeWeightedPercentilesOfAHandMadeTrace) {
     EXPECT_EQ(occ.quantile(0.999, 100), 8192u);
     EXPECT_EQ(occ.quantile(1.0, 100), 8192u);
     const auto cdf = occ.cdf(100);
-    const std::vector<std::pair<uint64_t, double>> want{{0, 0.40}, {1024, 0.70}, {2048, 0.90}, {4096, 0.99}, {8192, 1.0}};
+    const std::vector<std::pair<uint64_t, double>> want{
+        {0, 0.40}, {1024, 0.70}, {2048, 0.90}, {4096, 0.99}, {8192, 1.0}};
     ASSERT_EQ(cdf.size(), want.size());
     for (size_t i = 0; i < want.size(); ++i) {
         EXPECT_EQ(cdf[i].first, want[i].first);
@@ -151,7 +152,7 @@ TEST(EgressPort, DwrrSharesFollowTheQuanta) {
     b.nic.send(make_frame(b.pool, 1500, 1, 5, 999));
     b.ctx.run_until(1000000000ull);
     ASSERT_EQ(b.cap.frames.size(), 81u);
-    EXPECT_EQ(b.cap.frames[0].copy.seq, 0u);     // went at once, before anything else was queued
+    EXPECT_EQ(b.cap.frames[0].copy.seq, 0u);   // went at once, before anything else was queued
     EXPECT_EQ(b.cap.frames[1].copy.seq, 999u);   // strict priority first
     int p1 = 0, p2 = 0;
     for (size_t i = 2; i < 42; ++i)

@@ -31,8 +31,7 @@ void check_order(bool decoupled) {
         d.schedule(t, &r, 0, i, nullptr);
         expect.emplace_back(t, i);
     }
-    std::stable_sort(expect.begin(), expect.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(expect.begin(), expect.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     ctx.run_until(2000000000000ull);
     ASSERT_EQ(r.seen.size(), expect.size());
     for (size_t i = 0; i < expect.size(); ++i) {
@@ -43,10 +42,14 @@ void check_order(bool decoupled) {
         }
     }
 }
-} // namespace
+}   // namespace
 
-TEST(EventDomain, OrdersByTimeThenSchedulingOrder) { check_order(false); }
-TEST(EventDomain, DecoupledDomainKeepsTheSameOrderAndModelTime) { check_order(true); }
+TEST(EventDomain, OrdersByTimeThenSchedulingOrder) {
+    check_order(false);
+}
+TEST(EventDomain, DecoupledDomainKeepsTheSameOrderAndModelTime) {
+    check_order(true);
+}
 
 TEST(EventDomain, BothKindsOfDomainStopBeforeTheEndOfTheRun) {
     // the kernel stops before it runs what is due at the end of an sc_start, so a domain driven by it leaves an
@@ -73,11 +76,11 @@ TEST(EventDomain, EntriesScheduledBehindTheCalendarAfterAPauseKeepTheirOrder) {
     sim_context ctx;
     event_domain d("d", true);
     recorder r;
-    d.schedule(1000000, &r, 0, 0, nullptr);          // 1 us
-    d.schedule(100000000000ull, &r, 0, 1, nullptr);  // 100 ms: where the calendar waits
-    ctx.run_until(1000000000ull);                    // 1 ms
+    d.schedule(1000000, &r, 0, 0, nullptr);   // 1 us
+    d.schedule(100000000000ull, &r, 0, 1, nullptr);   // 100 ms: where the calendar waits
+    ctx.run_until(1000000000ull);   // 1 ms
     ASSERT_EQ(r.seen.size(), 1u);
-    d.schedule(1044000000ull, &r, 0, 2, nullptr);    // 1.044 ms, then earlier ones
+    d.schedule(1044000000ull, &r, 0, 2, nullptr);   // 1.044 ms, then earlier ones
     d.schedule(1012000000ull, &r, 0, 3, nullptr);
     d.schedule(1000000000ull, &r, 0, 4, nullptr);
     d.schedule(1056000000ull, &r, 0, 5, nullptr);

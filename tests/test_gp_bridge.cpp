@@ -84,7 +84,7 @@ std::vector<unsigned char> image(uint16_t dst, uint16_t src, uint8_t prio, uint8
     return out;
 }
 
-} // namespace
+}   // namespace
 
 TEST(GpBridge, FrameImagesRoundTrip) {
     const auto img = image(513, 7, 5, ecn_ect0, 1500);
@@ -92,7 +92,7 @@ TEST(GpBridge, FrameImagesRoundTrip) {
     const unsigned char dst_mac[6] = {0x02, 0, 0, 0, 0x02, 0x01};   // host 513 = 0x0201
     EXPECT_EQ(std::memcmp(img.data(), dst_mac, 6), 0);
     EXPECT_EQ(img[12], 0x81);   // 802.1Q
-    EXPECT_EQ(img[14] >> 5, 5);  // PCP
+    EXPECT_EQ(img[14] >> 5, 5);   // PCP
     frame_fields m;
     pause_fields p{};
     ASSERT_TRUE(gp_bridge::decode(img.data(), 1500, m, p));

@@ -35,7 +35,7 @@ size_t rss_bytes() {
     f >> pages >> resident;
     return resident * 4096;
 }
-} // namespace
+}   // namespace
 
 TEST(Hardening, RatesThatRoundToZeroAreRefusedNamingTheField) {
     // 1e-7 Mb/s is 0.1 bit/s: it rounded to 0 and divided by zero (SIGFPE) in the serialization time
@@ -49,7 +49,8 @@ TEST(Hardening, RatesThatRoundToZeroAreRefusedNamingTheField) {
 
 TEST(Hardening, PeriodsAndDurationsUnderTheirMinimumAreRefused) {
     // a sampler or timer period of a fraction of a picosecond looped at t = 0 until memory ran out
-    EXPECT_NE(refusal("overload", {"--sample-us", "1e-7", "--duration-s", "0.01"}).find("sample_us"), std::string::npos);
+    EXPECT_NE(refusal("overload", {"--sample-us", "1e-7", "--duration-s", "0.01"}).find("sample_us"),
+              std::string::npos);
     EXPECT_NE(refusal("incast", {"--series", "--sample-us", "1e-7", "--duration-s", "0.01"}).find("sample_us"),
               std::string::npos);
     EXPECT_NE(refusal("incast", {"--rate-sample-us", "1e-7", "--duration-s", "0.01"}).find("rate_sample_us"),
@@ -65,8 +66,8 @@ TEST(Hardening, PeriodsAndDurationsUnderTheirMinimumAreRefused) {
 TEST(Hardening, ExplicitPfcXoffIsCheckedAgainstTheHeadroomToo) {
     // an explicit XOFF of 100 KB in a 16 KB buffer skipped the headroom check and dropped 724 frames in a
     // "lossless" run
-    const std::string e = refusal("incast", {"--pause", "pfc", "--pause-xoff-kb", "100", "--buffer-kb", "16",
-                                             "--duration-s", "0.05"});
+    const std::string e =
+        refusal("incast", {"--pause", "pfc", "--pause-xoff-kb", "100", "--buffer-kb", "16", "--duration-s", "0.05"});
     EXPECT_NE(e.find("pause_xoff_kb"), std::string::npos) << e;
 }
 
@@ -119,8 +120,8 @@ TEST(Hardening, AnInterruptIsHonouredWithinAChunk) {
     // chunk (64 senders at line rate: over 100,000 events per simulated ms): the check answers before 1 ms
     uint64_t asked_at = UINT64_MAX;
     auto sc = make_scenario("overload");
-    sc->params().parse_args({"--senders", "64", "--link-gbps", "10", "--load", "64", "--duration-s", "1",
-                             "--sample-us", "0"});
+    sc->params().parse_args(
+        {"--senders", "64", "--link-gbps", "10", "--load", "64", "--duration-s", "1", "--sample-us", "0"});
     {
         run_hooks hooks(
             [&asked_at] {
@@ -152,8 +153,8 @@ TEST(Hardening, RandomizedPauseQuantaAndHeadroomAreLosslessWhereverTheCheckPasse
         const int kind = static_cast<int>(pick.uniform() * 4);
         const int flows = 8 + static_cast<int>(pick.uniform() * 17);
         std::string scenario = "incast";
-        std::vector<std::string> args{"--pause-quanta", std::to_string(quanta), "--seed", std::to_string(i + 1),
-                                      "--duration-s", "0.02"};
+        std::vector<std::string> args{"--pause-quanta",      std::to_string(quanta), "--seed",
+                                      std::to_string(i + 1), "--duration-s",         "0.02"};
         auto add = [&args](std::initializer_list<std::string> more) { args.insert(args.end(), more); };
         if (kind == 0 || kind == 1) {
             scenario = "baseline";

@@ -5,8 +5,8 @@
 #include "platform/scenario.h"
 #include "traffic/incast.h"
 
-#include <memory>
 #include "testing.h"
+#include <memory>
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@ result run_incast(const std::vector<std::string>& args) {
     sc->params().parse_args(args);
     return sc->run();
 }
-} // namespace
+}   // namespace
 
 TEST(Incast, OneFlowRunsAtThePayloadShareOfLineRate) {
     // One server cannot congest its 1 Gbps path; once its window is open a round is: the request's latency
@@ -33,9 +33,9 @@ TEST(Incast, OneFlowRunsAtThePayloadShareOfLineRate) {
 
 TEST(Incast, ConservationAndDeterminism) {
     for (const char* transport : {"newreno", "dctcp"}) {
-        const std::vector<std::string> args{"--flows", "16", "--buffer-kb", "64", "--min-rto-ms", "10",
-                                            "--duration-s", "0.5", "--transport", transport, "--marking", "step",
-                                            "--jitter-ns", "300", "--seed", "4", "--series"};
+        const std::vector<std::string> args{"--flows",      "16",  "--buffer-kb", "64",      "--min-rto-ms", "10",
+                                            "--duration-s", "0.5", "--transport", transport, "--marking",    "step",
+                                            "--jitter-ns",  "300", "--seed",      "4",       "--series"};
         result a = run_incast(args);
         result b = run_incast(args);
         EXPECT_TRUE(std::get<bool>(*a.get("conservation_ok")));
@@ -49,11 +49,10 @@ TEST(Incast, DctcpKeepsTheQueueFarBelowDropTail) {
     // DCTCP with K = 20 packets at 1 Gbps vs drop-tail NewReno, 256 KB buffer, 8 and 16 flows, minRTO 10 ms:
     // the DCTCP claim is a much shorter queue with at least the same goodput.
     for (const char* flows : {"8", "16"}) {
-        const result tail = run_incast({"--flows", flows, "--buffer-kb", "256", "--min-rto-ms", "10",
-                                        "--duration-s", "2", "--jitter-ns", "500"});
-        const result dctcp = run_incast({"--flows", flows, "--buffer-kb", "256", "--min-rto-ms", "10",
-                                         "--duration-s", "2", "--jitter-ns", "500", "--transport", "dctcp",
-                                         "--marking", "step"});
+        const result tail = run_incast(
+            {"--flows", flows, "--buffer-kb", "256", "--min-rto-ms", "10", "--duration-s", "2", "--jitter-ns", "500"});
+        const result dctcp = run_incast({"--flows", flows, "--buffer-kb", "256", "--min-rto-ms", "10", "--duration-s",
+                                         "2", "--jitter-ns", "500", "--transport", "dctcp", "--marking", "step"});
         EXPECT_LT(dctcp.number("mean_queue_bytes"), 0.5 * tail.number("mean_queue_bytes")) << flows;
         EXPECT_GE(dctcp.number("goodput_mbps"), 0.98 * tail.number("goodput_mbps")) << flows;
         EXPECT_GT(dctcp.number("marks"), 0) << flows;
@@ -196,8 +195,8 @@ TEST(Incast, SharedBufferMmuBoundsTheCongestedQueueByItsDynamicThreshold) {
     // holds at most its reserved 1 KB + alpha / (1 + alpha) of the shared pool (+ one frame of overshoot):
     // alpha 1: 1 + 444 KB; alpha 1/4: 1 + 177.6 KB.
     for (const double alpha : {1.0, 0.25}) {
-        const result r = run_incast({"--flows", "16", "--buffer-policy", "shared", "--pool-kb", "1024",
-                                     "--reserved-kb", "1", "--alpha", alpha == 1.0 ? "1" : "0.25", "--duration-s", "1"});
+        const result r = run_incast({"--flows", "16", "--buffer-policy", "shared", "--pool-kb", "1024", "--reserved-kb",
+                                     "1", "--alpha", alpha == 1.0 ? "1" : "0.25", "--duration-s", "1"});
         const double shared_kb = 1024 - 17 * 8 * 1;
         const double bound_kb = 1 + alpha / (1 + alpha) * shared_kb + 1500.0 / 1024;
         EXPECT_LE(r.number("max_queue_bytes") / 1024, bound_kb) << alpha;

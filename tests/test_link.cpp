@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Link timing: serialization = bytes * 8 / rate, exact to the picosecond, plus propagation delay.
+#include "model/ethernet_link.h"
 #include "model/event_domain.h"
 #include "model/nic/host_nic.h"
-#include "model/ethernet_link.h"
 #include "testing.h"
 
 #include <gtest/gtest.h>
@@ -14,8 +14,8 @@ TEST(Link, SerializationFormula) {
     // 1500 B = 12000 bits; at 1 Gbps that is 12 us = 12,000,000 ps, exactly
     EXPECT_EQ(serialization_ps(1500, 1000000000ull), 12000000ull);
     EXPECT_EQ(serialization_ps(1500, 10000000000ull), 1200000ull);   // 1.2 us at 10 Gbps
-    EXPECT_EQ(serialization_ps(40, 1000000000ull), 320000ull);       // a pure ACK: 320 ns
-    EXPECT_EQ(serialization_ps(64, 100000000ull), 5120000ull);       // 5.12 us at 100 Mbps
+    EXPECT_EQ(serialization_ps(40, 1000000000ull), 320000ull);   // a pure ACK: 320 ns
+    EXPECT_EQ(serialization_ps(64, 100000000ull), 5120000ull);   // 5.12 us at 100 Mbps
     // 1500 B at 3 Gbps = 4 us exactly; at 7 Gbps 12000/7 us = 1714285.714... ps, rounded up
     EXPECT_EQ(serialization_ps(1500, 3000000000ull), 4000000ull);
     EXPECT_EQ(serialization_ps(1500, 7000000000ull), 1714286ull);

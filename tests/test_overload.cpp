@@ -22,16 +22,15 @@ std::string without_wall_time(const result& r) {
     copy.set("wall_s", 0.0);
     return copy.to_json();
 }
-} // namespace
+}   // namespace
 
 TEST(Overload, MD1MeanQueueingDelay) {
     // Poisson arrivals of fixed 1500-byte frames at load 0.5 on a 1 Gbps port: M/D/1.
     // mu = 1e9 / 12000 = 83333.3 frames/s; Wq = rho / (2 mu (1 - rho)) = 0.5 / (2 * 83333.3 * 0.5) = 6.0 us.
     // 40 senders of 12.5 Mbps each: their own NICs almost never queue, so the superposition at the switch is
     // (nearly) Poisson.
-    const result r = run_overload({"--senders", "40", "--traffic", "poisson", "--load", "0.5", "--frame-bytes",
-                                   "1500", "--txn-bytes", "1500", "--duration-s", "20", "--seed", "3",
-                                   "--buffer-kb", "10000"});
+    const result r = run_overload({"--senders", "40", "--traffic", "poisson", "--load", "0.5", "--frame-bytes", "1500",
+                                   "--txn-bytes", "1500", "--duration-s", "20", "--seed", "3", "--buffer-kb", "10000"});
     const double rho = 0.5, mu = 1e9 / 12000.0;
     const double wq_us = rho / (2 * mu * (1 - rho)) * 1e6;
     EXPECT_NEAR(r.number("bottleneck_mean_wait_us"), wq_us, 0.05 * wq_us);
@@ -59,10 +58,10 @@ TEST(Overload, ConservationHoldsForEveryTrafficAndBufferPolicy) {
     for (const char* traffic : {"cbr", "poisson", "bernoulli"})
         for (const char* policy : {"static", "dynamic"})
             for (const char* seed : {"1", "2"}) {
-                const result r =
-                    run_overload({"--senders", "7", "--traffic", traffic, "--buffer-policy", policy, "--load",
-                                  "1.6", "--txn-bytes", "9000", "--duration-s", "0.05", "--seed", seed,
-                                  "--pool-kb", "200", "--alpha", "0.5", "--nic-queue-kb", "20"});
+                const result r = run_overload(
+                    {"--senders",   "7",    "--traffic",      traffic, "--buffer-policy", policy, "--load",    "1.6",
+                     "--txn-bytes", "9000", "--duration-s",   "0.05",  "--seed",          seed,   "--pool-kb", "200",
+                     "--alpha",     "0.5",  "--nic-queue-kb", "20"});
                 ASSERT_TRUE(std::get<bool>(*r.get("conservation_ok"))) << traffic << " " << policy;
                 // offered = delivered + dropped + queued + in flight, by bytes
                 EXPECT_EQ(r.number("offered_bytes"), r.number("delivered_bytes") + r.number("dropped_bytes") +
@@ -73,16 +72,17 @@ TEST(Overload, ConservationHoldsForEveryTrafficAndBufferPolicy) {
 
 TEST(Overload, DynamicThresholdHoldsTheQueueAtAlphaOverOnePlusAlphaOfThePool) {
     // one congested queue with alpha = 1 settles at half the pool (q = B - q), within a frame
-    const result r = run_overload({"--senders", "4", "--load", "2", "--buffer-policy", "dynamic", "--pool-kb",
-                                   "300", "--alpha", "1", "--duration-s", "0.5"});
+    const result r = run_overload({"--senders", "4", "--load", "2", "--buffer-policy", "dynamic", "--pool-kb", "300",
+                                   "--alpha", "1", "--duration-s", "0.5"});
     const double pool = 300 * 1024.0;
     EXPECT_NEAR(r.number("bottleneck_max_queue_bytes"), pool / 2, 1500);
     EXPECT_GT(r.number("drops_dynamic_threshold"), 0);
 }
 
 TEST(Overload, SameSeedGivesBitIdenticalResults) {
-    const std::vector<std::string> args{"--senders", "9", "--traffic", "bernoulli", "--load", "1.3", "--txn-bytes",
-                                        "9000", "--duration-s", "0.2", "--seed", "42", "--series"};
+    const std::vector<std::string> args{"--senders", "9",           "--traffic", "bernoulli",    "--load",
+                                        "1.3",       "--txn-bytes", "9000",      "--duration-s", "0.2",
+                                        "--seed",    "42",          "--series"};
     const std::string a = without_wall_time(run_overload(args));
     (void)run_overload({"--senders", "3", "--seed", "7", "--duration-s", "0.1"});   // another run in between
     const std::string b = without_wall_time(run_overload(args));
@@ -94,8 +94,8 @@ TEST(Overload, SameSeedGivesBitIdenticalResults) {
 
 TEST(Overload, TemporalDecouplingDoesNotChangeResults) {
     for (const char* traffic : {"cbr", "poisson"}) {
-        const std::vector<std::string> base{"--senders", "16", "--traffic", traffic, "--load", "1.2",
-                                            "--duration-s", "0.2", "--seed", "5", "--series"};
+        const std::vector<std::string> base{"--senders",    "16",  "--traffic", traffic, "--load",  "1.2",
+                                            "--duration-s", "0.2", "--seed",    "5",     "--series"};
         auto sync = base;
         sync.push_back("--no-decoupling");
         EXPECT_EQ(without_wall_time(run_overload(base)), without_wall_time(run_overload(sync))) << traffic;

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // 802.3x PAUSE and 802.1Qbb PFC against hand-computed numbers, and a randomized lossless check.
-#include "model/errors.h"
-#include "model/ethernet_link.h"
-#include "model/switch/ethernet_switch.h"
-#include "model/event_domain.h"
-#include "model/nic/host_nic.h"
+#include "model/cm/ecn/ecn_marking.h"
 #include "model/cm/pause/pause_config.h"
 #include "model/cm/pause/pause_generator.h"
-#include "model/cm/ecn/ecn_marking.h"
+#include "model/errors.h"
+#include "model/ethernet_link.h"
+#include "model/event_domain.h"
+#include "model/nic/host_nic.h"
+#include "model/switch/ethernet_switch.h"
 #include "platform/network.h"
 #include "platform/scenario.h"
 #include "testing.h"
@@ -82,7 +82,7 @@ struct two_port_switch {
     }
     const pause_generator* add_pause(const pause_config& pc) {
         return sw.add_hook(std::make_unique<pause_generator>(pc, std::vector<uint64_t>{1 * gbps, 1 * gbps},
-                                                              std::vector<uint64_t>{0, 0}));
+                                                             std::vector<uint64_t>{0, 0}));
     }
     // n frames of 1500 B into port 0 at once (they arrive at 12 us)
     void burst(uint64_t n, uint8_t prio = 0) {
@@ -93,7 +93,7 @@ struct two_port_switch {
         }
     }
 };
-} // namespace
+}   // namespace
 
 TEST(Pause, QuantaToTimeAt1And10Gbps) {
     // one quantum is 512 bit times: 512 ns at 1 Gb/s, 51.2 ns at 10 Gb/s. A PAUSE of 100 quanta arriving at
@@ -105,8 +105,8 @@ TEST(Pause, QuantaToTimeAt1And10Gbps) {
         b.peer.send(pause_frame(b.pool, 0xff, 100), 4488000);
         b.ctx.run_until(1000 * us);
         ASSERT_EQ(b.cap.frames.size(), 3u);
-        EXPECT_EQ(b.cap.frames[0].arrival_ps, 12 * us);                  // finished although paused meanwhile
-        EXPECT_EQ(b.cap.frames[1].arrival_ps, 56200000ull + 12 * us);    // starts at the pause's end
+        EXPECT_EQ(b.cap.frames[0].arrival_ps, 12 * us);   // finished although paused meanwhile
+        EXPECT_EQ(b.cap.frames[1].arrival_ps, 56200000ull + 12 * us);   // starts at the pause's end
         EXPECT_EQ(b.cap.frames[2].arrival_ps, 56200000ull + 24 * us);
         EXPECT_EQ(b.nic.egress().paused_ps(1000 * us), 56200000ull - 5 * us);
     }
@@ -125,12 +125,11 @@ TEST(Pause, XonResumesBeforeTheTimerAndPfcPausesOnlyItsClass) {
     {   // one simulation context at a time: this bench goes before the next
         nic_bench b(1 * gbps);
         b.send_data(2);
-        b.peer.send(pause_frame(b.pool, 0xff, 65535), 4488000);    // paused at 5 us for 33.5 ms...
-        b.peer.send(pause_frame(b.pool, 0xff, 0), 29488000);       // ...until the XON at 30 us
+        b.peer.send(pause_frame(b.pool, 0xff, 65535), 4488000);   // paused at 5 us for 33.5 ms...
+        b.peer.send(pause_frame(b.pool, 0xff, 0), 29488000);   // ...until the XON at 30 us
         b.ctx.run_until(1000 * us);
         ASSERT_EQ(b.cap.frames.size(), 2u);
         EXPECT_EQ(b.cap.frames[1].arrival_ps, 30 * us + 12 * us);
-
     }
     // PFC for priority 3 only: a priority-3 frame waits, a priority-5 frame behind it goes
     nic_bench c(1 * gbps);
@@ -168,8 +167,8 @@ TEST(Pause, XoffAndXonHysteresisOnAByteSequence) {
     ASSERT_EQ(back0.frames.size(), 2u);
     EXPECT_EQ(back0.frames[0].copy.kind, frame_kind::pause);
     EXPECT_EQ(back0.frames[0].copy.ctl.pause.quanta, 65535u);
-    EXPECT_EQ(back0.frames[0].arrival_ps, 12 * us + 512000);            // XOFF sent at 12 us, 64 B = 512 ns
-    EXPECT_EQ(back0.frames[1].copy.ctl.pause.quanta, 0u);           // XON
+    EXPECT_EQ(back0.frames[0].arrival_ps, 12 * us + 512000);   // XOFF sent at 12 us, 64 B = 512 ns
+    EXPECT_EQ(back0.frames[1].copy.ctl.pause.quanta, 0u);   // XON
     EXPECT_EQ(back0.frames[1].arrival_ps, 12 * us + 7 * 12 * us + 512000);
     EXPECT_EQ(out1.frames.size(), 12u);
     EXPECT_EQ(gen->ingress_bytes(0, 0), 0u);
@@ -254,7 +253,8 @@ TEST(Pause, RandomizedOverloadThroughTwoSwitchStagesIsLossless) {
                     p.frame_bytes = bytes;
                     p.prio = prio;
                     p.stop_ps = 3000 * us;
-                    txn.emplace_back(new transaction_source(net.stack(h), {&f}, p, rng(seed, static_cast<uint64_t>(h))));
+                    txn.emplace_back(
+                        new transaction_source(net.stack(h), {&f}, p, rng(seed, static_cast<uint64_t>(h))));
                 }
             }
             ctx.run_until(4000 * us);
@@ -337,14 +337,14 @@ TEST(Pause, EpisodesPerClassWithTheirDurations) {
     // 5 paused at 5 us for 100 quanta: 51.2 us; class 3 again from 600 us, still paused at the end (1000 us)
     nic_bench b(1 * gbps);
     b.peer.send(pause_frame(b.pool, 1u << 3 | 1u << 5, 100), 4488000);   // both classes, 100 quanta...
-    b.peer.send(pause_frame(b.pool, 1u << 3, 1000), 4488000);             // ...then class 3 for 1000 at 5 us
-    b.peer.send(pause_frame(b.pool, 1u << 3, 0), 29488000);               // XON for class 3 at 30 us
-    b.peer.send(pause_frame(b.pool, 1u << 3, 65535), 599488000);          // class 3 again at 600 us
+    b.peer.send(pause_frame(b.pool, 1u << 3, 1000), 4488000);   // ...then class 3 for 1000 at 5 us
+    b.peer.send(pause_frame(b.pool, 1u << 3, 0), 29488000);   // XON for class 3 at 30 us
+    b.peer.send(pause_frame(b.pool, 1u << 3, 65535), 599488000);   // class 3 again at 600 us
     b.ctx.run_until(1000 * us);
     const egress_port& e = b.nic.egress();
     ASSERT_EQ(e.pause_episodes_ps(3).size(), 1u);
     EXPECT_EQ(e.pause_episodes_ps(3)[0], 25 * us);   // from the first PAUSE (5 us; the refresh at 5.512 us extends
-                                                     // the same episode) to the XON at 30 us
+        // the same episode) to the XON at 30 us
     ASSERT_EQ(e.pause_episodes_ps(5).size(), 1u);
     EXPECT_EQ(e.pause_episodes_ps(5)[0], 51200000ull);
     EXPECT_TRUE(e.paused(3));
@@ -445,8 +445,8 @@ TEST(SwitchDescription, QueueMapAndDwrrWeightsDecideTheDepartureOrder) {
     param_table tbl;
     buffer_settings s;
     declare_buffer(tbl, s);
-    tbl.parse_args({"--buffer-policy", "static", "--buffer-kb", "1024", "--queue-map", "0,0,1,1,2,2,3,7",
-                    "--scheduler", "dwrr", "--dwrr-weights", "0,1,3,0,0,0,0,0"});
+    tbl.parse_args({"--buffer-policy", "static", "--buffer-kb", "1024", "--queue-map", "0,0,1,1,2,2,3,7", "--scheduler",
+                    "dwrr", "--dwrr-weights", "0,1,3,0,0,0,0,0"});
     const buffer_config dwrr = make_buffer_config(s);
     EXPECT_EQ(dwrr.dwrr_queues, 0x06);
     EXPECT_EQ(dwrr.dwrr_quantum[1], 1500u);
@@ -493,8 +493,8 @@ TEST(SwitchDescription, BadMapsAndWeightsNameTheField) {
         }
         ADD_FAILURE() << "accepted " << args[1];
     };
-    refused({"--queue-map", "0,1,2,3,4,5,6"}, "queue_map");        // 7 entries
-    refused({"--queue-map", "0,1,2,3,4,5,6,5"}, "queue_map");      // control priority moved
+    refused({"--queue-map", "0,1,2,3,4,5,6"}, "queue_map");   // 7 entries
+    refused({"--queue-map", "0,1,2,3,4,5,6,5"}, "queue_map");   // control priority moved
     refused({"--queue-map", "7,1,2,3,4,5,6,7"}, "queue_map[0]");   // a data priority in the control queue
     refused({"--pg-map", "0,1,2,3,4,5,7,7"}, "pg_map[6]");
     refused({"--queue-map", "0,1,2,3,4,5,6,x"}, "queue_map");

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // QCN congestion point and reaction point against hand-computed values (../shared/spec/qcn-cp.md, qcn-rp.md).
-#include "model/errors.h"
-#include "model/ethernet_link.h"
-#include "model/switch/ethernet_switch.h"
 #include "model/cm/qcn/qcn_congestion_points.h"
 #include "model/cm/qcn/qcn_cp.h"
 #include "model/cm/qcn/qcn_rp.h"
+#include "model/errors.h"
+#include "model/ethernet_link.h"
+#include "model/switch/ethernet_switch.h"
 #include "platform/scenario.h"
 #include "testing.h"
 
@@ -24,7 +24,7 @@ qcn_cp_config cp_cfg(const char* sampling = "standard") {
     c.jitter = 0;   // exact intervals for hand calculation
     return c;
 }
-} // namespace
+}   // namespace
 
 TEST(QcnCongestionPoint, FeedbackAndQuantization) {
     qcn_congestion_point cp(cp_cfg(), 150000, rng(1, 0));
@@ -38,7 +38,7 @@ TEST(QcnCongestionPoint, FeedbackAndQuantization) {
     // saturation: |Fb| >= Fbmax -> 63
     EXPECT_EQ(cp.feedback(100000), -130000);
     EXPECT_EQ(cp.quantize(130000), 63);
-    EXPECT_EQ(cp.quantize(2063), 0);    // 63 x 2063 / 130000 = 0.9998
+    EXPECT_EQ(cp.quantize(2063), 0);   // 63 x 2063 / 130000 = 0.9998
     EXPECT_EQ(cp.quantize(2064), 1);
     // the 8-level table, base 150 KB
     const uint64_t table[8] = {150000, 75000, 50000, 37500, 30000, 25000, 21500, 18500};
@@ -144,7 +144,7 @@ qcn_rp_config rp_cfg() {
     c.jitter = 0;
     return c;
 }
-} // namespace
+}   // namespace
 
 TEST(QcnReactionPoint, DecreaseTargetAndFastRecovery) {
     rp_bench b;
@@ -263,8 +263,8 @@ TEST(Qcn, UdpSourcesConvergeToFairSharesAroundQeqWithoutDrops) {
     // fair over seconds, not milliseconds: over 2 s one flow can be 20 % off its share (seen on several seeds),
     // over 5 s the worst of 6 seeds was 12.7 % off; shares are measured over the 5 s after the warm-up.
     auto sc = make_scenario("overload");
-    sc->params().parse_args({"--senders", "4", "--link-gbps", "10", "--load", "4", "--cm", "qcn", "--duration-s",
-                             "5.5", "--warmup-s", "0.5", "--buffer-kb", "150"});
+    sc->params().parse_args({"--senders", "4", "--link-gbps", "10", "--load", "4", "--cm", "qcn", "--duration-s", "5.5",
+                             "--warmup-s", "0.5", "--buffer-kb", "150"});
     const result r = sc->run();
     EXPECT_EQ(r.number("drops_after_warmup"), 0);
     EXPECT_NEAR(r.number("mean_queue_bytes_after_warmup"), 26000, 0.25 * 26000);
@@ -348,8 +348,8 @@ TEST(Qcn, TheCongestionPointSamplesOnlyEnqueuedFramesAndCnmsBypassTheBuffer) {
 
 TEST(Qcn, CnmsAreFramesAndConservationHolds) {
     auto sc = make_scenario("incast");
-    sc->params().parse_args({"--flows", "8", "--buffer-kb", "128", "--duration-s", "1", "--cm", "qcn",
-                             "--udp-cbr-mbps", "400", "--jitter-ns", "300"});
+    sc->params().parse_args({"--flows", "8", "--buffer-kb", "128", "--duration-s", "1", "--cm", "qcn", "--udp-cbr-mbps",
+                             "400", "--jitter-ns", "300"});
     const result r = sc->run();
     EXPECT_TRUE(std::get<bool>(*r.get("conservation_ok")));
     EXPECT_GT(r.number("cnms"), 0);

@@ -57,7 +57,7 @@ struct job {
     std::vector<std::string> args;
 };
 
-} // namespace
+}   // namespace
 
 TEST(SafeRuns, RunsFromTwoThreadsEachGiveTheirSoloResult) {
     // SystemC's current context is process-wide: two threads running models at once failed with E554/E109 or,
@@ -190,14 +190,17 @@ TEST(SafeRuns, TheSwitchDescriptionReaderRefusesWhatWouldMislead) {
     for (int i = 0; i < 50000; ++i)
         deep += "}";
     EXPECT_NE(why(deep).find("nested more than 32 deep"), std::string::npos);
-    EXPECT_NE(why("{\"mmu\": {\"pool_kb\": 1024,\n \"pool_kb\": 2048}}").find("'pool_kb' is given twice in one "
-                                                                              "section (lines 1 and 2)"),
+    EXPECT_NE(why("{\"mmu\": {\"pool_kb\": 1024,\n \"pool_kb\": 2048}}")
+                  .find("'pool_kb' is given twice in one "
+                        "section (lines 1 and 2)"),
               std::string::npos);
-    EXPECT_NE(why("{\"a\": {\"pool_kb\": 1}, \"b\": {\"pool_kb\": 2}}").find("'pool_kb' is given twice (a.pool_kb and "
-                                                                           "b.pool_kb)"),
+    EXPECT_NE(why("{\"a\": {\"pool_kb\": 1}, \"b\": {\"pool_kb\": 2}}")
+                  .find("'pool_kb' is given twice (a.pool_kb and "
+                        "b.pool_kb)"),
               std::string::npos);
-    EXPECT_NE(why("{\"queue_map\": [\"0\", 0, 1, 3, 1, 2, 2, 7]}").find("queue_map[0] (line 1): each entry must be a "
-                                                                       "number, not a string"),
+    EXPECT_NE(why("{\"queue_map\": [\"0\", 0, 1, 3, 1, 2, 2, 7]}")
+                  .find("queue_map[0] (line 1): each entry must be a "
+                        "number, not a string"),
               std::string::npos);
     EXPECT_NE(why("{\"link_gbps\": \"25\"}").find("link_gbps (line 1): must be a number, not a string"),
               std::string::npos);
@@ -210,9 +213,10 @@ TEST(SafeRuns, TheSwitchDescriptionReaderRefusesWhatWouldMislead) {
     sections += "\"hosts\": 4" + std::string(10, '}');
     EXPECT_NE(why(sections).find("sections nested more than 8 deep"), std::string::npos);
     // notes, sections named like a parameter, lists, escapes: read in file order
-    const auto got = read_description("{\"_note\": {\"anything\": [null]}, \"scheduler\": {\"scheduler\": \"dwrr\", "
-                                      "\"dwrr_weights\": [1, 2.5e0, 0, 0, 0, 0, 0, 0]}, \"flow_sizes\": \"web\\u002dsearch\"}",
-                                      "f", t);
+    const auto got =
+        read_description("{\"_note\": {\"anything\": [null]}, \"scheduler\": {\"scheduler\": \"dwrr\", "
+                         "\"dwrr_weights\": [1, 2.5e0, 0, 0, 0, 0, 0, 0]}, \"flow_sizes\": \"web\\u002dsearch\"}",
+                         "f", t);
     ASSERT_EQ(got.size(), 3u);
     EXPECT_EQ(got[0].name, "scheduler");
     EXPECT_EQ(got[0].where, "scheduler.scheduler");
@@ -222,6 +226,7 @@ TEST(SafeRuns, TheSwitchDescriptionReaderRefusesWhatWouldMislead) {
 
 TEST(SafeRuns, TheShippedSwitchDescriptionsLoad) {
     auto sc = make_scenario("workload");
-    const auto names = sc->params().load_json(std::string(CMSWITCH_SOURCE_DIR) + "/examples/switches/tor_32x25_8x100.json");
+    const auto names =
+        sc->params().load_json(std::string(CMSWITCH_SOURCE_DIR) + "/examples/switches/tor_32x25_8x100.json");
     EXPECT_GE(names.size(), 10u);
 }

@@ -33,7 +33,7 @@ const param_table::param* find_param(const param_table& t, const std::string& na
             return &p;
     return nullptr;
 }
-} // namespace
+}   // namespace
 
 TEST(SchemePlugin, RegisteredSchemeIsOfferedWithItsParameter) {
     ensure_registered();
@@ -58,8 +58,8 @@ TEST(SchemePlugin, SingleFlowIsMarkedExactlyEveryNthFrame) {
     // One DCTCP flow at the link's own rate: its frames never wait at the switch, so every data frame admitted
     // to the client's port has started transmission by the end. ACKs are not ECN-capable. Marks at that port =
     // floor(data frames / 7).
-    const result r = run_incast({"--flows", "1", "--transport", "dctcp", "--marking", "every-nth", "--nth-mark-n",
-                                 "7", "--duration-s", "0.05", "--buffer-kb", "512"});
+    const result r = run_incast({"--flows", "1", "--transport", "dctcp", "--marking", "every-nth", "--nth-mark-n", "7",
+                                 "--duration-s", "0.05", "--buffer-kb", "512"});
     const double frames = r.number("data_frames_to_client");
     ASSERT_GT(frames, 1000);
     EXPECT_EQ(r.number("every_nth_ect_frames"), frames);
@@ -73,8 +73,8 @@ TEST(SchemePlugin, SingleFlowIsMarkedExactlyEveryNthFrame) {
 TEST(SchemePlugin, IncastMarksEveryNthFrameOfThePort) {
     // Eight flows queue at the client's port: the frames admitted there are those transmitted plus at most a
     // full queue at the end (max_queue_bytes / 1500 frames).
-    const result r = run_incast({"--flows", "8", "--transport", "dctcp", "--marking", "every-nth", "--nth-mark-n",
-                                 "3", "--duration-s", "0.05", "--buffer-kb", "512"});
+    const result r = run_incast({"--flows", "8", "--transport", "dctcp", "--marking", "every-nth", "--nth-mark-n", "3",
+                                 "--duration-s", "0.05", "--buffer-kb", "512"});
     const double tx = r.number("data_frames_to_client");
     const double queued_max = std::floor(r.number("max_queue_bytes") / 1500);
     EXPECT_GE(r.number("marks"), std::floor(tx / 3));

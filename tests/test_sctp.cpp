@@ -20,7 +20,7 @@ using namespace cmswitch;
 namespace {
 constexpr uint64_t us = 1000000ull;   // picoseconds
 constexpr uint64_t ms = 1000 * us;
-constexpr uint32_t chunk = 1452;      // a full DATA chunk at MTU 1500
+constexpr uint32_t chunk = 1452;   // a full DATA chunk at MTU 1500
 
 // Host 1 sends to host 0 through one switch, 1 Gb/s links.
 struct bench {
@@ -77,7 +77,7 @@ struct established_sender {
         b.ctx.run_until(1 * ms);
     }
 };
-} // namespace
+}   // namespace
 
 TEST(Sctp, HandshakeGivesTheFirstRttAndTheInitialWindow) {
     established_sender e;
@@ -339,7 +339,7 @@ struct fake_switch final : public switch_services {
     void count_cnm(int) override {}
     void count_pause(int, bool) override {}
 };
-} // namespace
+}   // namespace
 
 TEST(Dbl, CreditsRunOutThenTheFlowIsMarkedOrDropped) {
     fake_switch sw;
@@ -451,7 +451,7 @@ result run_testbed(const std::vector<std::string>& args) {
     sc->params().parse_args(args);
     return sc->run();
 }
-} // namespace
+}   // namespace
 
 TEST(Testbed001, UnloadedIncastRequestsTakeTheirHandComputedTime) {
     // Without elephants: a slow (100 Mb/s) peer's request is INIT (84 B), INIT-ACK (284 B), COOKIE-ECHO with the

@@ -3,9 +3,9 @@
 #include "model/cm/ecn/ecn_marker.h"
 #include "platform/network.h"
 #include "testing.h"
+#include "traffic/tcp/dctcp.h"
 #include "traffic/tcp/tcp_receiver.h"
 #include "traffic/tcp/tcp_sender.h"
-#include "traffic/tcp/dctcp.h"
 
 #include <gtest/gtest.h>
 
@@ -41,6 +41,7 @@ public:
         nic.schedule_timer(t_ps, this, 0);
     }
     void on_timer(uint32_t) override { m_fn(); }
+
 private:
     std::function<void()> m_fn;
 };
@@ -66,6 +67,7 @@ struct capture_acks final : public flow_endpoint {
     }
     frame_pool& pool;
     std::vector<uint32_t> bytes;
+
 private:
     std::vector<uint64_t>& m_echoes;
     std::vector<uint64_t>& m_acks;
@@ -80,7 +82,7 @@ frame* ack_frame(frame_pool& pool, uint64_t ack, bool ece = false) {
     f->flags = static_cast<uint8_t>(tcp_ack | (ece ? tcp_ece : 0));
     return f;
 }
-} // namespace
+}   // namespace
 
 TEST(Tcp, SlowStartDoublesTheWindowEveryRoundTrip) {
     // RTT ~ 425 us (4 x 100 us propagation + serialization); ACK per segment, +1 MSS per ACK: 2, 4, 8, 16 segments
@@ -162,7 +164,7 @@ TEST(Tcp, LimitedTransmitStaysWithinTwoSegmentsBeyondTheWindow) {
     b.cfg.initial_cwnd = 4;
     tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
     frame_pool& pool = b.net.pool();
-    s.write(5 * mss);                  // 4 go, 1 waits for the window
+    s.write(5 * mss);   // 4 go, 1 waits for the window
     s.on_frame(ack_frame(pool, 0), 0);
     EXPECT_EQ(s.snd_nxt(), 5 * mss);   // the 5th segment by limited transmit
     s.on_frame(ack_frame(pool, 0), 0);
@@ -181,17 +183,17 @@ TEST(Tcp, NoFastRetransmitWhileTheAckDoesNotPassRecover) {
     tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
     frame_pool& pool = b.net.pool();
     s.write(100 * mss);
-    b.ctx.run_until(1100 * us);        // no ACK: the timeout at 1 ms, go-back-N from 0
+    b.ctx.run_until(1100 * us);   // no ACK: the timeout at 1 ms, go-back-N from 0
     ASSERT_EQ(b.st.timeouts, 1u);
     EXPECT_EQ(s.recover(), 10 * mss);
     EXPECT_EQ(s.cwnd(), mss);
     at_time t1(b.net.nic(1), 1200 * us, [&] {
         s.on_frame(ack_frame(pool, 10 * mss), now_ps());   // the receiver had 1..9: the ACK jumps to recover
         EXPECT_EQ(s.snd_una(), 10 * mss);
-        EXPECT_EQ(s.snd_nxt(), 12 * mss);                  // cwnd 2 SMSS, new data from 10
+        EXPECT_EQ(s.snd_nxt(), 12 * mss);   // cwnd 2 SMSS, new data from 10
         for (int i = 0; i < 3; ++i)
             s.on_frame(ack_frame(pool, 10 * mss), now_ps());
-        EXPECT_EQ(b.st.fast_retransmits, 0u);              // ack == recover: no fast retransmit
+        EXPECT_EQ(b.st.fast_retransmits, 0u);   // ack == recover: no fast retransmit
         EXPECT_FALSE(s.in_fast_recovery());
         s.on_frame(ack_frame(pool, 11 * mss), now_ps());   // past recover
         for (int i = 0; i < 3; ++i)
@@ -237,7 +239,6 @@ TEST(Tcp, RetransmissionTimeoutFormulasAndBackoff) {
         EXPECT_DOUBLE_EQ(s.rttvar_ps(), 62.5 * us);
         EXPECT_DOUBLE_EQ(s.srtt_ps(), 112.5 * us);
         EXPECT_EQ(s.rto_ps(), 362500000ull);   // 112.5 + 4 x 62.5 = 362.5 us
-
     }
     // the minimum clamps: with min RTO 10 ms the same samples give 10 ms
     bench c(1 * us);
@@ -280,7 +281,7 @@ TEST(Tcp, TheRetransmissionTimerMovesEarlierToo) {
     at_time t(b.net.nic(1), 12 * ms, [&] {
         s.on_frame(ack_frame(pool, mss), now_ps());   // all acknowledged: the timer stops
         EXPECT_EQ(s.rto_deadline_ps(), 0u);
-        s.rtt_sample(100 * us);                       // a fresh estimate: RTO back to the 10 ms minimum
+        s.rtt_sample(100 * us);   // a fresh estimate: RTO back to the 10 ms minimum
         EXPECT_EQ(s.rto_ps(), 10 * ms);
         s.write(mss);
         EXPECT_EQ(s.rto_deadline_ps(), 22 * ms);
@@ -311,7 +312,7 @@ TEST(Tcp, AnIdleSenderRestartsFromTheInitialWindow) {
         if (write_at < 10 * ms) {   // idle 5 ms < RTO 10 ms: the window stays
             EXPECT_EQ(s.snd_nxt(), 9 * mss);
             EXPECT_EQ(b.st.idle_restarts, 0u);
-        } else {                    // idle 12 ms > RTO: restart window min(4, 5) = 4 SMSS
+        } else {   // idle 12 ms > RTO: restart window min(4, 5) = 4 SMSS
             EXPECT_EQ(s.cwnd(), 4 * mss);
             EXPECT_EQ(s.snd_nxt(), 8 * mss);
             EXPECT_EQ(b.st.idle_restarts, 1u);
@@ -334,7 +335,7 @@ TEST(Tcp, TimestampsGiveAnRttSampleFromTheRetransmissionAndEndTheBackoff) {
         ASSERT_EQ(b.st.timeouts, 1u);
         at_time t(b.net.nic(1), 10500 * us, [&] {
             frame* f = ack_frame(pool, mss);
-            f->ts_ps = 10 * ms;          // TSecr: the retransmission's TSval
+            f->ts_ps = 10 * ms;   // TSecr: the retransmission's TSval
             s.on_frame(f, now_ps());
         });
         b.ctx.run_until(11 * ms);
@@ -368,7 +369,7 @@ TEST(Tcp, ReceiverEchoesTheTimestampOfTheSegmentThatMovedTheWindow) {
     capture_acks cap(b, echoes, acks);
     data(0, 100);
     data(2 * seg, 200);   // beyond the hole at seg
-    data(seg, 300);       // fills it
+    data(seg, 300);   // fills it
     b.ctx.run_until(1 * ms);
     ASSERT_EQ(echoes.size(), 3u);
     EXPECT_EQ(echoes[0], 100u);
@@ -470,7 +471,7 @@ TEST(Tcp, SackRecoveryFollowsTheScoreboardPipeAndNextSeg) {
     ack(1, {{5, 8}, {2, 4}});   // 3 SACKed above 4: 4 is lost, leaves the pipe: 6 + 1 = 7 SMSS
     EXPECT_EQ(s.pipe(), 7 * mss);
     ack(1, {{5, 9}, {2, 4}});   // 6 SMSS
-    ack(1, {{5, 10}, {2, 4}});  // 5 SMSS = 7300: cwnd - pipe = 730 < 1 SMSS
+    ack(1, {{5, 10}, {2, 4}});   // 5 SMSS = 7300: cwnd - pipe = 730 < 1 SMSS
     EXPECT_EQ(b.st.retransmitted_segments, 1u);
     // 4 SMSS in the pipe: NextSeg rule 1 finds 4 (lost, above HighRxt 2, below the highest SACKed byte)
     ack(1, {{5, 11}, {2, 4}});
@@ -523,9 +524,9 @@ TEST(Tcp, ReceiverBuffersOutOfOrderDataAndAcksCumulatively) {
     data(2 * mss);   // hole at 1460
     data(3 * mss);
     EXPECT_EQ(r.rcv_nxt(), mss);
-    data(mss);       // fills the hole: everything up to 4 segments is in order
+    data(mss);   // fills the hole: everything up to 4 segments is in order
     EXPECT_EQ(r.rcv_nxt(), 4 * mss);
-    data(mss);       // old duplicate
+    data(mss);   // old duplicate
     EXPECT_EQ(r.rcv_nxt(), 4 * mss);
     EXPECT_EQ(b.rx_st.acks_sent, 5u);   // no delayed ACK: one ACK per segment
     EXPECT_EQ(b.rx_st.bytes_delivered, 4 * mss);

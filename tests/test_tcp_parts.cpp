@@ -3,11 +3,11 @@
 // RFC 8257 responses) and the SACK scoreboard (RFC 6675 IsLost), against hand-computed values.
 #include "model/errors.h"
 #include "traffic/tcp/congestion_control.h"
-#include "traffic/tcp/dctcp.h"
 #include "traffic/tcp/dc_vegas.h"
+#include "traffic/tcp/dctcp.h"
 #include "traffic/tcp/newreno.h"
-#include "traffic/tcp/vegas.h"
 #include "traffic/tcp/sack_scoreboard.h"
+#include "traffic/tcp/vegas.h"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@ constexpr uint64_t mss = 1460;
 tcp_ack_event ack_event(uint64_t ack, uint64_t newly, uint64_t snd_nxt, bool ece) {
     return tcp_ack_event{0, ack, newly, snd_nxt, 0, 0, ece, false};
 }
-} // namespace
+}   // namespace
 
 TEST(CongestionControl, RegistryNamesTheAlgorithmsAndRefusesOthers) {
     EXPECT_EQ(congestion_control_names(), (std::vector<std::string>{"newreno", "dctcp", "vegas", "dc-vegas"}));
@@ -148,7 +148,7 @@ TEST(SackScoreboard, IsLostByBytesOrByBlocks) {
     sack_scoreboard one;
     const sack_scoreboard::range d[] = {{2000, 3000}};
     one.update(0, 10000, d, 1);
-    EXPECT_EQ(one.lost_below(0, 1000, 3), 0u);     // nothing lost: snd_una
+    EXPECT_EQ(one.lost_below(0, 1000, 3), 0u);   // nothing lost: snd_una
 }
 
 TEST(Vegas, OneStepPerRttBelowAlphaBetweenAndAboveBeta) {

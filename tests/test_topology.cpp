@@ -18,7 +18,7 @@ void expect_config_error(const topology& t, const std::string& words) {
         EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
     }
 }
-} // namespace
+}   // namespace
 
 TEST(Topology, ChainRoutesEveryHostThroughTheTrunks) {
     sim_context ctx;

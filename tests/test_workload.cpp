@@ -54,8 +54,8 @@ TEST(FlowSizes, BuiltInsEqualTheShippedFilesAndBadFilesAreRefused) {
         }
     }
     EXPECT_THROW(flow_size_distribution::named("no-such-distribution"), config_error);
-    EXPECT_THROW(flow_size_distribution({{0, 0}, {100, 0.5}}, "t"), config_error);          // does not reach 100 %
-    EXPECT_THROW(flow_size_distribution({{0, 0}, {100, 0.7}, {50, 1}}, "t"), config_error); // sizes decrease
+    EXPECT_THROW(flow_size_distribution({{0, 0}, {100, 0.5}}, "t"), config_error);   // does not reach 100 %
+    EXPECT_THROW(flow_size_distribution({{0, 0}, {100, 0.7}, {50, 1}}, "t"), config_error);   // sizes decrease
     EXPECT_THROW(flow_size_distribution::parse_csv("size,cdf\n10,5\nabc def\n", "t"), config_error);
 }
 
@@ -65,14 +65,14 @@ result run_workload(const std::vector<std::string>& args) {
     sc->params().parse_args(args);
     return sc->run();
 }
-} // namespace
+}   // namespace
 
 TEST(Workload, PoissonArrivalsOfferTheTargetLoadAndSmallFlowsAloneTakeTheirIdealTime) {
     // fb-hadoop (mean 120,420.75 B) at 20 % of 10 Gb/s on 8 hosts for 0.2 s: Poisson arrivals, 8 x 0.2 s x 0.2 x
     // 1.25e9 B/s / 120420.75 B = 3321.7 flows expected, within 3 standard deviations (sqrt = 57.6); the bytes carry
     // the heavy tail's spread (one flow's size has a coefficient of variation near 4): within 20 %
-    const result r = run_workload({"--topology", "star", "--hosts", "8", "--load", "0.2", "--flow-sizes",
-                                   "fb-hadoop", "--duration-s", "0.2", "--drain-ms", "100"});
+    const result r = run_workload({"--topology", "star", "--hosts", "8", "--load", "0.2", "--flow-sizes", "fb-hadoop",
+                                   "--duration-s", "0.2", "--drain-ms", "100"});
     EXPECT_DOUBLE_EQ(r.number("flow_size_mean_bytes"), 120420.75);
     EXPECT_NEAR(r.number("flows_started"), 3321.7, 3 * 57.6);
     EXPECT_EQ(r.number("flows_completed"), r.number("flows_started"));
@@ -102,8 +102,8 @@ TEST(Workload, DctcpCutsTheTailOfSmallFlowsAgainstDropTail) {
     // DCTCP (K = 65 packets, as at 10 Gb/s in the DCTCP paper) keeps queues short, so the 99th percentile slowdown
     // of flows up to 10 KB falls well below drop-tail NewReno's (DCTCP and HPCC papers: several times)
     const result reno = run_workload({"--load", "0.6", "--duration-s", "0.05"});
-    const result dctcp = run_workload({"--load", "0.6", "--duration-s", "0.05", "--transport", "dctcp", "--marking",
-                                       "step", "--ecn-k-kb", "95.2"});
+    const result dctcp = run_workload(
+        {"--load", "0.6", "--duration-s", "0.05", "--transport", "dctcp", "--marking", "step", "--ecn-k-kb", "95.2"});
     EXPECT_LT(dctcp.number("slowdown_p99_small") * 2, reno.number("slowdown_p99_small"));
     EXPECT_EQ(dctcp.number("drops"), 0);
     EXPECT_GT(reno.number("drops"), 0);
@@ -134,8 +134,8 @@ TEST(Workload, TheUsersOwnFlowSizeCsv) {
         std::ofstream f(path);
         f << "# mine\nsize_bytes,cdf_percent\n1000,0\n1000,50\n3000,100\n";
     }
-    const result r = run_workload({"--topology", "star", "--hosts", "4", "--load", "0.3", "--flow-sizes", path,
-                                   "--duration-s", "0.005"});
+    const result r = run_workload(
+        {"--topology", "star", "--hosts", "4", "--load", "0.3", "--flow-sizes", path, "--duration-s", "0.005"});
     EXPECT_EQ(std::get<std::string>(*r.get("flow_sizes")), path);
     EXPECT_DOUBLE_EQ(r.number("flow_size_mean_bytes"), 1500.0);
     EXPECT_GT(r.number("flows_completed"), 100);
@@ -160,10 +160,30 @@ TEST(Workload, PfcWithDynamicXoffAndASharedHeadroomPoolIsLossless) {
     // drops nothing, whatever the seed, and is never filled beyond it
     const double headroom_kb = 16.0 * static_cast<double>(pause_headroom_bytes(10000000000ull, 1000000, 1500)) / 1024;
     for (const char* seed : {"1", "2", "3"}) {
-        const result r = run_workload({"--topology", "star", "--hosts", "16", "--load", "0.6", "--incast-fanin", "15",
-                                       "--incast-kb", "64", "--incast-period-ms", "2", "--duration-s", "0.02",
-                                       "--pool-kb", "2048", "--pause", "pfc", "--pause-xoff-alpha", "1",
-                                       "--pause-headroom-pool-kb", std::to_string(headroom_kb), "--seed", seed});
+        const result r = run_workload({"--topology",
+                                       "star",
+                                       "--hosts",
+                                       "16",
+                                       "--load",
+                                       "0.6",
+                                       "--incast-fanin",
+                                       "15",
+                                       "--incast-kb",
+                                       "64",
+                                       "--incast-period-ms",
+                                       "2",
+                                       "--duration-s",
+                                       "0.02",
+                                       "--pool-kb",
+                                       "2048",
+                                       "--pause",
+                                       "pfc",
+                                       "--pause-xoff-alpha",
+                                       "1",
+                                       "--pause-headroom-pool-kb",
+                                       std::to_string(headroom_kb),
+                                       "--seed",
+                                       seed});
         EXPECT_EQ(r.number("drops"), 0) << seed;
         EXPECT_GT(r.number("pause_frames"), 0) << seed;
         EXPECT_LE(r.number("headroom_pool_peak_kb"), headroom_kb) << seed;
@@ -227,7 +247,7 @@ const std::vector<double>& col(const result& r, const std::string& t, const std:
             return kv.second;
     throw std::runtime_error("no column " + c + " in " + t);
 }
-} // namespace
+}   // namespace
 
 TEST(Workload, LosslessIncastClassBesideLossyFlowsWithIngressReservesAndAlphaPerGroup) {
     // The RoCE deployment: web search at 60 % in priority 0 (lossy: drop-tail NewReno at the egress dynamic
@@ -237,11 +257,36 @@ TEST(Workload, LosslessIncastClassBesideLossyFlowsWithIngressReservesAndAlphaPer
     // lossless one never does, every incast completes, every byte is accounted for.
     const double headroom_kb = 16.0 * static_cast<double>(pause_headroom_bytes(10000000000ull, 1000000, 1500)) / 1024;
     for (const char* seed : {"1", "2", "3"}) {
-        const result r = run_workload(
-            {"--topology", "star", "--hosts", "16", "--load", "0.6", "--incast-fanin", "15", "--incast-kb", "256",
-             "--incast-period-ms", "2", "--duration-s", "0.02", "--pool-kb", "1024", "--pause", "pfc",
-             "--pfc-priorities", "3", "--incast-prio", "3", "--pause-xoff-alpha-by-pg", "1,1,1,0.25,1,1,1,1",
-             "--pause-reserved-kb", "4", "--pause-headroom-pool-kb", std::to_string(headroom_kb), "--seed", seed});
+        const result r = run_workload({"--topology",
+                                       "star",
+                                       "--hosts",
+                                       "16",
+                                       "--load",
+                                       "0.6",
+                                       "--incast-fanin",
+                                       "15",
+                                       "--incast-kb",
+                                       "256",
+                                       "--incast-period-ms",
+                                       "2",
+                                       "--duration-s",
+                                       "0.02",
+                                       "--pool-kb",
+                                       "1024",
+                                       "--pause",
+                                       "pfc",
+                                       "--pfc-priorities",
+                                       "3",
+                                       "--incast-prio",
+                                       "3",
+                                       "--pause-xoff-alpha-by-pg",
+                                       "1,1,1,0.25,1,1,1,1",
+                                       "--pause-reserved-kb",
+                                       "4",
+                                       "--pause-headroom-pool-kb",
+                                       std::to_string(headroom_kb),
+                                       "--seed",
+                                       seed});
         EXPECT_EQ(r.number("drops_incast_prio"), 0) << seed;
         EXPECT_GT(r.number("drops_flow_prio"), 0) << seed;
         EXPECT_EQ(r.number("drops"), r.number("drops_flow_prio")) << seed;
@@ -275,11 +320,36 @@ TEST(Workload, UplinksCarryIncastsIntoTheirQueueAndFlowsAloneTakeTheirIdealTime)
         std::ofstream f(path);
         f << "14600,0\n14600,100\n";
     }
-    const result r = run_workload({"--topology", "star", "--hosts", "8", "--uplinks", "2", "--uplink-gbps", "40",
-                                   "--load", "0", "--uplink-load", "0.02", "--flow-sizes", path, "--incast-fanin", "2",
-                                   "--incast-receivers", "2", "--incast-from", "uplinks", "--incast-kb", "64",
-                                   "--incast-period-ms", "1", "--incast-prio", "3", "--queue-map", "0,1,2,2,4,5,6,7",
-                                   "--duration-s", "0.01"});
+    const result r = run_workload({"--topology",
+                                   "star",
+                                   "--hosts",
+                                   "8",
+                                   "--uplinks",
+                                   "2",
+                                   "--uplink-gbps",
+                                   "40",
+                                   "--load",
+                                   "0",
+                                   "--uplink-load",
+                                   "0.02",
+                                   "--flow-sizes",
+                                   path,
+                                   "--incast-fanin",
+                                   "2",
+                                   "--incast-receivers",
+                                   "2",
+                                   "--incast-from",
+                                   "uplinks",
+                                   "--incast-kb",
+                                   "64",
+                                   "--incast-period-ms",
+                                   "1",
+                                   "--incast-prio",
+                                   "3",
+                                   "--queue-map",
+                                   "0,1,2,2,4,5,6,7",
+                                   "--duration-s",
+                                   "0.01"});
     EXPECT_EQ(r.number("incasts"), 20);
     EXPECT_EQ(r.number("incasts_completed"), 20);
     // 2 x 0.01 s x 0.02 x 40e9 / 8 / 14600 B = 137 flows expected (sqrt 11.7)
@@ -297,8 +367,8 @@ TEST(Workload, UplinksCarryIncastsIntoTheirQueueAndFlowsAloneTakeTheirIdealTime)
     EXPECT_TRUE(std::get<bool>(*r.get("conservation_ok")));
     // the uplink settings belong to the star; an incast from uplinks needs some
     EXPECT_THROW(run_workload({"--uplinks", "2", "--duration-s", "0.001"}), config_error);
-    EXPECT_THROW(run_workload({"--topology", "star", "--incast-fanin", "2", "--incast-from", "uplinks",
-                               "--duration-s", "0.001"}),
+    EXPECT_THROW(run_workload({"--topology", "star", "--incast-fanin", "2", "--incast-from", "uplinks", "--duration-s",
+                               "0.001"}),
                  config_error);
 }
 
@@ -330,7 +400,7 @@ TEST(SwitchDescription, AJsonFileSetsTheFieldsByItsSectionsAndLaterFlagsOverride
     EXPECT_EQ(value("pfc_priorities"), "3");
     EXPECT_EQ(value("pause_reserved_kb"), "2");
     EXPECT_EQ(value("alpha"), "2");   // the flag after --switch wins
-    EXPECT_NO_THROW(sc->check());     // builds: 40 ports, the maps, DWRR, the MMU with its reserves and pools
+    EXPECT_NO_THROW(sc->check());   // builds: 40 ports, the maps, DWRR, the MMU with its reserves and pools
     auto refused = [](const std::string& text, const std::string& what) {
         try {
             make_scenario("workload")->params().parse_args({"--switch", text});
@@ -350,8 +420,8 @@ TEST(Workload, FlowsGoOnlyToTheListedDestinations) {
     // 8 hosts, Poisson flows at 10 % only to hosts 0 and 1 (storage servers, say): data queues up only at their
     // switch ports; the other ports carry nothing but ACKs (64 B each, never a 1500 B frame's worth); hosts 0 and 1
     // send to each other
-    const result r = run_workload({"--topology", "star", "--hosts", "8", "--load", "0.1", "--flow-sizes",
-                                   "fb-hadoop", "--flow-destinations", "0,1", "--duration-s", "0.02"});
+    const result r = run_workload({"--topology", "star", "--hosts", "8", "--load", "0.1", "--flow-sizes", "fb-hadoop",
+                                   "--flow-destinations", "0,1", "--duration-s", "0.02"});
     EXPECT_GT(r.number("flows_started"), 50);
     double data_ports_max = 0;
     for (size_t i = 0; i < col(r, "queues", "port").size(); ++i) {
@@ -363,9 +433,9 @@ TEST(Workload, FlowsGoOnlyToTheListedDestinations) {
         }
     }
     EXPECT_GE(data_ports_max, 1500.0 / 1024);
-    EXPECT_THROW(run_workload({"--topology", "star", "--hosts", "4", "--flow-destinations", "4", "--duration-s",
-                               "0.001"}),
-                 config_error);
+    EXPECT_THROW(
+        run_workload({"--topology", "star", "--hosts", "4", "--flow-destinations", "4", "--duration-s", "0.001"}),
+        config_error);
 }
 
 TEST(Workload, PfcOnALeafSpineWithAHighAlphaStaysWithinTheHeadroomPool) {
@@ -377,12 +447,38 @@ TEST(Workload, PfcOnALeafSpineWithAHighAlphaStaysWithinTheHeadroomPool) {
     // the spines' pools (4 x 53,216 B needed) overflowed (217-503 drops on seeds 2-4 at 10 ms).
     EXPECT_EQ(pause_headroom_bytes(100000000000ull, 1000000, 1500), 2 * 12500u + 3000 + 394 * 64);
     for (const char* seed : {"1", "2", "3"}) {
-        const result r = run_workload({"--topology", "leaf-spine", "--leaves", "4", "--hosts-per-leaf", "8",
-                                       "--spines", "2", "--link-gbps", "25", "--fabric-gbps", "100", "--load", "0.6",
-                                       "--incast-fanin", "31", "--duration-s", "0.01", "--drain-ms", "5",
-                                       "--pool-kb", "7975.796875", "--alpha", "4", "--pause", "pfc",
-                                       "--pause-xoff-alpha", "4", "--pause-headroom-pool-kb", "216.203125",
-                                       "--seed", seed});
+        const result r = run_workload({"--topology",
+                                       "leaf-spine",
+                                       "--leaves",
+                                       "4",
+                                       "--hosts-per-leaf",
+                                       "8",
+                                       "--spines",
+                                       "2",
+                                       "--link-gbps",
+                                       "25",
+                                       "--fabric-gbps",
+                                       "100",
+                                       "--load",
+                                       "0.6",
+                                       "--incast-fanin",
+                                       "31",
+                                       "--duration-s",
+                                       "0.01",
+                                       "--drain-ms",
+                                       "5",
+                                       "--pool-kb",
+                                       "7975.796875",
+                                       "--alpha",
+                                       "4",
+                                       "--pause",
+                                       "pfc",
+                                       "--pause-xoff-alpha",
+                                       "4",
+                                       "--pause-headroom-pool-kb",
+                                       "216.203125",
+                                       "--seed",
+                                       seed});
         EXPECT_EQ(r.number("drops"), 0) << seed;
         EXPECT_GT(r.number("pause_frames"), 0) << seed;
         EXPECT_LE(r.number("headroom_pool_peak_kb"), 216.203125) << seed;

@@ -65,5 +65,5 @@ inline uint64_t rss_bytes() {
     return resident * 4096;
 }
 
-} // namespace cmswitch::testing
+}   // namespace cmswitch::testing
 #endif

@@ -40,5 +40,5 @@ private:
     uint64_t m_completed = 0;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -18,17 +18,37 @@ struct builtin {
 };
 const std::vector<builtin>& builtins() {
     static const std::vector<builtin> b{
-        {"web-search", {{0, 0}, {10000, 15}, {20000, 20}, {30000, 30}, {50000, 40}, {80000, 53}, {200000, 60},
-                        {1000000, 70}, {2000000, 80}, {5000000, 90}, {10000000, 97}, {30000000, 100}}},
-        {"data-mining", {{1460, 0}, {1460, 50}, {2920, 60}, {4380, 70}, {10220, 80}, {389820, 90}, {3076220, 95},
-                         {97333820, 99}, {973333820, 100}}},
-        {"fb-hadoop", {{0, 0}, {100, 1}, {200, 2}, {300, 5}, {350, 15}, {400, 20}, {500, 30}, {600, 40}, {700, 50},
-                       {1000, 60}, {2000, 67}, {7000, 70}, {30000, 72}, {50000, 82}, {80000, 87}, {120000, 90},
-                       {300000, 95}, {1000000, 97.5}, {2000000, 99}, {10000000, 100}}},
+        {"web-search",
+         {{0, 0},
+          {10000, 15},
+          {20000, 20},
+          {30000, 30},
+          {50000, 40},
+          {80000, 53},
+          {200000, 60},
+          {1000000, 70},
+          {2000000, 80},
+          {5000000, 90},
+          {10000000, 97},
+          {30000000, 100}}},
+        {"data-mining",
+         {{1460, 0},
+          {1460, 50},
+          {2920, 60},
+          {4380, 70},
+          {10220, 80},
+          {389820, 90},
+          {3076220, 95},
+          {97333820, 99},
+          {973333820, 100}}},
+        {"fb-hadoop",
+         {{0, 0},      {100, 1},     {200, 2},     {300, 5},        {350, 15},     {400, 20},      {500, 30},
+          {600, 40},   {700, 50},    {1000, 60},   {2000, 67},      {7000, 70},    {30000, 72},    {50000, 82},
+          {80000, 87}, {120000, 90}, {300000, 95}, {1000000, 97.5}, {2000000, 99}, {10000000, 100}}},
     };
     return b;
 }
-} // namespace
+}   // namespace
 
 flow_size_distribution::flow_size_distribution(std::vector<std::pair<double, double>> points, const std::string& what)
     : m_points(std::move(points)) {
@@ -40,7 +60,8 @@ flow_size_distribution::flow_size_distribution(std::vector<std::pair<double, dou
             throw config_error(what + ": point " + std::to_string(i + 1) + " (" + std::to_string(p.first) + ", " +
                                std::to_string(p.second * 100) + " %): sizes must be >= 0, probabilities in [0, 100] %");
         if (i > 0 && (p.first < m_points[i - 1].first || p.second < m_points[i - 1].second))
-            throw config_error(what + ": point " + std::to_string(i + 1) + ": sizes and probabilities must not decrease");
+            throw config_error(what + ": point " + std::to_string(i + 1) +
+                               ": sizes and probabilities must not decrease");
     }
     if (std::fabs(m_points.back().second - 1) > 1e-9)
         throw config_error(what + ": the last point's probability must be 100 %");
@@ -58,7 +79,8 @@ const std::vector<std::string>& flow_size_distribution::builtin_names() {
     return n;
 }
 
-std::vector<std::pair<double, double>> flow_size_distribution::parse_csv(const std::string& text, const std::string& what) {
+std::vector<std::pair<double, double>> flow_size_distribution::parse_csv(const std::string& text,
+                                                                         const std::string& what) {
     std::vector<std::pair<double, double>> pts;
     std::istringstream in(text);
     std::string line;
@@ -127,4 +149,4 @@ double flow_size_distribution::mean() const {
     return m;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

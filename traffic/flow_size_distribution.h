@@ -36,5 +36,5 @@ private:
     std::vector<std::pair<double, double>> m_points;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -135,4 +135,4 @@ void flow_workload::on_delivered(uint32_t flow, uint64_t in_order_bytes, uint64_
         f.end_ps = now;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -20,20 +20,20 @@
 namespace cmswitch {
 
 struct flow_workload_config {
-    double load = 0.5;                // of each host's link rate, in application bytes; 0: no Poisson flows
+    double load = 0.5;   // of each host's link rate, in application bytes; 0: no Poisson flows
     uint64_t host_rate_bps = 0;
     // Per host (size = hosts, or empty: load and host_rate_bps for every host): the load each host offers and
     // its link rate (uplink hosts of a switch description offer another load, or none).
     std::vector<double> load_by_host;
     std::vector<uint64_t> rate_by_host;
-    uint64_t stop_ps = 0;             // no arrivals from then on
-    int incast_fanin = 0;             // 0: no incasts
+    uint64_t stop_ps = 0;   // no arrivals from then on
+    int incast_fanin = 0;   // 0: no incasts
     uint64_t incast_bytes = 0;
     uint64_t incast_period_ps = 0;
-    int incast_receivers = 1;         // incasts started together each period, to distinct receivers
-    std::vector<int> incast_senders;  // the hosts incast senders are drawn from (empty: every host)
-    std::vector<int> incast_targets;  // the hosts incast receivers are drawn from (empty: every host)
-    uint8_t incast_prio = 0;          // 802.1p priority of the incast flows (Poisson flows: the tcp_config's)
+    int incast_receivers = 1;   // incasts started together each period, to distinct receivers
+    std::vector<int> incast_senders;   // the hosts incast senders are drawn from (empty: every host)
+    std::vector<int> incast_targets;   // the hosts incast receivers are drawn from (empty: every host)
+    uint8_t incast_prio = 0;   // 802.1p priority of the incast flows (Poisson flows: the tcp_config's)
     // The hosts Poisson flows go to, uniformly (empty: every other host); a host that is the only one listed
     // offers no Poisson flows (it would have to send to itself).
     std::vector<int> destinations;
@@ -47,8 +47,8 @@ public:
         int src, dst;
         uint64_t bytes;
         uint64_t start_ps;
-        uint64_t end_ps;       // 0: not complete
-        int64_t incast;        // the incast it belongs to, -1: a Poisson flow
+        uint64_t end_ps;   // 0: not complete
+        int64_t incast;   // the incast it belongs to, -1: a Poisson flow
     };
 
     // hosts[i]: host i's stack (every host of the network, by id).
@@ -70,15 +70,15 @@ private:
     flow_size_distribution m_sizes;
     flow_workload_config m_cfg;
     double m_mean_gap_ps;
-    std::vector<double> m_gap_ps;         // per host: mean time between arrivals (0: no Poisson flows)
-    std::vector<rng> m_host_rng;          // one stream per host: arrivals, sizes, destinations
+    std::vector<double> m_gap_ps;   // per host: mean time between arrivals (0: no Poisson flows)
+    std::vector<rng> m_host_rng;   // one stream per host: arrivals, sizes, destinations
     rng m_incast_rng;
-    std::vector<flow_record> m_flows;     // by flow id
-    std::deque<tcp_stats> m_stats;        // stable addresses for the connections
+    std::vector<flow_record> m_flows;   // by flow id
+    std::deque<tcp_stats> m_stats;   // stable addresses for the connections
     std::vector<std::unique_ptr<tcp_sender>> m_senders;
     std::vector<std::unique_ptr<tcp_receiver>> m_receivers;
     int64_t m_incasts = 0;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -17,6 +17,7 @@ public:
     virtual void on_frame(frame* f, uint64_t now_ps) = 0;
     // The NIC can take this flow's frames again after back-pressure (host_nic::room).
     virtual void on_writable(uint64_t) {}
+
 protected:
     ~flow_endpoint() = default;
 };
@@ -54,5 +55,5 @@ private:
     uint64_t m_unclaimed_frames = 0;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

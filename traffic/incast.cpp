@@ -14,13 +14,12 @@ request_timing parse_request_timing(const std::string& name) {
 }
 
 incast_client::incast_client(host_stack& host, std::vector<tcp_receiver*> receivers,
-                             std::vector<incast_server*> servers, std::vector<int> server_hosts,
-                             uint32_t first_flow, uint64_t sru_bytes, uint32_t request_bytes, request_timing timing,
+                             std::vector<incast_server*> servers, std::vector<int> server_hosts, uint32_t first_flow,
+                             uint64_t sru_bytes, uint32_t request_bytes, request_timing timing,
                              uint64_t request_latency_ps, uint64_t start_ps)
     : m_host(host), m_receivers(std::move(receivers)), m_servers(std::move(servers)),
       m_server_hosts(std::move(server_hosts)), m_timing(timing), m_request_latency(request_latency_ps),
-      m_first_flow(first_flow), m_sru(sru_bytes), m_request_bytes(request_bytes),
-      m_done_round(m_receivers.size(), 0) {
+      m_first_flow(first_flow), m_sru(sru_bytes), m_request_bytes(request_bytes), m_done_round(m_receivers.size(), 0) {
     for (tcp_receiver* r : m_receivers)
         r->set_listener(this);
     host.nic().schedule_timer(start_ps, this, 0);
@@ -58,4 +57,4 @@ void incast_client::on_delivered(uint32_t flow, uint64_t in_order_bytes, uint64_
     }
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -82,12 +82,12 @@ private:
     uint32_t m_first_flow;
     uint64_t m_sru;
     uint32_t m_request_bytes;
-    uint64_t m_round = 0;        // current round, from 1
+    uint64_t m_round = 0;   // current round, from 1
     uint64_t m_round_start = 0;
     size_t m_remaining = 0;
     std::vector<uint64_t> m_done_round;   // per server: last round whose SRU has fully arrived
     std::vector<uint64_t> m_round_times;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

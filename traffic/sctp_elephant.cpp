@@ -60,4 +60,4 @@ void sctp_elephant_source::on_delivered(uint32_t flow, uint64_t in_order_bytes, 
     }
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

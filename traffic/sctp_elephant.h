@@ -16,16 +16,18 @@
 
 namespace cmswitch {
 
-class sctp_elephant_source final : public sctp_sender::listener, public sctp_endpoint::listener,
-                                   public sctp_receiver::listener, public timer_client {
+class sctp_elephant_source final : public sctp_sender::listener,
+                                   public sctp_endpoint::listener,
+                                   public sctp_receiver::listener,
+                                   public timer_client {
 public:
     struct transfer {
-        int peer;                 // index in the peer list
+        int peer;   // index in the peer list
         uint64_t bytes;
-        uint64_t start_ps;        // association start
+        uint64_t start_ps;   // association start
         uint64_t first_byte_ps;   // at the sink
-        uint64_t last_byte_ps;    // at the sink (0: not complete)
-        uint64_t delivered;       // bytes at the sink so far
+        uint64_t last_byte_ps;   // at the sink (0: not complete)
+        uint64_t delivered;   // bytes at the sink so far
     };
     // senders[i] / sinks[i]: the two ends of the association with peer i.
     sctp_elephant_source(host_nic& nic, std::vector<sctp_sender*> senders, std::vector<sctp_receiver*> sinks,
@@ -51,13 +53,13 @@ private:
     uint64_t m_min, m_max;
     rng m_rng;
     uint32_t m_base_flow;
-    size_t m_peer = 0;            // next peer in the list
+    size_t m_peer = 0;   // next peer in the list
     uint64_t m_round_bytes = 0;   // the size of the current pass over the peers
     std::vector<transfer> m_transfers;
     uint64_t m_bin_ps = 0;
-    std::vector<int> m_class;     // per peer: which bin series counts its bytes (0, 1)
+    std::vector<int> m_class;   // per peer: which bin series counts its bytes (0, 1)
     std::vector<uint64_t> m_bins[2];
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -49,4 +49,4 @@ std::vector<sctp_incast_client::request_record> sctp_incast_client::unfinished(u
     return out;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

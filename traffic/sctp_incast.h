@@ -19,7 +19,8 @@ namespace cmswitch {
 // Server side of one peer: answers each association's request with `sends` x `send_bytes`.
 class sctp_incast_server final : public sctp_endpoint::listener {
 public:
-    sctp_incast_server(sctp_sender& s, uint64_t sends, uint64_t send_bytes) : m_s(s), m_sends(sends), m_bytes(send_bytes) {
+    sctp_incast_server(sctp_sender& s, uint64_t sends, uint64_t send_bytes)
+        : m_s(s), m_sends(sends), m_bytes(send_bytes) {
         s.set_setup_listener(this);
     }
     void on_established(uint32_t, uint32_t request, uint64_t) override {
@@ -63,5 +64,5 @@ private:
     std::vector<request_record> m_done;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

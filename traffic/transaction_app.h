@@ -41,5 +41,5 @@ private:
     uint64_t m_transactions = 0;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -28,5 +28,5 @@ private:
     flow_stats& m_stats;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

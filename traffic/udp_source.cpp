@@ -24,7 +24,7 @@ void send_udp(host_stack& host, flow_stats& st, uint32_t bytes, uint8_t prio, ui
     st.sent_payload += f->payload;
     host.nic().send(f);
 }
-} // namespace
+}   // namespace
 
 cbr_source::cbr_source(host_stack& host, flow_stats& stats, const cbr_params& p)
     : m_host(host), m_stats(stats), m_p(p) {
@@ -55,8 +55,8 @@ arrival_process parse_arrival_process(const std::string& name) {
     throw config_error("arrival process = '" + name + "': allowed values are poisson, bernoulli");
 }
 
-transaction_source::transaction_source(host_stack& host, std::vector<flow_stats*> flows,
-                                       const transaction_params& p, rng r)
+transaction_source::transaction_source(host_stack& host, std::vector<flow_stats*> flows, const transaction_params& p,
+                                       rng r)
     : m_host(host), m_flows(std::move(flows)), m_p(p), m_clock(p, r) {
     if (m_flows.empty())
         throw config_error("transaction source on host " + std::to_string(host.host_id()) + ": no destination");
@@ -95,4 +95,4 @@ void transaction_source::on_timer(uint32_t) {
         m_host.nic().schedule_timer(m_next_ps, this, 0);
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

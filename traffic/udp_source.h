@@ -47,9 +47,9 @@ arrival_process parse_arrival_process(const std::string& name);   // throws conf
 struct transaction_params {
     arrival_process arrivals = arrival_process::poisson;
     uint64_t rate_bps = 100000000;   // mean offered load of this source
-    uint32_t txn_bytes = 9000;       // bytes per transaction, split into frames of at most frame_bytes
+    uint32_t txn_bytes = 9000;   // bytes per transaction, split into frames of at most frame_bytes
     uint32_t frame_bytes = 1500;
-    uint64_t slot_ps = 0;            // bernoulli: slot length (> 0)
+    uint64_t slot_ps = 0;   // bernoulli: slot length (> 0)
     uint8_t prio = 0;
     uint64_t start_ps = 0;
     uint64_t stop_ps = UINT64_MAX;
@@ -62,6 +62,7 @@ public:
     arrival_clock(const transaction_params& p, rng r) : m_p(p), m_rng(r) {}
     uint64_t next_gap_ps();
     rng& random() { return m_rng; }
+
 private:
     transaction_params m_p;
     rng m_rng;
@@ -82,5 +83,5 @@ private:
     uint64_t m_next_ps = 0;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

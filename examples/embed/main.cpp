@@ -70,14 +70,14 @@ struct mac : sc_module {
 
 int sc_main(int, char*[]) {
     using namespace cmswitch;
-    frame_pool pool;                          // every frame of the switch comes from here
-    event_domain events("events", false);     // the switch's event queue (not decoupled: your processes run too)
+    frame_pool pool;   // every frame of the switch comes from here
+    event_domain events("events", false);   // the switch's event queue (not decoupled: your processes run too)
     buffer_config buffer;
     buffer.policy = "static";
     buffer.port_limit_bytes = 64 * 1024;
     ethernet_switch sw("switch0", 3, 3, buffer, pool, events);
     for (int host = 0; host < 3; ++host)
-        sw.set_route(host, host);             // host h is on port h
+        sw.set_route(host, host);   // host h is on port h
 
     const uint64_t rate = 10000000000ull, delay_ps = 1000000;   // 10 Gb/s, 1 us
     std::vector<std::unique_ptr<ethernet_link>> links;

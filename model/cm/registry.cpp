@@ -13,8 +13,11 @@
 namespace cmswitch {
 
 namespace {
-template <typename S> std::unique_ptr<scheme> make() { return std::make_unique<S>(); }
-} // namespace
+template <typename S>
+std::unique_ptr<scheme> make() {
+    return std::make_unique<S>();
+}
+}   // namespace
 
 std::vector<scheme_entry>& builtin_schemes() {
     static std::vector<scheme_entry> all = {
@@ -27,10 +30,12 @@ std::vector<scheme_entry>& builtin_schemes() {
          &make<dcqcn_cp_scheme>},
         {scheme_slot::l2, "DCQCN / DCQCN+ at the RoCE NICs (notification and reaction points; transport rdma)",
          &make<dcqcn_scheme>},
-        {scheme_slot::marking, "Dynamic Buffer Limiting (Cisco 4500, seed 001): per-flow credits on congested "
-         "transmit queues, ECN mark or drop for aggressive flows", &make<dbl_scheme>},
+        {scheme_slot::marking,
+         "Dynamic Buffer Limiting (Cisco 4500, seed 001): per-flow credits on congested "
+         "transmit queues, ECN mark or drop for aggressive flows",
+         &make<dbl_scheme>},
     };
     return all;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

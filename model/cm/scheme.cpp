@@ -21,7 +21,7 @@ std::vector<scheme_entry>& registry() {
     static std::vector<scheme_entry>& all = builtin_schemes();
     return all;
 }
-} // namespace
+}   // namespace
 
 void register_scheme(const scheme_entry& e) {
     const std::vector<std::string> mine = e.make()->variants();
@@ -37,7 +37,9 @@ void register_scheme(const scheme_entry& e) {
     registry().push_back(e);
 }
 
-const std::vector<scheme_entry>& registered_schemes() { return registry(); }
+const std::vector<scheme_entry>& registered_schemes() {
+    return registry();
+}
 
 void scheme_set::declare(param_table& t, scheme_slot slot, const std::string& choice_help, bool with_choice) {
     slot_state& s = m_slots[static_cast<size_t>(slot)];
@@ -101,8 +103,8 @@ void scheme_set::check(const std::string& transport) const {
         if (scheme* sc = chosen(slot)) {
             const std::string need = sc->transport();
             if (!need.empty() && need != transport)
-                throw config_error(std::string(slot_param(slot)) + " = " + selected(slot) + " needs transport = " +
-                                   need + " (transport is " + transport + ")");
+                throw config_error(std::string(slot_param(slot)) + " = " + selected(slot) +
+                                   " needs transport = " + need + " (transport is " + transport + ")");
             sc->check(selected(slot));
         }
     }
@@ -127,4 +129,4 @@ void scheme_set::report(scheme_slot slot, const fabric& net, result& r) const {
         sc->report(net, r);
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -36,6 +36,7 @@ public:
     virtual uint64_t port_rate_bps(int sw, int port) const = 0;
     virtual uint64_t port_delay_ps(int sw, int port) const = 0;
     virtual uint64_t host_rate_bps(int host) const = 0;
+
 protected:
     ~fabric() = default;
 };
@@ -72,7 +73,10 @@ public:
     // Values it derived when installed (an XOFF from the split rule, say), set right after installation.
     virtual void describe_setup(result& r) const { (void)r; }
     // Its metrics after the run.
-    virtual void report(const fabric& net, result& r) const { (void)net; (void)r; }
+    virtual void report(const fabric& net, result& r) const {
+        (void)net;
+        (void)r;
+    }
 };
 
 struct scheme_entry {
@@ -115,5 +119,5 @@ private:
     std::string m_choice[num_scheme_slots] = {"none", "none", "none"};
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

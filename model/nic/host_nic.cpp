@@ -87,15 +87,9 @@ void host_nic::on_event(uint32_t kind, uint32_t index, void* ptr) {
         }
         break;
     }
-    case ev_tx_done:
-        m_port.on_tx_done(now_ps());
-        break;
-    case ev_pause_expiry:
-        m_port.on_pause_expiry(now_ps());
-        break;
-    default:
-        static_cast<timer_client*>(ptr)->on_timer(index);
-        break;
+    case ev_tx_done: m_port.on_tx_done(now_ps()); break;
+    case ev_pause_expiry: m_port.on_pause_expiry(now_ps()); break;
+    default: static_cast<timer_client*>(ptr)->on_timer(index); break;
     }
 }
 
@@ -116,4 +110,4 @@ void host_nic::in_flight(uint64_t& frames, uint64_t& bytes) const {
         }
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -6,11 +6,11 @@
 #define CMSWITCH_MODEL_NIC_HOST_NIC_H
 
 #include "model/drop_reason.h"
-#include "model/switch/egress_port.h"
 #include "model/event_domain.h"
 #include "model/frame_pool.h"
 #include "model/frame_protocol.h"
 #include "model/nic/reaction_point.h"
+#include "model/switch/egress_port.h"
 
 #include <cstdint>
 #include <memory>
@@ -23,13 +23,13 @@ public:
     virtual void receive(frame* f, uint64_t now_ps) = 0;
     // A flow that found its reaction point's limiter full (see host_nic::room) may send again.
     virtual void writable(uint32_t flow, uint64_t now_ps) = 0;
+
 protected:
     ~frame_receiver() = default;
 };
 
 class host_nic : public sc_core::sc_module, private event_handler, private nic_services, private dequeue_listener {
 public:
-
     frame_initiator_socket tx{"tx"};
     frame_target_socket<host_nic> rx{"rx"};
 
@@ -63,7 +63,10 @@ public:
     void set_reaction_point(std::unique_ptr<reaction_point> rp);
     const reaction_point* get_reaction_point() const { return m_rp.get(); }
     // The reaction point if it is an R, else null.
-    template <typename R> const R* reaction_point_as() const { return dynamic_cast<const R*>(m_rp.get()); }
+    template <typename R>
+    const R* reaction_point_as() const {
+        return dynamic_cast<const R*>(m_rp.get());
+    }
 
     // The rate of this NIC's link (turns received PAUSE quanta into time).
     void set_link_rate(uint64_t rate_bps) { m_port.configure_pause(rate_bps, ev_pause_expiry); }
@@ -117,5 +120,5 @@ private:
     event_domain& m_events;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

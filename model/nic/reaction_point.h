@@ -33,6 +33,7 @@ public:
     virtual uint64_t egress_free_at() const = 0;
     // The host this NIC belongs to (names of waveform signals).
     virtual int host_id() const = 0;
+
 protected:
     ~nic_services() = default;
 };
@@ -47,7 +48,10 @@ public:
     // scheduler that pulls frames releases the next one then).
     enum nic_event_mask : uint8_t { on_receive_event = 1, on_egress_dequeue_event = 2 };
     virtual uint8_t nic_events() const { return 0; }
-    virtual void on_receive(const frame& f, uint64_t now_ps) { (void)f; (void)now_ps; }
+    virtual void on_receive(const frame& f, uint64_t now_ps) {
+        (void)f;
+        (void)now_ps;
+    }
     virtual void on_egress_dequeue(uint64_t now_ps) { (void)now_ps; }
 
     // Takes f if its flow is being limited (taken); not_limited: the NIC queues it itself; over_limit: the
@@ -101,5 +105,5 @@ private:
     bool m_take_all = false;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -66,7 +66,8 @@ void shared_buffer::set_lossless(uint8_t prio_mask, uint64_t headroom_pool_bytes
     if (ingress_reserved_bytes + min_frame_bytes > m_shared_size + m_ing_reserved)
         throw config_error("pause_reserved_kb: the ingress guarantees (" + std::to_string(ingress_reserved_bytes) +
                            " B over every port and lossless group) leave no shared pool of the " +
-                           std::to_string(m_shared_size + m_ing_reserved) + " B; lower pause_reserved_kb or raise pool_kb");
+                           std::to_string(m_shared_size + m_ing_reserved) +
+                           " B; lower pause_reserved_kb or raise pool_kb");
     m_lossless = prio_mask;
     m_headroom_pool = headroom_pool_bytes;
     m_shared_size += m_ing_reserved;   // (set again: undo a previous carve)
@@ -131,8 +132,8 @@ std::unique_ptr<buffer_manager> make_buffer_manager(const buffer_config& cfg, in
     }
     if (cfg.policy == "dynamic") {
         if (cfg.pool_bytes < min_frame_bytes)
-            throw config_error("pool_kb (the buffer pool) = " + std::to_string(cfg.pool_bytes) + " bytes: must be >= " +
-                               std::to_string(min_frame_bytes) + " bytes");
+            throw config_error("pool_kb (the buffer pool) = " + std::to_string(cfg.pool_bytes) +
+                               " bytes: must be >= " + std::to_string(min_frame_bytes) + " bytes");
         if (!(cfg.alpha > 0.0 && cfg.alpha <= 64.0)) {
             std::ostringstream m;
             m << "buffer alpha = " << cfg.alpha << ": allowed range (0, 64]";
@@ -150,19 +151,18 @@ std::unique_ptr<buffer_manager> make_buffer_manager(const buffer_config& cfg, in
             limits = cfg.port_limit_packets;
         for (size_t i = 0; i < n; ++i)
             if (limits[i] < 1 || limits[i] > 1000000)
-                throw config_error("buffer port_limit_packets[" + std::to_string(i) + "] = " +
-                                   std::to_string(limits[i]) + ": allowed range [1, 1000000]");
+                throw config_error("buffer port_limit_packets[" + std::to_string(i) +
+                                   "] = " + std::to_string(limits[i]) + ": allowed range [1, 1000000]");
         return std::make_unique<packet_buffer>(num_ports, std::move(limits), 1500);
     }
     if (cfg.policy == "shared") {
         const uint64_t carved = cfg.reserved_bytes * static_cast<uint64_t>(num_ports) * num_priorities;
         if (cfg.pool_bytes < min_frame_bytes || carved >= cfg.pool_bytes)
-            throw config_error("pool_kb (the buffer pool) = " + std::to_string(cfg.pool_bytes) +
-                               " bytes: must be >= " + std::to_string(min_frame_bytes) +
-                               " and more than the reserved space, reserved_kb = " +
+            throw config_error("pool_kb (the buffer pool) = " + std::to_string(cfg.pool_bytes) + " bytes: must be >= " +
+                               std::to_string(min_frame_bytes) + " and more than the reserved space, reserved_kb = " +
                                std::to_string(cfg.reserved_bytes) + " bytes x " + std::to_string(num_ports) +
-                               " ports x " + std::to_string(num_priorities) + " priorities = " +
-                               std::to_string(carved) + ": lower reserved_kb or raise pool_kb");
+                               " ports x " + std::to_string(num_priorities) +
+                               " priorities = " + std::to_string(carved) + ": lower reserved_kb or raise pool_kb");
         std::vector<double> alpha = cfg.alpha_by_prio;
         if (alpha.empty())
             alpha.assign(num_priorities, cfg.alpha);
@@ -180,4 +180,4 @@ std::unique_ptr<buffer_manager> make_buffer_manager(const buffer_config& cfg, in
     throw config_error("buffer policy = '" + cfg.policy + "': allowed values are static, dynamic, packets, shared");
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

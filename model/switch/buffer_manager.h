@@ -31,12 +31,12 @@ namespace cmswitch {
 
 struct buffer_config {
     std::string policy = "static";
-    uint64_t port_limit_bytes = 150 * 1024;  // "static"
-    uint64_t pool_bytes = 1024 * 1024;       // "dynamic"
-    double alpha = 1.0;                      // "dynamic"
+    uint64_t port_limit_bytes = 150 * 1024;   // "static"
+    uint64_t pool_bytes = 1024 * 1024;   // "dynamic"
+    double alpha = 1.0;   // "dynamic"
     std::vector<uint64_t> port_limit_packets;   // "packets": one per port, or a single entry for all ports
-    uint64_t reserved_bytes = 0;             // "shared": guaranteed bytes per queue (port x priority)
-    std::vector<double> alpha_by_prio;       // "shared": alpha per queue (8 entries); empty: alpha for all
+    uint64_t reserved_bytes = 0;   // "shared": guaranteed bytes per queue (port x priority)
+    std::vector<double> alpha_by_prio;   // "shared": alpha per queue (8 entries); empty: alpha for all
 
     // The switch's class handling (the switch description of issue 13), for every policy: the egress queue and
     // the ingress priority group (PFC/PAUSE accounting) of each 802.1p priority, and the egress scheduler: the
@@ -94,7 +94,9 @@ public:
     // ingress_reserved_bytes: the PFC ingress guarantees of every (port, lossless group), carved out of the shared
     // pool (pause_reserved_kb); the pause generator reports how many bytes sit in them (ingress_reserved_used).
     virtual void set_lossless(uint8_t prio_mask, uint64_t headroom_pool_bytes, uint64_t ingress_reserved_bytes = 0) {
-        (void)prio_mask; (void)headroom_pool_bytes; (void)ingress_reserved_bytes;
+        (void)prio_mask;
+        (void)headroom_pool_bytes;
+        (void)ingress_reserved_bytes;
     }
     // Bytes of the shared pool's use that sit in ingress (PFC) reserved space instead (pause_generator).
     void add_ingress_reserved_used(int64_t delta) { m_ing_reserved_used += static_cast<uint64_t>(delta); }
@@ -118,7 +120,7 @@ private:
         q += static_cast<uint64_t>(delta);
         m_port_frames[port] += delta > 0 ? 1 : ~uint64_t{0};   // one frame in or out
         if (m_reserved)   // (without reserved space every byte is shared: shared_used_bytes() reads m_used)
-            m_shared += shared_part(q) - shared_before;          // (unsigned wrap-around adds a decrease)
+            m_shared += shared_part(q) - shared_before;   // (unsigned wrap-around adds a decrease)
         if (delta > 0 && shared_used_bytes() > m_shared_peak)   // admit() inlines this with delta > 0 known
             m_shared_peak = shared_used_bytes();
         if (m_track_pool)
@@ -141,8 +143,10 @@ public:
     static_buffer(int num_ports, uint64_t port_limit_bytes);
     uint64_t port_capacity_bytes() const override { return m_limit; }
     const char* name() const override { return "static"; }
+
 protected:
     drop_reason check(int port, int prio, uint32_t bytes) const override;
+
 private:
     uint64_t m_limit;
 };
@@ -158,8 +162,10 @@ public:
     uint64_t shared_pool_size() const override { return m_pool; }
     // Current threshold of every queue: alpha x free pool bytes.
     double threshold_bytes() const { return m_alpha * static_cast<double>(m_pool - used_bytes()); }
+
 protected:
     drop_reason check(int port, int prio, uint32_t bytes) const override;
+
 private:
     uint64_t m_pool;
     double m_alpha;
@@ -172,8 +178,10 @@ public:
     uint64_t port_capacity_bytes() const override { return m_capacity; }
     const char* name() const override { return "packets"; }
     uint64_t port_limit_packets(int port) const { return m_limits[static_cast<size_t>(port)]; }
+
 protected:
     drop_reason check(int port, int prio, uint32_t bytes) const override;
+
 private:
     std::vector<uint64_t> m_limits;
     uint64_t m_capacity;
@@ -196,15 +204,18 @@ public:
     // The current dynamic threshold of a queue on the shared pool: alpha x free shared bytes.
     double threshold_bytes(int queue) const {
         const uint64_t used = shared_pool_used_bytes();
-        return m_alpha[static_cast<size_t>(queue)] * static_cast<double>(m_shared_size > used ? m_shared_size - used : 0);
+        return m_alpha[static_cast<size_t>(queue)] *
+               static_cast<double>(m_shared_size > used ? m_shared_size - used : 0);
     }
     uint64_t ingress_reserved_size() const { return m_ing_reserved; }
+
 protected:
     drop_reason check(int port, int prio, uint32_t bytes) const override;
+
 private:
     uint64_t m_pool, m_shared_size;
     std::vector<double> m_alpha;
-    uint8_t m_lossless = 0;      // queues
+    uint8_t m_lossless = 0;   // queues
     uint64_t m_headroom_pool = 0;
     uint64_t m_ing_reserved = 0;
 };
@@ -213,5 +224,5 @@ private:
 std::unique_ptr<buffer_manager> make_buffer_manager(const buffer_config& cfg, int num_ports);
 const std::vector<std::string>& buffer_policy_names();
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -218,4 +218,4 @@ void egress_port::on_pause_expiry(uint64_t now) {
     set_paused(mask, now);
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

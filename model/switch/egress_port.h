@@ -6,10 +6,10 @@
 #ifndef CMSWITCH_MODEL_SWITCH_EGRESS_PORT_H
 #define CMSWITCH_MODEL_SWITCH_EGRESS_PORT_H
 
-#include "model/switch/buffer_manager.h"
 #include "model/event_domain.h"
 #include "model/frame.h"
 #include "model/frame_protocol.h"
+#include "model/switch/buffer_manager.h"
 #include "model/switch/occupancy_stats.h"
 #include "model/trace_signal.h"
 
@@ -55,6 +55,7 @@ struct frame_fifo {
 class dequeue_listener {
 public:
     virtual void on_dequeue(uint32_t port_index, frame& f, uint64_t now_ps) = 0;
+
 protected:
     ~dequeue_listener() = default;
 };
@@ -65,7 +66,7 @@ public:
     struct counters {
         uint64_t tx_frames = 0, tx_bytes = 0;
         uint64_t enq_frames = 0, enq_bytes = 0;
-        uint128 wait_sum_ps = 0;  // sum over transmitted frames of (tx start - enqueue)
+        uint128 wait_sum_ps = 0;   // sum over transmitted frames of (tx start - enqueue)
         uint64_t wait_max_ps = 0;
     };
 
@@ -156,7 +157,8 @@ public:
     const counters& stats() const { return m_cnt; }
     const occupancy_stats& occupancy() const { return m_occ; }
     // Drops every queued frame into `sink` (used when a run is torn down).
-    template <typename F> void for_each_queued(F&& fn) const {
+    template <typename F>
+    void for_each_queued(F&& fn) const {
         for (const auto& q : m_q)
             for (frame* f = q.head; f; f = f->next)
                 fn(*f);
@@ -179,7 +181,7 @@ private:
 
     frame_fifo m_q[num_priorities];
     uint8_t m_nonempty = 0;
-    uint8_t m_paused = 0;    // priorities paused
+    uint8_t m_paused = 0;   // priorities paused
     uint8_t m_qpaused = 0;   // queues paused (those the paused priorities map to)
     uint8_t m_qmap[num_priorities] = {0, 1, 2, 3, 4, 5, 6, 7};
     bool m_wakeup_pending = false;
@@ -204,11 +206,11 @@ private:
     uint32_t m_kind_tx_done = 0;
     uint32_t m_index = 0;
     int pick_dwrr(uint8_t ready);
-    uint8_t m_dwrr = 0;                      // priorities under DWRR
+    uint8_t m_dwrr = 0;   // priorities under DWRR
     uint32_t m_quantum[num_priorities] = {};
     uint64_t m_deficit[num_priorities] = {};
-    int m_rr = 0;                            // the DWRR class whose turn it is
-    bool m_rr_credited = false;              // its quantum for this turn was added
+    int m_rr = 0;   // the DWRR class whose turn it is
+    bool m_rr_credited = false;   // its quantum for this turn was added
     bool m_traced = false;
     bool m_track_queues = false;
     bool m_observed = false;   // m_traced || m_track_queues
@@ -218,5 +220,5 @@ private:
     trace_signal* m_tr_paused[num_priorities] = {};
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -111,18 +111,10 @@ void ethernet_switch::receive(int port, frame& f, sc_core::sc_time& delay) {
 void ethernet_switch::on_event(uint32_t kind, uint32_t index, void* ptr) {
     const uint64_t now = now_ps();
     switch (kind) {
-    case ev_arrival:
-        forward(static_cast<int>(index), static_cast<frame*>(ptr), now);
-        break;
-    case ev_tx_done:
-        m_ports[index].on_tx_done(now);
-        break;
-    case ev_pause_expiry:
-        m_ports[index].on_pause_expiry(now);
-        break;
-    default:
-        static_cast<switch_hook*>(ptr)->on_timer(index, now);
-        break;
+    case ev_arrival: forward(static_cast<int>(index), static_cast<frame*>(ptr), now); break;
+    case ev_tx_done: m_ports[index].on_tx_done(now); break;
+    case ev_pause_expiry: m_ports[index].on_pause_expiry(now); break;
+    default: static_cast<switch_hook*>(ptr)->on_timer(index, now); break;
     }
 }
 
@@ -225,4 +217,4 @@ void ethernet_switch::in_flight(uint64_t& frames, uint64_t& bytes) const {
         }
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

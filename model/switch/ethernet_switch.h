@@ -21,13 +21,15 @@
 
 namespace cmswitch {
 
-class ethernet_switch : public sc_core::sc_module, private event_handler, private dequeue_listener,
+class ethernet_switch : public sc_core::sc_module,
+                        private event_handler,
+                        private dequeue_listener,
                         private switch_services {
 public:
     struct port_counters {
         uint64_t rx_frames = 0, rx_bytes = 0;
         uint64_t marks = 0;   // frames set to CE at this egress port
-        uint64_t cnms = 0;    // congestion notifications sent about this egress port's queues
+        uint64_t cnms = 0;   // congestion notifications sent about this egress port's queues
         uint64_t pause_sent = 0, xon_sent = 0;   // PAUSE/PFC frames sent out of this port (XOFF, XON)
         std::array<uint64_t, num_drop_reasons> drop_frames{};
         std::array<uint64_t, num_drop_reasons> drop_bytes{};
@@ -48,13 +50,15 @@ public:
     int id() const { return m_id; }
 
     // Adds an attachment (the switch owns it) and returns it.
-    template <typename H> H* add_hook(std::unique_ptr<H> h) {
+    template <typename H>
+    H* add_hook(std::unique_ptr<H> h) {
         H* raw = h.get();
         insert_hook(std::move(h));
         return raw;
     }
     // The first attached hook of type H, or null.
-    template <typename H> H* find_hook() const {
+    template <typename H>
+    H* find_hook() const {
         for (const auto& h : m_hooks)
             if (auto* p = dynamic_cast<H*>(h.get()))
                 return p;
@@ -144,5 +148,5 @@ private:
     event_domain& m_events;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

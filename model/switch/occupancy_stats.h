@@ -46,7 +46,8 @@ public:
     }
     void clear() { m_t.clear(); }
     // fn(lower edge, time) for every bucket
-    template <typename F> void for_each(F&& fn) const {
+    template <typename F>
+    void for_each(F&& fn) const {
         for (size_t i = 0; i < m_t.size(); ++i)
             fn(lower_edge(i), m_t[i]);
     }
@@ -143,7 +144,9 @@ public:
     uint64_t bin_bytes() const { return uint64_t{1} << m_bin_shift; }
     // Time-weighted p-quantile of the gauge over [start, now] (level_histogram's resolution).
     uint64_t quantile(double p, uint64_t now_ps) const { return m_levels.quantile(p, m_value, now_ps - m_last_ps); }
-    std::vector<std::pair<uint64_t, double>> cdf(uint64_t now_ps) const { return m_levels.cdf(m_value, now_ps - m_last_ps); }
+    std::vector<std::pair<uint64_t, double>> cdf(uint64_t now_ps) const {
+        return m_levels.cdf(m_value, now_ps - m_last_ps);
+    }
 
 private:
     int bin_of(uint64_t v) const {
@@ -164,5 +167,5 @@ private:
     level_histogram m_levels;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -28,9 +28,9 @@ namespace cmswitch {
 // in, or already out).
 struct queue_view {
     int port;
-    int prio;               // the egress queue (the frame's priority unless a queue map says otherwise)
+    int prio;   // the egress queue (the frame's priority unless a queue map says otherwise)
     uint64_t queue_bytes;   // that queue's bytes, the frame itself not counted
-    uint64_t port_bytes;    // every priority of the port, the frame itself not counted
+    uint64_t port_bytes;   // every priority of the port, the frame itself not counted
     uint32_t port_frames;   // frames queued at the port, every priority, the frame itself not counted
 };
 
@@ -65,18 +65,28 @@ public:
     virtual void count_mark(int port) = 0;
     virtual void count_cnm(int port) = 0;
     virtual void count_pause(int port, bool xoff) = 0;
+
 protected:
     ~switch_services() = default;
 };
 
 class switch_hook {
 public:
-    enum event_mask : uint8_t { on_ingress_event = 1, on_enqueue_event = 2, on_dequeue_event = 4, on_drop_event = 8,
-                                on_admit_event = 16 };
+    enum event_mask : uint8_t {
+        on_ingress_event = 1,
+        on_enqueue_event = 2,
+        on_dequeue_event = 4,
+        on_drop_event = 8,
+        on_admit_event = 16
+    };
     // Order among hooks of one switch (lower first): ingress accounting, then congestion points, then marking,
     // then recorders; hooks of equal stage keep the order they were added in.
-    enum stage_order : int { stage_ingress_accounting = 10, stage_congestion_point = 20, stage_marking = 30,
-                             stage_recorder = 100 };
+    enum stage_order : int {
+        stage_ingress_accounting = 10,
+        stage_congestion_point = 20,
+        stage_marking = 30,
+        stage_recorder = 100
+    };
 
     virtual ~switch_hook() = default;
     virtual uint8_t events() const = 0;
@@ -87,24 +97,42 @@ public:
     // A frame arrived on in_port (data or notification; PAUSE frames are the transmitter's, never shown).
     // Return drop_reason::none to let it on.
     virtual drop_reason on_ingress(int in_port, frame& f, uint64_t now_ps) {
-        (void)in_port; (void)f; (void)now_ps;
+        (void)in_port;
+        (void)f;
+        (void)now_ps;
         return drop_reason::none;
     }
     // A data frame routed to queue q, before the buffer's admission: an active queue manager may refuse it (the
     // switch drops it with that reason) or mark it.
     virtual drop_reason on_admit(const queue_view& q, frame& f, uint64_t now_ps) {
-        (void)q; (void)f; (void)now_ps;
+        (void)q;
+        (void)f;
+        (void)now_ps;
         return drop_reason::none;
     }
     // A data frame admitted to queue q, about to be queued.
-    virtual void on_enqueue(const queue_view& q, frame& f, uint64_t now_ps) { (void)q; (void)f; (void)now_ps; }
+    virtual void on_enqueue(const queue_view& q, frame& f, uint64_t now_ps) {
+        (void)q;
+        (void)f;
+        (void)now_ps;
+    }
     // A frame's transmission starts (it leaves queue q); a hook may still mark it (ECN marking at dequeue).
-    virtual void on_dequeue(const queue_view& q, frame& f, uint64_t now_ps) { (void)q; (void)f; (void)now_ps; }
+    virtual void on_dequeue(const queue_view& q, frame& f, uint64_t now_ps) {
+        (void)q;
+        (void)f;
+        (void)now_ps;
+    }
     // The switch dropped f at `port` (the egress port, or the ingress port for ingress and routing drops).
     virtual void on_drop(int port, const frame& f, drop_reason why, uint64_t now_ps) {
-        (void)port; (void)f; (void)why; (void)now_ps;
+        (void)port;
+        (void)f;
+        (void)why;
+        (void)now_ps;
     }
-    virtual void on_timer(uint32_t tag, uint64_t now_ps) { (void)tag; (void)now_ps; }
+    virtual void on_timer(uint32_t tag, uint64_t now_ps) {
+        (void)tag;
+        (void)now_ps;
+    }
 
 protected:
     switch_services& services() const { return *m_sw; }
@@ -113,5 +141,5 @@ private:
     switch_services* m_sw = nullptr;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

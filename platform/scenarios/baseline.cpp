@@ -21,8 +21,8 @@
 namespace cmswitch {
 
 namespace {
-const std::vector<std::string> schemes{"tcp",     "tcp-pause", "tcp-qcn",     "tcp-qcn-pause",
-                                       "udp",     "udp-pause", "udp-qcn",     "udp-qcn-pause"};
+const std::vector<std::string> schemes{"tcp", "tcp-pause", "tcp-qcn", "tcp-qcn-pause",
+                                       "udp", "udp-pause", "udp-qcn", "udp-qcn-pause"};
 }
 
 baseline_scenario::baseline_scenario() {
@@ -45,7 +45,7 @@ baseline_scenario::baseline_scenario() {
     t.add_choice("pause_mode", &c.pause_mode, {"pause", "pfc"}, "802.3x PAUSE or 802.1Qbb PFC for the +pause schemes");
     m_schemes.declare(t, scheme_slot::pause, "", false);
     t.set_default("pause_xoff_kb", format_number(130000.0 / 1024));   // seed 002: Watermark_hi 130000 B
-    t.set_default("pause_xon_kb", format_number(110000.0 / 1024));    // seed 002: Watermark_lo 110000 B
+    t.set_default("pause_xon_kb", format_number(110000.0 / 1024));   // seed 002: Watermark_lo 110000 B
     t.add_real("min_rto_ms", &c.min_rto_ms, 0.001, 60000, "ms", "TCP minimum retransmission timeout");
     t.add_real("sample_us", &c.sample_us, 1, 1e9, "us", "time-series bin (throughput and queues)");
     t.set_min_nonzero("sample_us", 0.1);
@@ -60,7 +60,7 @@ baseline_scenario::baseline_scenario() {
 namespace {
 // The run's settings in model units; the hot spot's congested intervals.
 struct baseline_plan {
-    bool og;                  // og-hotspot or periodic-hotspot (else pause-spreading)
+    bool og;   // og-hotspot or periodic-hotspot (else pause-spreading)
     bool tcp;
     uint64_t rate, hot, delay_ps, end_ps, bin_ps;
     int hot_host;
@@ -83,7 +83,8 @@ baseline_plan make_plan(const baseline_config& c) {
         for (uint64_t t = 0; t < p.end_ps; t += 200000000000ull)
             p.events.emplace_back(t, std::min<uint64_t>(p.end_ps, t + 100000000000ull));
     else
-        p.events.emplace_back(std::min<uint64_t>(p.end_ps, 250000000000ull), std::min<uint64_t>(p.end_ps, 750000000000ull));
+        p.events.emplace_back(std::min<uint64_t>(p.end_ps, 250000000000ull),
+                              std::min<uint64_t>(p.end_ps, 750000000000ull));
     return p;
 }
 
@@ -118,7 +119,7 @@ topology make_topology(const baseline_config& c, const baseline_plan& p, bool lo
 // one TCP flow per (source, destination).
 struct baseline_workload {
     std::vector<std::pair<int, std::vector<int>>> senders;   // host, destinations
-    std::vector<uint64_t> offered;                           // per host
+    std::vector<uint64_t> offered;   // per host
     std::vector<flow_stats> udp;
     std::vector<tcp_stats> tst;
     std::vector<std::unique_ptr<udp_sink>> sinks;
@@ -130,8 +131,8 @@ struct baseline_workload {
     bool tcp;
 
     baseline_workload(network& net, const baseline_config& c, const baseline_plan& p)
-        : offered(static_cast<size_t>(net.num_hosts()), 0),
-          udp(static_cast<size_t>(net.num_hosts() * net.num_hosts())), tst(udp.size()), tcp(p.tcp) {
+        : offered(static_cast<size_t>(net.num_hosts()), 0), udp(static_cast<size_t>(net.num_hosts() * net.num_hosts())),
+          tst(udp.size()), tcp(p.tcp) {
         const int hosts = net.num_hosts();
         if (p.og) {
             for (int h = 0; h < hosts; ++h) {
@@ -142,7 +143,8 @@ struct baseline_workload {
                     if (d != h)
                         dst.push_back(d);
                 senders.emplace_back(h, dst);
-                offered[static_cast<size_t>(h)] = static_cast<uint64_t>(static_cast<double>(p.rate) * (h < 6 ? 0.25 : 0.40));
+                offered[static_cast<size_t>(h)] =
+                    static_cast<uint64_t>(static_cast<double>(p.rate) * (h < 6 ? 0.25 : 0.40));
             }
         } else {
             senders.emplace_back(0, std::vector<int>{2});
@@ -205,7 +207,8 @@ struct baseline_workload {
     void report_ideal(result& r, const baseline_plan& p) const {
         double offered_innocent = 0, offered_hotspot = 0;
         for (const auto& s : senders) {
-            const double per_dst = static_cast<double>(offered[static_cast<size_t>(s.first)]) / static_cast<double>(s.second.size());
+            const double per_dst =
+                static_cast<double>(offered[static_cast<size_t>(s.first)]) / static_cast<double>(s.second.size());
             for (int d : s.second)
                 (d == p.hot_host ? offered_hotspot : offered_innocent) += per_dst;
         }
@@ -285,7 +288,7 @@ struct baseline_series {
     }
 };
 
-} // namespace
+}   // namespace
 
 void baseline_scenario::estimate_cost(run_cost& cost) const {
     const baseline_config& c = m_cfg;
@@ -357,4 +360,4 @@ result baseline_scenario::run() {
     return r;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

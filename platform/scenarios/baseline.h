@@ -25,13 +25,13 @@ struct baseline_config {
     double link_gbps = 10;
     double duration_s = 1;
     int64_t seed = 1;
-    double hot_rate_gbps = 0;          // 0: the scenario's (0.5 og/periodic, 1 pause-spreading)
-    double loop_latency_us = 0;        // 0: the scenario's (16 og/periodic, 24 pause-spreading)
+    double hot_rate_gbps = 0;   // 0: the scenario's (0.5 og/periodic, 1 pause-spreading)
+    double loop_latency_us = 0;   // 0: the scenario's (16 og/periodic, 24 pause-spreading)
     int64_t txn_bytes = 9000;
     double buffer_kb = 150000.0 / 1024;   // output queue limit without PAUSE (seed 002: 150 KB)
-    std::string pause_mode = "pause";  // pause (802.3x) or pfc (802.1Qbb) when the scheme uses PAUSE
-    std::string transport = "newreno";  // the TCP congestion control of the tcp-* schemes (dctcp needs marking)
-    bool ecn = false;                   // newreno: ECN-capable (with a marking scheme: RED/ECN)
+    std::string pause_mode = "pause";   // pause (802.3x) or pfc (802.1Qbb) when the scheme uses PAUSE
+    std::string transport = "newreno";   // the TCP congestion control of the tcp-* schemes (dctcp needs marking)
+    bool ecn = false;   // newreno: ECN-capable (with a marking scheme: RED/ECN)
     double min_rto_ms = 10;
     double sample_us = 1000;
     bool series = true;
@@ -48,5 +48,5 @@ public:
     void estimate_cost(run_cost& c) const override;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -29,7 +29,8 @@ incast_scenario::incast_scenario() {
     t.add_real("duration_s", &c.duration_s, 0, 1e5, "s", "simulated time", true);
     t.set_min_nonzero("duration_s", 1e-6);
     t.add_int("seed", &c.seed, 0, (int64_t{1} << 53) - 1, "", "seed of every random choice of the run");
-    t.add_real("sru_kb", &c.sru_kb, 1.0 / 1024, 1 << 22, "KB (1024 B)", "server response unit: bytes per server per round");
+    t.add_real("sru_kb", &c.sru_kb, 1.0 / 1024, 1 << 22, "KB (1024 B)",
+               "server response unit: bytes per server per round");
     t.add_real("link_gbps", &c.link_gbps, 0, 1000, "Gbps", "rate of every link", true);
     t.add_real("delay_us", &c.delay_us, 0, 1e6, "us", "propagation delay of every link, each direction");
     t.add_real("delay_skew_ns", &c.delay_skew_ns, 0, 1e6, "ns",
@@ -97,7 +98,6 @@ namespace {
 constexpr const char* events_kind =
     "model queue entries dispatched (frame arrivals, transmitter wakeups, TCP and application timers)";
 
-
 // The run's settings in model units, checked across fields.
 struct incast_plan {
     uint64_t rate_bps, delay_ps, end_ps, sru_bytes;
@@ -111,9 +111,16 @@ incast_plan make_plan(const incast_config& c) {
     if (c.elephant_max_mb < c.elephant_min_mb)
         throw config_error("elephant_max_mb = " + format_number(c.elephant_max_mb) +
                            ": must be >= elephant_min_mb = " + format_number(c.elephant_min_mb));
-    incast_plan p{gbps_to_bps(c.link_gbps), us_to_ps(c.delay_us), s_to_ps(c.duration_s), kb_to_bytes(c.sru_kb),
-                  static_cast<int>(c.flows), static_cast<int>(c.bulk_flows), static_cast<int>(c.elephant_flows),
-                  c.udp_cbr_mbps > 0 ? 1 : 0, tcp_config{}, parse_request_timing(c.request_timing)};
+    incast_plan p{gbps_to_bps(c.link_gbps),
+                  us_to_ps(c.delay_us),
+                  s_to_ps(c.duration_s),
+                  kb_to_bytes(c.sru_kb),
+                  static_cast<int>(c.flows),
+                  static_cast<int>(c.bulk_flows),
+                  static_cast<int>(c.elephant_flows),
+                  c.udp_cbr_mbps > 0 ? 1 : 0,
+                  tcp_config{},
+                  parse_request_timing(c.request_timing)};
     tcp_config& tcp = p.tcp;
     tcp.congestion_control = c.transport;
     tcp.ecn = c.ecn;
@@ -127,7 +134,8 @@ incast_plan make_plan(const incast_config& c) {
     tcp.initial_cwnd = static_cast<uint32_t>(c.init_cwnd);
     tcp.limited_transmit = c.limited_transmit;
     tcp.slow_start_after_idle = c.slow_start_after_idle;
-    tcp.ssthresh_from = c.ssthresh_rule == "flight" ? tcp_config::ssthresh_rule::flight : tcp_config::ssthresh_rule::cwnd;
+    tcp.ssthresh_from =
+        c.ssthresh_rule == "flight" ? tcp_config::ssthresh_rule::flight : tcp_config::ssthresh_rule::cwnd;
     tcp.sack = c.sack;
     tcp.timestamps = c.timestamps;
     if (c.timestamps)
@@ -135,8 +143,8 @@ incast_plan make_plan(const incast_config& c) {
     tcp.rwnd_bytes = static_cast<uint64_t>(c.rwnd_segments) * tcp.mss;
     tcp.delayed_ack = c.delayed_ack;
     tcp.jitter_ps = ns_to_ps(c.jitter_ns);
-    tcp.jitter_scope = c.jitter_scope == "window_sends" ? tcp_config::jitter_scope_t::window_sends
-                                                        : tcp_config::jitter_scope_t::all;
+    tcp.jitter_scope =
+        c.jitter_scope == "window_sends" ? tcp_config::jitter_scope_t::window_sends : tcp_config::jitter_scope_t::all;
     return p;
 }
 
@@ -199,10 +207,10 @@ struct incast_workload {
                                                    rng(seed, stream_id(random_stream::source, flow))));
             bg_receivers.emplace_back(new tcp_receiver(net.stack(client), flow, host, p.tcp, st));
             const bool elephant = j >= p.nb;
-            bg_apps.emplace_back(new bulk_app(*bg_senders.back(), net.nic(host),
-                                              elephant ? mb_to_bytes(c.elephant_min_mb) : 0,
-                                              elephant ? mb_to_bytes(c.elephant_max_mb) : 0,
-                                              rng(seed, stream_id(random_stream::bulk_app, static_cast<uint64_t>(j))), 0));
+            bg_apps.emplace_back(
+                new bulk_app(*bg_senders.back(), net.nic(host), elephant ? mb_to_bytes(c.elephant_min_mb) : 0,
+                             elephant ? mb_to_bytes(c.elephant_max_mb) : 0,
+                             rng(seed, stream_id(random_stream::bulk_app, static_cast<uint64_t>(j))), 0));
         }
         if (p.nu) {
             const int host = p.senders();
@@ -231,7 +239,8 @@ struct incast_series {
             for (int i = 0; i < p.n; ++i) {
                 const reaction_point* rp = net.nic(i + 1).get_reaction_point();
                 const uint32_t flow = static_cast<uint32_t>(i);
-                rates->watch_gauge("rate_mbps_flow" + std::to_string(i), [rp, flow] { return rp->rate_bps(flow) / 1e6; });
+                rates->watch_gauge("rate_mbps_flow" + std::to_string(i),
+                                   [rp, flow] { return rp->rate_bps(flow) / 1e6; });
             }
         }
         if (c.sample_us > 0 && c.series) {
@@ -292,8 +301,8 @@ void report_rounds(result& r, const incast_client& app) {
     r.set("round_time_p50_ms", percentile(rt, 0.50));
     r.set("round_time_p99_ms", percentile(rt, 0.99));
     r.set("round_time_max_ms", rt.empty() ? 0.0 : *std::max_element(rt.begin(), rt.end()));
-    r.set("rounds_over_300ms", static_cast<int64_t>(std::count_if(rt.begin(), rt.end(),
-                                                                    [](double x) { return x > 300.0; })));
+    r.set("rounds_over_300ms",
+          static_cast<int64_t>(std::count_if(rt.begin(), rt.end(), [](double x) { return x > 300.0; })));
 }
 
 void report_tcp(result& r, const std::vector<tcp_stats>& stats) {
@@ -359,7 +368,7 @@ uint64_t sum_pause_frames(const ethernet_switch& sw) {
         n += sw.counters(port).pause_sent;
     return n;
 }
-} // namespace
+}   // namespace
 
 vegas_incast_scenario::vegas_incast_scenario() {
     m_params.set_default("flows", "20");
@@ -371,7 +380,8 @@ vegas_incast_scenario::vegas_incast_scenario() {
 
 void incast_scenario::estimate_cost(run_cost& cost) const {
     const incast_config& c = m_cfg;
-    const double flows = static_cast<double>(c.flows), background = static_cast<double>(c.bulk_flows + c.elephant_flows);
+    const double flows = static_cast<double>(c.flows),
+                 background = static_cast<double>(c.bulk_flows + c.elephant_flows);
     const double hosts = 1 + flows + background + (c.udp_cbr_mbps > 0 ? 1 : 0);
     cost.add_network("flows", hosts, hosts, 1);
     cost.add_connections("flows", flows + background, "TCP connections (flows, bulk_flows, elephant_flows)");
@@ -447,7 +457,8 @@ result incast_scenario::run() {
         report_bottleneck(r, net, p);
         report_switch_ports(r, net, p.end_ps);   // the ports and hosts tables, pause episodes
         report_run_end(r, net, static_cast<double>(p.end_ps) * 1e-12, events_kind);
-        r.set("data_frames_to_client", static_cast<int64_t>(net.sw(0).egress(incast_workload::client).stats().tx_frames));
+        r.set("data_frames_to_client",
+              static_cast<int64_t>(net.sw(0).egress(incast_workload::client).stats().tx_frames));
         report_flow_tables(r, net, w, p);
         if (series.queue)
             series.queue->export_to(r.add_table("queue_series"));
@@ -460,4 +471,4 @@ result incast_scenario::run() {
     return r;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -75,5 +75,5 @@ public:
     }
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -124,7 +124,8 @@ struct overload_series {
             for (int i = 0; i < receiver; ++i) {
                 const reaction_point* rp = net.nic(i).get_reaction_point();
                 const uint32_t flow = static_cast<uint32_t>(i);
-                sampler->watch_gauge("rate_mbps_flow" + std::to_string(i), [rp, flow] { return rp->rate_bps(flow) / 1e6; });
+                sampler->watch_gauge("rate_mbps_flow" + std::to_string(i),
+                                     [rp, flow] { return rp->rate_bps(flow) / 1e6; });
             }
     }
 
@@ -162,7 +163,7 @@ uint64_t frames_forwarded(const ethernet_switch& sw) {
         n += sw.egress(p).stats().tx_frames;
     return n;
 }
-} // namespace
+}   // namespace
 
 void overload_scenario::estimate_cost(run_cost& cost) const {
     const overload_config& c = m_cfg;
@@ -177,11 +178,13 @@ void overload_scenario::estimate_cost(run_cost& cost) const {
         cost.add_series("sample_us", "0 (every 100 us for the after-warm-up figures)", 100e-6, c.duration_s, columns,
                         "series", false);
     // what each sender offers beyond its link waits in its NIC queue (up to nic_queue_kb): frames held in memory
-    const double link_bytes_s = c.link_gbps * 1e9 / 8, offered_bytes_s = c.load * link_bytes_s / static_cast<double>(c.senders);
+    const double link_bytes_s = c.link_gbps * 1e9 / 8,
+                 offered_bytes_s = c.load * link_bytes_s / static_cast<double>(c.senders);
     if (offered_bytes_s > link_bytes_s) {
         const double held = std::min(c.nic_queue_kb * 1024, (offered_bytes_s - link_bytes_s) * c.duration_s);
         cost.add_records("nic_queue_kb", static_cast<double>(c.senders) * held / static_cast<double>(c.frame_bytes),
-                         sizeof(frame), "frames waiting in the senders' NIC queues (each sender offers more than its link)",
+                         sizeof(frame),
+                         "frames waiting in the senders' NIC queues (each sender offers more than its link)",
                          "lower nic_queue_kb or load");
     }
 }
@@ -193,12 +196,13 @@ result overload_scenario::run() {
     const overload_config c = m_cfg;
     const uint64_t rate_bps = gbps_to_bps(c.link_gbps);
     const uint64_t end_ps = s_to_ps(c.duration_s);
-    const uint64_t src_rate = static_cast<uint64_t>(std::llround(c.load * static_cast<double>(rate_bps) / static_cast<double>(c.senders)));
+    const uint64_t src_rate =
+        static_cast<uint64_t>(std::llround(c.load * static_cast<double>(rate_bps) / static_cast<double>(c.senders)));
     if (src_rate == 0)
         throw config_error("load = " + format_number(c.load) + ": gives 0 bit/s per sender");
     if (c.warmup_s >= c.duration_s)
-        throw config_error("warmup_s = " + format_number(c.warmup_s) + ": must be below duration_s = " +
-                           format_number(c.duration_s));
+        throw config_error("warmup_s = " + format_number(c.warmup_s) +
+                           ": must be below duration_s = " + format_number(c.duration_s));
     m_schemes.check("udp");
     result r;
     r.set("scenario", std::string("overload"));
@@ -240,4 +244,4 @@ result overload_scenario::run() {
     return r;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -27,7 +27,8 @@ rdma_incast_scenario::rdma_incast_scenario() {
     t.add_real("duration_s", &c.duration_s, 0, 1e4, "s", "simulated time", true);
     t.set_min_nonzero("duration_s", 1e-6);
     t.add_int("seed", &c.seed, 0, (int64_t{1} << 53) - 1, "", "seed of every random choice of the run");
-    t.add_int("mtu_bytes", &c.mtu_bytes, 256, 4096, "bytes", "RoCE MTU: payload bytes per packet (62 header bytes more)");
+    t.add_int("mtu_bytes", &c.mtu_bytes, 256, 4096, "bytes",
+              "RoCE MTU: payload bytes per packet (62 header bytes more)");
     t.add_real("message_kb", &c.message_kb, 0, 1e9, "KB (1024 B)", "bytes each QP sends (0: endless, as ib_send_bw)");
     t.add_int("ack_every", &c.ack_every, 1, 1 << 20, "packets", "the responder ACKs every this many in-order packets");
     t.add_real("rto_us", &c.rto_us, 0, 1e7, "us",
@@ -45,7 +46,8 @@ rdma_incast_scenario::rdma_incast_scenario() {
     m_schemes.declare(t, scheme_slot::pause, "PFC at the switch inputs");
     t.set_default("pause", "pfc");
     t.add_real("converge_kb", &c.converge_kb, 0, 1 << 22, "KB (1024 B)",
-               "converged: the bottleneck queue stays under this (default 1 MB: a fifth of the buffer, well above the marking range) ...");
+               "converged: the bottleneck queue stays under this (default 1 MB: a fifth of the buffer, well above the "
+               "marking range) ...");
     t.add_real("converge_window_ms", &c.converge_window_ms, 0, 1e6, "ms", "... for this long", true);
     t.add_real("sample_us", &c.sample_us, 0, 1e9, "us", "queue sampling period (convergence, series)", true);
     t.set_min_nonzero("sample_us", 0.1);
@@ -64,7 +66,7 @@ struct rdma_plan {
 
 rdma_plan make_plan(const rdma_incast_config& c) {
     rdma_plan p{static_cast<int>(c.senders), static_cast<int>(c.qps), static_cast<int>(c.senders * c.qps),
-                gbps_to_bps(c.link_gbps), s_to_ps(c.duration_s), rdma_config{}};
+                gbps_to_bps(c.link_gbps),    s_to_ps(c.duration_s),   rdma_config{}};
     if (p.flows > 1 << 20)
         throw config_error("senders x qps = " + std::to_string(p.flows) + ": at most 1048576 flows");
     p.qp.mtu = static_cast<uint32_t>(c.mtu_bytes);
@@ -113,7 +115,8 @@ struct rdma_series {
         const network* n = &net;   // pause state: transmitters held by a PAUSE/PFC at each sample
         queue.watch_gauge("paused_transmitters", [n] { return static_cast<double>(paused_transmitters(*n)); });
         for (int f = 0; f < p.flows; ++f)
-            halves.watch_counter("delivered_flow" + std::to_string(f), &w.stats[static_cast<size_t>(f)].bytes_delivered);
+            halves.watch_counter("delivered_flow" + std::to_string(f),
+                                 &w.stats[static_cast<size_t>(f)].bytes_delivered);
     }
 
     // First time after the queue first exceeded the threshold that it stays under it for the window.
@@ -145,7 +148,8 @@ struct rdma_series {
                 ++after;
                 above += q[k] >= th ? 1 : 0;
             }
-        r.set("above_threshold_after_convergence", after ? static_cast<double>(above) / static_cast<double>(after) : 0.0);
+        r.set("above_threshold_after_convergence",
+              after ? static_cast<double>(above) / static_cast<double>(after) : 0.0);
         double tail = 0;
         size_t n = 0;
         for (size_t k = q.size() - q.size() / 5; k < q.size(); ++k, ++n)
@@ -205,7 +209,7 @@ void report_flows_and_cnps(result& r, const network& net, const rdma_plan& p, co
         ft.column("retransmitted_bytes").push_back(static_cast<double>(st.retransmitted_bytes));
     }
 }
-} // namespace
+}   // namespace
 
 void rdma_incast_scenario::estimate_cost(run_cost& cost) const {
     const rdma_incast_config& c = m_cfg;
@@ -232,7 +236,8 @@ result rdma_incast_scenario::run() {
     if (m_schemes.active(scheme_slot::l2) && !m_schemes.active(scheme_slot::marking))
         throw config_error("cm = " + m_schemes.selected(scheme_slot::l2) + " needs marking (it reacts to ECN marks)");
     if (m_schemes.active(scheme_slot::l2) && m_schemes.selected(scheme_slot::l2).rfind("dcqcn", 0) != 0)
-        throw config_error("cm = " + m_schemes.selected(scheme_slot::l2) + ": RDMA queue pairs take dcqcn, dcqcn+ or none");
+        throw config_error("cm = " + m_schemes.selected(scheme_slot::l2) +
+                           ": RDMA queue pairs take dcqcn, dcqcn+ or none");
     m_schemes.check("rdma");
     result r;
     r.set("scenario", std::string("rdma-incast"));
@@ -288,4 +293,4 @@ result rdma_incast_scenario::run() {
     return r;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

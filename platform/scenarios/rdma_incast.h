@@ -47,5 +47,5 @@ public:
     void estimate_cost(run_cost& c) const override;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

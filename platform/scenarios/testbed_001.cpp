@@ -18,18 +18,21 @@ namespace cmswitch {
 
 namespace {
 constexpr int num_hosts = 11;
-constexpr int incast_client_host = 7;                       // bsd8
-constexpr int elephant_hosts[2] = {2, 3};                   // bsd3, bsd4
-bool fast_host(int h) { return h == 2 || h == 3 || h == 7; }   // bsd3, bsd4, bsd8 on 1 Gb/s
+constexpr int incast_client_host = 7;   // bsd8
+constexpr int elephant_hosts[2] = {2, 3};   // bsd3, bsd4
+bool fast_host(int h) {
+    return h == 2 || h == 3 || h == 7;
+}   // bsd3, bsd4, bsd8 on 1 Gb/s
 
-} // namespace
+}   // namespace
 
 testbed_001_scenario::testbed_001_scenario() {
     auto& t = m_params;
     auto& c = m_cfg;
     t.add_real("duration_s", &c.duration_s, 0, 1e5, "s", "simulated time", true);
     t.set_min_nonzero("duration_s", 1e-6);
-    t.add_int("seed", &c.seed, 0, (int64_t{1} << 53) - 1, "", "seed of every random choice of the run (elephant sizes, DBL)");
+    t.add_int("seed", &c.seed, 0, (int64_t{1} << 53) - 1, "",
+              "seed of every random choice of the run (elephant sizes, DBL)");
     t.add_choice("sctp_cc", &c.sctp_cc, sctp_cc_names(),
                  "SCTP's ECN response: plain (not ECN-capable), ecn (RFC 4960 appendix A), dccc, dynamic-dccc");
     m_schemes.declare(t, scheme_slot::marking, "the switch's transmit-queue manager (seed 001: dbl)");
@@ -82,8 +85,8 @@ result testbed_001_scenario::run() {
         throw config_error("elephant_max_mb = " + format_number(c.elephant_max_mb) +
                            ": must be >= elephant_min_mb = " + format_number(c.elephant_min_mb));
     if (c.rto_max_ms < c.rto_min_ms)
-        throw config_error("rto_max_ms = " + format_number(c.rto_max_ms) + ": must be >= rto_min_ms = " +
-                           format_number(c.rto_min_ms));
+        throw config_error("rto_max_ms = " + format_number(c.rto_max_ms) +
+                           ": must be >= rto_min_ms = " + format_number(c.rto_min_ms));
     const uint64_t reply = static_cast<uint64_t>(c.incast_sends) * static_cast<uint64_t>(c.incast_send_bytes);
     if (reply > (uint64_t{1} << 32))
         throw config_error("incast_sends x incast_send_bytes = " + std::to_string(reply) + ": at most 4 GiB");
@@ -110,8 +113,8 @@ result testbed_001_scenario::run() {
         buffer_config buf;
         buf.policy = "packets";
         for (int h = 0; h < num_hosts; ++h)
-            buf.port_limit_packets.push_back(static_cast<uint64_t>(fast_host(h) ? c.fast_queue_packets
-                                                                                : c.slow_queue_packets));
+            buf.port_limit_packets.push_back(
+                static_cast<uint64_t>(fast_host(h) ? c.fast_queue_packets : c.slow_queue_packets));
         topology topo = star_topology(num_hosts, fast, us_to_ps(c.delay_us), buf);
         for (int h = 0; h < num_hosts; ++h)
             topo.links[static_cast<size_t>(h)].rate_bps = fast_host(h) ? fast : slow;
@@ -205,7 +208,8 @@ result testbed_001_scenario::run() {
         r.set("incast_rounds", static_cast<int64_t>(client.rounds_completed()));
         r.set("incast_requests", static_cast<int64_t>(times_ms.size()));
         r.set("incast_incidents", static_cast<int64_t>(incidents));
-        r.set("incast_incidents_per_minute", c.duration_s > 0 ? static_cast<double>(incidents) * 60 / c.duration_s : 0.0);
+        r.set("incast_incidents_per_minute",
+              c.duration_s > 0 ? static_cast<double>(incidents) * 60 / c.duration_s : 0.0);
         r.set("request_p50_ms", percentile(times_ms, 0.5));
         r.set("request_p90_ms", percentile(times_ms, 0.9));
         r.set("request_p99_ms", percentile(times_ms, 0.99));
@@ -218,8 +222,8 @@ result testbed_001_scenario::run() {
         for (size_t k = 0; k < sizeof(edges) / sizeof(edges[0]); ++k) {
             const double a = edges[k], b = k + 1 < sizeof(edges) / sizeof(edges[0]) ? edges[k + 1] : 1e300;
             lo.push_back(a);
-            cnt.push_back(static_cast<double>(std::count_if(times_ms.begin(), times_ms.end(),
-                                                            [&](double x) { return x >= a && x < b; })));
+            cnt.push_back(static_cast<double>(
+                std::count_if(times_ms.begin(), times_ms.end(), [&](double x) { return x >= a && x < b; })));
         }
         // elephants
         uint64_t slow_bytes = 0, completed = 0;
@@ -292,8 +296,9 @@ result testbed_001_scenario::run() {
         r.set("ecn_window_cuts", static_cast<int64_t>(all.ecn_window_cuts));
         r.set("ecn_in_window_cuts", static_cast<int64_t>(all.ecn_in_window_cuts));
         r.set("mean_rtt_ms", all.rtt_samples ? all.rtt_sum_ps / static_cast<double>(all.rtt_samples) * 1e-9 : 0.0);
-        r.set("elephant_mean_rtt_ms",
-              elephant_st.rtt_samples ? elephant_st.rtt_sum_ps / static_cast<double>(elephant_st.rtt_samples) * 1e-9 : 0.0);
+        r.set("elephant_mean_rtt_ms", elephant_st.rtt_samples
+                                          ? elephant_st.rtt_sum_ps / static_cast<double>(elephant_st.rtt_samples) * 1e-9
+                                          : 0.0);
         // switch
         uint64_t tail = 0, aqm = 0;
         table& pt = r.add_table("ports");
@@ -329,11 +334,12 @@ result testbed_001_scenario::run() {
         r.set("tail_drops", static_cast<int64_t>(tail));
         r.set("dbl_drops_switch", static_cast<int64_t>(aqm));
         report_drops(r, net);
-        report_run_end(r, net, c.duration_s,
-                       "model queue entries dispatched (frame arrivals, transmitter wakeups, SCTP and application timers)");
+        report_run_end(
+            r, net, c.duration_s,
+            "model queue entries dispatched (frame arrivals, transmitter wakeups, SCTP and application timers)");
     }
     clock.report(r);
     return r;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -34,7 +34,7 @@ struct testbed_001_config {
     double incident_ms = 300;
     bool elephants = true;
     double elephant_min_mb = 100000000.0 / 1048576.0;   // the paper's 100,000,000 bytes
-    double elephant_max_mb = 512;                        // 536,870,912 bytes
+    double elephant_max_mb = 512;   // 536,870,912 bytes
     double bin_s = 1;
 };
 
@@ -50,5 +50,5 @@ public:
     void estimate_cost(run_cost& c) const override;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -20,7 +20,7 @@ namespace {
 // Flow-size buckets for the FCT tables (upper bounds, bytes): the small/medium/large split of DCTCP and HPCC.
 const double bucket_upper[] = {10e3, 100e3, 1e6, 10e6, 1e300};
 const char* bucket_name[] = {"<=10KB", "10KB-100KB", "100KB-1MB", "1MB-10MB", ">10MB"};
-} // namespace
+}   // namespace
 
 workload_scenario::workload_scenario() {
     auto& t = m_params;
@@ -155,8 +155,8 @@ result workload_scenario::run() {
     const int down_hosts = topo.hosts;   // hosts on downlinks; the uplink hosts follow
     if (star && c.uplinks > 0) {
         for (int u = 0; u < c.uplinks; ++u)
-            topo.links.push_back(link_spec{node_ref::of_host(down_hosts + u), 0, node_ref::of_switch(0),
-                                           down_hosts + u, uplink_rate, delay});
+            topo.links.push_back(link_spec{node_ref::of_host(down_hosts + u), 0, node_ref::of_switch(0), down_hosts + u,
+                                           uplink_rate, delay});
         topo.hosts += static_cast<int>(c.uplinks);
         topo.switches[0].ports += static_cast<int>(c.uplinks);
     }
@@ -253,8 +253,8 @@ result workload_scenario::run() {
                     incast_end.resize(k + 1, 0);
                     incast_start.resize(k + 1, f.start_ps);
                 }
-                incast_end[k] = (f.end_ps == 0 || incast_end[k] == UINT64_MAX) ? UINT64_MAX
-                                                                             : std::max(incast_end[k], f.end_ps);
+                incast_end[k] =
+                    (f.end_ps == 0 || incast_end[k] == UINT64_MAX) ? UINT64_MAX : std::max(incast_end[k], f.end_ps);
                 continue;
             }
             ++started;
@@ -464,4 +464,4 @@ result workload_scenario::run() {
     return r;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -63,5 +63,5 @@ public:
     void estimate_cost(run_cost& c) const override;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -30,7 +30,7 @@ private:
     std::vector<uint64_t> m_count;   // per egress port
     std::shared_ptr<uint64_t> m_seen;
 };
-} // namespace
+}   // namespace
 
 void every_nth_marking_scheme::declare(param_table& t) {
     t.add_int("nth_mark_n", &m_n, 1, 1 << 30, "frames", "every-nth marking: mark every Nth ECN-capable frame per port");
@@ -57,4 +57,4 @@ void register_every_nth_marking() {
                      [] { return std::unique_ptr<scheme>(std::make_unique<every_nth_marking_scheme>()); }});
 }
 
-} // namespace cmswitch::demo
+}   // namespace cmswitch::demo

@@ -29,5 +29,5 @@ private:
 // Adds the scheme to the registry (slot "marking"); model_error on a second call (the name is taken).
 void register_every_nth_marking();
 
-} // namespace cmswitch::demo
+}   // namespace cmswitch::demo
 #endif

@@ -13,7 +13,9 @@ rdma_sender::rdma_sender(host_stack& host, uint32_t flow, int dst, const rdma_co
     host.bind(flow, this);
 }
 
-void rdma_sender::start(uint64_t at_ps) { m_host.nic().schedule_timer(at_ps, this, tag_start); }
+void rdma_sender::start(uint64_t at_ps) {
+    m_host.nic().schedule_timer(at_ps, this, tag_start);
+}
 
 void rdma_sender::send(uint64_t now) {
     if (!m_started)
@@ -145,4 +147,4 @@ void rdma_receiver::on_frame(frame* f, uint64_t now) {
     m_host.nic().pool().release(f);
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -23,17 +23,17 @@ namespace cmswitch {
 
 struct rdma_config {
     static constexpr uint32_t header_bytes = 62;
-    uint32_t mtu = 1024;                 // payload bytes per packet
+    uint32_t mtu = 1024;   // payload bytes per packet
     uint8_t prio = 3;
-    uint64_t message_bytes = 0;          // 0: endless
-    uint32_t ack_every = 64;             // in-order packets per ACK (64 KB of 1 KB packets: ib_send_bw's message)
-    uint64_t rto_ps = 1000000000;        // 1 ms
+    uint64_t message_bytes = 0;   // 0: endless
+    uint32_t ack_every = 64;   // in-order packets per ACK (64 KB of 1 KB packets: ib_send_bw's message)
+    uint64_t rto_ps = 1000000000;   // 1 ms
     uint32_t frame_bytes() const { return mtu + header_bytes; }
 };
 
 struct rdma_stats {
-    uint64_t bytes_sent = 0;          // payload handed to the NIC, retransmissions included
-    uint64_t bytes_delivered = 0;     // in-order payload at the responder
+    uint64_t bytes_sent = 0;   // payload handed to the NIC, retransmissions included
+    uint64_t bytes_delivered = 0;   // in-order payload at the responder
     uint64_t retransmitted_bytes = 0;
     uint64_t nacks = 0, timeouts = 0;
     uint64_t start_ps = 0, done_ps = 0;   // message flows: first packet, last byte acknowledged (0: not yet)
@@ -78,8 +78,8 @@ private:
     uint64_t m_expected = 0;
     uint32_t m_unacked = 0;
     uint64_t m_nacked = UINT64_MAX;   // the sequence the last NACK asked for
-    bool m_dup_acked = false;         // a duplicate has been answered since the last in-order packet
+    bool m_dup_acked = false;   // a duplicate has been answered since the last in-order packet
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

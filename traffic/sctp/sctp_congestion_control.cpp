@@ -20,7 +20,9 @@ sctp_cc parse_sctp_cc(const std::string& name) {
     throw config_error("sctp_cc = '" + name + "': allowed values are plain, ecn, dccc, dynamic-dccc");
 }
 
-const char* sctp_cc_name(sctp_cc c) { return sctp_cc_names()[static_cast<size_t>(c)].c_str(); }
+const char* sctp_cc_name(sctp_cc c) {
+    return sctp_cc_names()[static_cast<size_t>(c)].c_str();
+}
 
 bool sctp_on_ecn_echo(sctp_cc cc, sctp_window& w, const sctp_ecn_echo& e, uint32_t mtu) {
     const bool dccc = cc == sctp_cc::dccc || (cc == sctp_cc::dynamic_dccc && e.local_lan);
@@ -56,4 +58,4 @@ bool sctp_on_ecn_echo(sctp_cc cc, sctp_window& w, const sctp_ecn_echo& e, uint32
     return false;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -32,14 +32,14 @@ struct sctp_window {
 };
 
 struct sctp_ecn_echo {
-    bool in_window;          // the reported TSN was sent before the last reduction
-    uint32_t marked;         // packets marked since the last echo the sender processed
+    bool in_window;   // the reported TSN was sent before the last reduction
+    uint32_t marked;   // packets marked since the last echo the sender processed
     uint64_t cwnd_at_send;   // cwnd when the reported TSN was sent (0: not found)
-    bool local_lan;          // dynamic-dccc: the first RTT sample was under lan_rtt
+    bool local_lan;   // dynamic-dccc: the first RTT sample was under lan_rtt
 };
 
 // Applies the response of `cc` to w. Returns true if the RTO must double (algorithm 1's ssthresh floor).
 bool sctp_on_ecn_echo(sctp_cc cc, sctp_window& w, const sctp_ecn_echo& e, uint32_t mtu);
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

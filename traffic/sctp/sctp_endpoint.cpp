@@ -83,9 +83,7 @@ void sctp_endpoint::send_handshake(uint8_t flag, uint64_t now) {
         m_t1_sent = now;
         break;
     }
-    default:
-        f = make_packet(flag, bytes + sctp_config::cookie_ack_chunk_bytes);
-        break;
+    default: f = make_packet(flag, bytes + sctp_config::cookie_ack_chunk_bytes); break;
     }
     m_host.nic().send(f);
 }
@@ -166,9 +164,8 @@ void sctp_endpoint::on_handshake(frame* f, uint64_t now) {
         if (m_state == state::cookie_echoed)
             set_established(0, now);
         break;
-    default:
-        break;
+    default: break;
     }
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

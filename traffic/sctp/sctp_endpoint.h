@@ -24,6 +24,7 @@ public:
     class listener {
     public:
         virtual void on_established(uint32_t flow, uint32_t request, uint64_t now_ps) = 0;
+
     protected:
         ~listener() = default;
     };
@@ -78,14 +79,14 @@ protected:
 private:
     void send_handshake(uint8_t flag, uint64_t now);
     void arm_t1(uint64_t now);
-    uint32_t m_request = 0;          // connecting end: bytes bundled with COOKIE-ECHO
-    uint64_t m_t1_rto = 0;           // T1's current timeout (RTO.initial, doubled on each expiry)
-    uint64_t m_t1_sent = 0;          // when the INIT or COOKIE-ECHO now timed went out (first transmission)
+    uint32_t m_request = 0;   // connecting end: bytes bundled with COOKIE-ECHO
+    uint64_t m_t1_rto = 0;   // T1's current timeout (RTO.initial, doubled on each expiry)
+    uint64_t m_t1_sent = 0;   // when the INIT or COOKIE-ECHO now timed went out (first transmission)
     bool m_t1_retransmitted = false;
     uint32_t m_t1_gen = 0;
-    uint64_t m_init_ack_sent = 0;    // other end: when its INIT-ACK went out (RTT sample on COOKIE-ECHO)
+    uint64_t m_init_ack_sent = 0;   // other end: when its INIT-ACK went out (RTT sample on COOKIE-ECHO)
     bool m_init_ack_retransmitted = false;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

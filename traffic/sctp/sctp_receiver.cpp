@@ -64,8 +64,8 @@ void sctp_receiver::on_frame(frame* f, uint64_t now) {
             immediate = true;   // a gap filled
         }
     } else {
-        auto it = std::lower_bound(m_ooo.begin(), m_ooo.end(), first,
-                                   [](const range& r, uint32_t t) { return r.end < t; });
+        auto it =
+            std::lower_bound(m_ooo.begin(), m_ooo.end(), first, [](const range& r, uint32_t t) { return r.end < t; });
         if (it != m_ooo.end() && it->begin <= first && it->end >= end) {
             // duplicate inside a block
         } else if (it != m_ooo.end() && it->end == first) {
@@ -127,4 +127,4 @@ void sctp_receiver::send_sack(uint64_t) {
     m_host.nic().send(f);
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

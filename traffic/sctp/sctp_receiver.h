@@ -19,6 +19,7 @@ public:
     public:
         // in_order_bytes: payload delivered in order in this association so far
         virtual void on_delivered(uint32_t flow, uint64_t in_order_bytes, uint64_t now_ps) = 0;
+
     protected:
         ~listener() = default;
     };
@@ -43,10 +44,10 @@ private:
     void send_sack(uint64_t now);
 
     listener* m_listener = nullptr;
-    uint32_t m_next = 1;            // next TSN expected
-    std::vector<range> m_ooo;       // received above m_next, sorted, disjoint, not adjacent
+    uint32_t m_next = 1;   // next TSN expected
+    std::vector<range> m_ooo;   // received above m_next, sorted, disjoint, not adjacent
     uint64_t m_delivered = 0;
-    uint32_t m_unacked = 0;         // packets since the last SACK
+    uint32_t m_unacked = 0;   // packets since the last SACK
     bool m_sack_pending = false;
     uint32_t m_sack_gen = 0;
     bool m_ecne = false;
@@ -54,5 +55,5 @@ private:
     uint32_t m_ce_count = 0;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -23,7 +23,8 @@ void sctp_sender::on_new_association(uint32_t, uint64_t) {
     m_timing = false;
     m_t3_armed = false;
     const uint64_t mtu = m_cfg.mtu;
-    m_w.cwnd = m_cfg.initial_cwnd_mtus ? m_cfg.initial_cwnd_mtus * mtu : std::min(4 * mtu, std::max<uint64_t>(2 * mtu, 4380));
+    m_w.cwnd =
+        m_cfg.initial_cwnd_mtus ? m_cfg.initial_cwnd_mtus * mtu : std::min(4 * mtu, std::max<uint64_t>(2 * mtu, 4380));
     m_w.ssthresh = UINT32_MAX;   // "arbitrarily high" (the peer's receive window: unlimited here)
     m_pba = 0;
     m_cwr_window_tsn = m_highest_sent;
@@ -367,7 +368,7 @@ void sctp_sender::on_t3(uint64_t now) {
     m_w.ssthresh = std::max(m_w.cwnd / 2, 4 * mtu);   // 7.2.3
     m_w.cwnd = mtu;
     m_pba = 0;
-    m_rto = std::min(2 * m_rto, m_cfg.rto_max_ps);    // 6.3.3 E2
+    m_rto = std::min(2 * m_rto, m_cfg.rto_max_ps);   // 6.3.3 E2
     for (uint32_t t = m_base; t < m_next_tsn; ++t) {   // E3: every outstanding chunk is marked
         chunk& c = chunk_at(t);
         if (c.in_flight) {
@@ -391,4 +392,4 @@ void sctp_sender::on_t3(uint64_t now) {
         try_send(now, true);
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -36,6 +36,7 @@ public:
     class listener {
     public:
         virtual void on_send_complete(uint32_t flow, uint64_t now_ps) = 0;
+
     protected:
         ~listener() = default;
     };
@@ -70,13 +71,13 @@ private:
     enum : uint32_t { timer_t3 = 1 };
     struct chunk {
         uint32_t len;
-        uint32_t cwnd_at_send;    // the cwnd when last sent (DCCC's ecn_prev_cwnd)
+        uint32_t cwnd_at_send;   // the cwnd when last sent (DCCC's ecn_prev_cwnd)
         uint64_t sent_ps;
-        uint8_t sends;            // 0: never sent
-        uint8_t misses;           // miss indications (7.2.4)
+        uint8_t sends;   // 0: never sent
+        uint8_t misses;   // miss indications (7.2.4)
         bool gap_acked;
-        bool rtx;                 // marked for retransmission, not in flight
-        bool fast_retransmitted;  // (7.2.4: at most once per chunk)
+        bool rtx;   // marked for retransmission, not in flight
+        bool fast_retransmitted;   // (7.2.4: at most once per chunk)
         bool in_flight;
     };
     const chunk& chunk_at(uint32_t tsn) const { return m_chunks[tsn - m_base]; }
@@ -104,16 +105,16 @@ private:
     std::deque<message_run> m_app;
     uint64_t m_app_bytes = 0;
     std::deque<chunk> m_chunks;   // TSNs m_base .. m_next_tsn - 1: sent, not cumulatively acknowledged
-    uint32_t m_base = 1;          // lowest TSN not cumulatively acknowledged
-    uint32_t m_next_tsn = 1;      // the next TSN never sent
-    uint32_t m_highest_sent = 0;  // highest TSN sent so far (this association)
+    uint32_t m_base = 1;   // lowest TSN not cumulatively acknowledged
+    uint32_t m_next_tsn = 1;   // the next TSN never sent
+    uint32_t m_highest_sent = 0;   // highest TSN sent so far (this association)
     sctp_window m_w{0, 0};
     uint64_t m_pba = 0;
     uint64_t m_flight = 0;
     bool m_in_fr = false;
-    uint32_t m_fr_exit = 0;       // fast recovery ends when this TSN is acknowledged
-    uint32_t m_rtx_count = 0;     // chunks marked for retransmission
-    sack_scoreboard m_gaps;       // gap-acked TSN ranges above the cumulative ack
+    uint32_t m_fr_exit = 0;   // fast recovery ends when this TSN is acknowledged
+    uint32_t m_rtx_count = 0;   // chunks marked for retransmission
+    sack_scoreboard m_gaps;   // gap-acked TSN ranges above the cumulative ack
     // RTT timing (Karn)
     bool m_timing = false;
     uint32_t m_timed_tsn = 0;
@@ -124,9 +125,9 @@ private:
     uint32_t m_t3_gen = 0;
     // ECN
     uint32_t m_cwr_window_tsn = 0;   // highest TSN sent at the last reduction
-    uint32_t m_ce_seen = 0;          // the ECNE packet count last processed
+    uint32_t m_ce_seen = 0;   // the ECNE packet count last processed
     bool m_cwr_pending = false;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -14,16 +14,17 @@ namespace cmswitch {
 void tcp_congestion_control::on_increase(tcp_window& w, const tcp_ack_event& a) {
     const uint64_t mss = m_mss;
     if (w.cwnd < w.ssthresh)
-        w.cwnd += std::min(a.newly_acked, mss);                     // slow start (RFC 5681, L = 1 SMSS)
+        w.cwnd += std::min(a.newly_acked, mss);   // slow start (RFC 5681, L = 1 SMSS)
     else
-        w.cwnd += std::max<uint64_t>(1, mss * mss / w.cwnd);       // congestion avoidance: ~1 SMSS per RTT
+        w.cwnd += std::max<uint64_t>(1, mss * mss / w.cwnd);   // congestion avoidance: ~1 SMSS per RTT
 }
 
 namespace {
-template <typename A> std::unique_ptr<tcp_congestion_control> make(const tcp_config& cfg) {
+template <typename A>
+std::unique_ptr<tcp_congestion_control> make(const tcp_config& cfg) {
     return std::make_unique<A>(cfg);
 }
-} // namespace
+}   // namespace
 
 const std::vector<tcp_cc_entry>& congestion_controls() {
     static const std::vector<tcp_cc_entry> all = {
@@ -62,4 +63,4 @@ std::unique_ptr<tcp_congestion_control> make_congestion_control(const tcp_config
     return cc;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -29,15 +29,15 @@ struct tcp_window {
 // An ACK, as the algorithm sees it (of new data, except in on_ecn_echo where newly_acked may be 0).
 struct tcp_ack_event {
     uint64_t now_ps;
-    uint64_t ack;            // cumulative ACK
-    uint64_t newly_acked;    // bytes this ACK acknowledged for the first time
-    uint64_t snd_nxt;        // the sender's next sequence number (after the sender reacted to the ACK)
-    uint64_t rtt_ps;         // the RTT sample this ACK gave, 0: none
+    uint64_t ack;   // cumulative ACK
+    uint64_t newly_acked;   // bytes this ACK acknowledged for the first time
+    uint64_t snd_nxt;   // the sender's next sequence number (after the sender reacted to the ACK)
+    uint64_t rtt_ps;   // the RTT sample this ACK gave, 0: none
     // the round trip of the segment this ACK answers, from the sender's own send times (on every ACK of new
     // data, whatever the timestamp option; Linux measures it so for delay-based algorithms such as Vegas); 0: none
     uint64_t delay_ps;
-    bool ece;                // ECN-Echo set
-    bool in_recovery;        // the sender is in loss recovery (after processing the ACK)
+    bool ece;   // ECN-Echo set
+    bool in_recovery;   // the sender is in loss recovery (after processing the ACK)
 };
 
 // How a receiver echoes CE marks: RFC 3168 (ECE from a CE mark until the sender's CWR) or per segment (DCTCP:
@@ -55,7 +55,10 @@ public:
     // congestion avoidance (cwnd += SMSS^2 / cwnd per ACK).
     virtual void on_increase(tcp_window& w, const tcp_ack_event& a);
     // Every ACK of new data, in or out of recovery, after the sender has processed it (bookkeeping).
-    virtual void on_acked(tcp_window& w, const tcp_ack_event& a) { (void)w; (void)a; }
+    virtual void on_acked(tcp_window& w, const tcp_ack_event& a) {
+        (void)w;
+        (void)a;
+    }
     // Whether on_acked does anything: the sender calls it only then (it would run on every ACK).
     virtual bool wants_on_acked() const { return false; }
     // Whether it reads tcp_ack_event::delay_ps (the sender measures it only then).
@@ -67,7 +70,8 @@ public:
         bool send_cwr = false;
     };
     virtual ecn_response on_ecn_echo(tcp_window& w, const tcp_ack_event& a) {
-        (void)w; (void)a;
+        (void)w;
+        (void)a;
         return {};
     }
     // ssthresh after a loss (fast retransmit or timeout) from x, the window the sender's loss rule chose
@@ -101,5 +105,5 @@ const tcp_cc_entry& find_congestion_control(const std::string& name);
 // A new instance for cfg (its mss set).
 std::unique_ptr<tcp_congestion_control> make_congestion_control(const tcp_config& cfg);
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -19,7 +19,8 @@ void dc_vegas::end_of_rtt(tcp_window& w) {
     const double f = m_samples ? static_cast<double>(m_over) / m_samples : 0.0;
     m_alpha = (1 - m_g) * m_alpha + m_g * f;
     if (m_over > 0) {
-        w.ssthresh = std::max(static_cast<uint64_t>(static_cast<double>(w.cwnd) * (1 - m_alpha / 2)), 2 * uint64_t{mss()});
+        w.ssthresh =
+            std::max(static_cast<uint64_t>(static_cast<double>(w.cwnd) * (1 - m_alpha / 2)), 2 * uint64_t{mss()});
         w.cwnd = w.ssthresh;
     }
     m_samples = m_over = 0;
@@ -36,4 +37,4 @@ void dc_vegas::on_increase(tcp_window& w, const tcp_ack_event& a) {
     tcp_congestion_control::on_increase(w, a);   // Reno growth
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -33,5 +33,5 @@ private:
     uint64_t m_beg_snd_nxt = 0;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

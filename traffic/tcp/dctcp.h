@@ -28,5 +28,5 @@ private:
     bool m_reduced = false;   // a reduction in this observation window
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

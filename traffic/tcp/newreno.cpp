@@ -14,4 +14,4 @@ tcp_congestion_control::ecn_response newreno::on_ecn_echo(tcp_window& w, const t
     return {true, true};
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

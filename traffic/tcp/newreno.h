@@ -22,5 +22,5 @@ private:
     uint64_t m_cwr_end = 0;   // no further reduction until an ACK reaches this sequence
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

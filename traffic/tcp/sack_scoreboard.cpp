@@ -80,4 +80,4 @@ uint64_t sack_scoreboard::clip(uint64_t from, uint64_t end) const {
     return end;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -21,13 +21,13 @@ public:
     bool update(uint64_t ack, uint64_t high_tx, const range* blocks, int n);
 
     bool empty() const { return m_sacked.empty(); }
-    uint64_t bytes() const;                              // SACKed bytes in all
-    uint64_t sacked_in(uint64_t b, uint64_t e) const;    // SACKed bytes in [b, e)
+    uint64_t bytes() const;   // SACKed bytes in all
+    uint64_t sacked_in(uint64_t b, uint64_t e) const;   // SACKed bytes in [b, e)
     // IsLost(s) for an unSACKed byte s: more than (dup_thresh - 1) x SMSS SACKed above s, or dup_thresh
     // discontiguous SACKed blocks above it. Both grow as s falls, so the lost bytes are those under one boundary,
     // returned; snd_una when none is lost.
     uint64_t lost_below(uint64_t snd_una, uint64_t smss, uint32_t dup_thresh) const;
-    uint64_t skip(uint64_t seq) const;                   // the first byte >= seq that is not SACKed
+    uint64_t skip(uint64_t seq) const;   // the first byte >= seq that is not SACKed
     // A segment from `from` ends at `end` or earlier, at the start of the first SACKed block above from.
     uint64_t clip(uint64_t from, uint64_t end) const;
     uint64_t highest_end() const { return m_sacked.empty() ? 0 : m_sacked.back().second; }
@@ -38,5 +38,5 @@ private:
     std::vector<range> m_sacked;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -149,4 +149,4 @@ void tcp_receiver::send_ack(uint64_t now, bool ece) {
     m_host.nic().send(f);
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

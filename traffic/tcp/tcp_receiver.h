@@ -22,6 +22,7 @@ public:
     class listener {
     public:
         virtual void on_delivered(uint32_t flow, uint64_t in_order_bytes, uint64_t now_ps) = 0;
+
     protected:
         ~listener() = default;
     };
@@ -48,14 +49,14 @@ private:
     uint64_t m_rcv_nxt = 0;
     std::vector<std::pair<uint64_t, uint64_t>> m_ooo;   // received [begin, end) above rcv_nxt, sorted, disjoint
     std::vector<uint64_t> m_sack_recent;   // a byte of each reported block, most recently received first
-    uint64_t m_ts_recent = 0;              // RFC 7323 TS.Recent
-    uint64_t m_last_ack_sent = 0;          // RFC 7323 Last.ACK.sent
+    uint64_t m_ts_recent = 0;   // RFC 7323 TS.Recent
+    uint64_t m_last_ack_sent = 0;   // RFC 7323 Last.ACK.sent
     bool m_ece_latch = false;   // RFC 3168
-    bool m_ce_state = false;    // per segment (DCTCP)
+    bool m_ce_state = false;   // per segment (DCTCP)
     uint32_t m_unacked = 0;
     bool m_delack_pending = false;
     uint64_t m_delack_deadline = 0;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -22,16 +22,15 @@ constexpr uint32_t dup_thresh = 3;   // RFC 5681 / RFC 6675 DupThresh
 }
 
 tcp_sender::tcp_sender(host_stack& host, uint32_t flow, int dst, const tcp_config& cfg, tcp_stats& stats, rng r)
-    : m_host(host), m_flow(flow), m_dst(dst), m_cfg(cfg), m_stats(stats), m_rng(r),
-      m_cc(make_congestion_control(cfg)), m_ecn_codepoint(m_cc->ecn_capable() ? ecn_ect0 : ecn_not_ect),
-      m_cc_on_acked(m_cc->wants_on_acked()), m_cc_delay(m_cc->wants_delay_samples()),
-      m_w{static_cast<uint64_t>(cfg.initial_cwnd) * cfg.mss, UINT64_MAX},
+    : m_host(host), m_flow(flow), m_dst(dst), m_cfg(cfg), m_stats(stats), m_rng(r), m_cc(make_congestion_control(cfg)),
+      m_ecn_codepoint(m_cc->ecn_capable() ? ecn_ect0 : ecn_not_ect), m_cc_on_acked(m_cc->wants_on_acked()),
+      m_cc_delay(m_cc->wants_delay_samples()), m_w{static_cast<uint64_t>(cfg.initial_cwnd) * cfg.mss, UINT64_MAX},
       m_rto(cfg.initial_rto_ps ? std::max(cfg.initial_rto_ps, cfg.min_rto_ps) : cfg.min_rto_ps) {
     host.bind(flow, this);
     // waveform: host<h>.flow<f>.cwnd (bytes), if a trace selects it
     if (model_trace::active())   // (no name is built for a run without a trace)
-        m_tr_cwnd = model_trace::declare("host" + std::to_string(host.host_id()) + ".flow" + std::to_string(flow),
-                                         "cwnd", 32);
+        m_tr_cwnd =
+            model_trace::declare("host" + std::to_string(host.host_id()) + ".flow" + std::to_string(flow), "cwnd", 32);
     if (m_tr_cwnd)
         m_tr_cwnd->set(now_ps(), m_w.cwnd);
 }
@@ -78,9 +77,9 @@ void tcp_sender::rtt_sample(uint64_t r) {
 uint64_t tcp_sender::loss_ssthresh() const {
     uint64_t x;
     if (m_cfg.ssthresh_from == tcp_config::ssthresh_rule::flight)
-        x = m_high_tx - m_snd_una - m_limited_bytes;           // RFC 5681 FlightSize, without limited transmit
+        x = m_high_tx - m_snd_una - m_limited_bytes;   // RFC 5681 FlightSize, without limited transmit
     else
-        x = m_in_fr ? std::min(m_w.cwnd, m_w.ssthresh) : m_w.cwnd;  // the window without fast-recovery inflation
+        x = m_in_fr ? std::min(m_w.cwnd, m_w.ssthresh) : m_w.cwnd;   // the window without fast-recovery inflation
     return m_cc->loss_ssthresh(x);
 }
 
@@ -163,11 +162,11 @@ void tcp_sender::on_new_ack(const ack_info& a, tcp_ack_event& ev, uint64_t now) 
     if (m_high_rxt < m_snd_una)
         m_high_rxt = m_snd_una;
     if (m_snd_una == m_high_tx) {
-        m_rto_armed = false;      // everything acknowledged: the timer stops (RFC 6298 5.2)
+        m_rto_armed = false;   // everything acknowledged: the timer stops (RFC 6298 5.2)
         if (m_listener && m_snd_una == m_app_end)
             m_listener->on_send_complete(m_flow, now);
     } else if (restart_timer) {
-        arm_rto(now);             // RFC 6298 5.3
+        arm_rto(now);   // RFC 6298 5.3
     }
     if (m_cc_on_acked) {
         ev.snd_nxt = m_snd_nxt;
@@ -187,8 +186,7 @@ void tcp_sender::on_dupack(uint64_t now) {
     // RFC 6582 "careful" variant (ns-2, Linux, FreeBSD): no new fast retransmit until the cumulative ACK covers
     // more than recover, the highest byte sent when the last recovery or timeout began
     const bool may_recover = !m_recover_valid || m_snd_una > m_recover;
-    const bool loss = m_cfg.sack ? (m_dupacks >= dup_thresh || lost_below() > m_snd_una)
-                                 : m_dupacks == dup_thresh;
+    const bool loss = m_cfg.sack ? (m_dupacks >= dup_thresh || lost_below() > m_snd_una) : m_dupacks == dup_thresh;
     if (loss && may_recover) {
         enter_recovery(now);
         return;
@@ -276,7 +274,9 @@ int tcp_sender::next_seg(uint64_t& seq, uint32_t& len) const {
     const uint64_t mss = m_cfg.mss;
     const uint64_t high_sacked = m_sb.highest_end();
     const uint64_t s = m_sb.skip(std::max(m_high_rxt, m_snd_una));
-    auto clip = [&](uint64_t from) { return static_cast<uint32_t>(m_sb.clip(from, std::min(from + mss, m_high_tx)) - from); };
+    auto clip = [&](uint64_t from) {
+        return static_cast<uint32_t>(m_sb.clip(from, std::min(from + mss, m_high_tx)) - from);
+    };
     // (1) the first unSACKed byte above HighRxt, below the highest SACKed byte, that IsLost
     if (s < high_sacked && s < lost_below()) {
         seq = s;
@@ -330,7 +330,7 @@ void tcp_sender::sack_send(uint64_t now) {
         if (rule == 1 || rule == 3)
             m_high_rxt = std::max(m_high_rxt, seq + len);   // (C.2)
         else if (rule == 4) {
-            m_rescue_valid = true;                          // HighRxt is not moved by the rescue
+            m_rescue_valid = true;   // HighRxt is not moved by the rescue
             m_rescue_rxt = m_recover;
         }
     }
@@ -479,4 +479,4 @@ void tcp_sender::on_rto(uint64_t now) {
     try_send(now);
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

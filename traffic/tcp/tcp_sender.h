@@ -35,6 +35,7 @@ class tcp_sender;
 class tcp_observer {
 public:
     virtual void on_tcp_event(const tcp_sender& s, tcp_event e, uint64_t now_ps) = 0;
+
 protected:
     ~tcp_observer() = default;
 };
@@ -45,6 +46,7 @@ public:
     class listener {
     public:
         virtual void on_send_complete(uint32_t flow, uint64_t now_ps) = 0;
+
     protected:
         ~listener() = default;
     };
@@ -95,7 +97,7 @@ private:
         uint64_t ack;
         bool ece;
         uint64_t tsecr;   // 0: none
-        uint64_t echo;    // the send time of the segment answered (tcp_ack_event::delay_ps)
+        uint64_t echo;   // the send time of the segment answered (tcp_ack_event::delay_ps)
         int nsack;
         sack_scoreboard::range sack[max_sack_blocks];   // only the first nsack are set
     };
@@ -126,7 +128,7 @@ private:
     // RFC 6675
     uint64_t lost_below() const;
     int next_seg(uint64_t& seq, uint32_t& len) const;   // NextSeg(): the rule (1-4) that chose it, 0: none
-    void sack_send(uint64_t now);                       // step (C): send while cwnd - pipe >= 1 SMSS
+    void sack_send(uint64_t now);   // step (C): send while cwnd - pipe >= 1 SMSS
 
     host_stack& m_host;
     trace_signal* m_tr_cwnd = nullptr;
@@ -137,27 +139,27 @@ private:
     rng m_rng;
     std::unique_ptr<tcp_congestion_control> m_cc;
     uint8_t m_ecn_codepoint;
-    bool m_cc_on_acked;          // m_cc->wants_on_acked()
-    bool m_cc_delay;             // m_cc->wants_delay_samples()
+    bool m_cc_on_acked;   // m_cc->wants_on_acked()
+    bool m_cc_delay;   // m_cc->wants_delay_samples()
     flow_endpoint* m_other = nullptr;
     listener* m_listener = nullptr;
     tcp_observer* m_observer = nullptr;
     bool m_observe_acks = false;
 
-    uint64_t m_app_end = 0;      // bytes the application has written
+    uint64_t m_app_end = 0;   // bytes the application has written
     uint64_t m_last_send_ps = 0;
     bool m_sent_any = false;
     uint64_t m_snd_una = 0, m_snd_nxt = 0, m_high_tx = 0;
     tcp_window m_w;
     uint32_t m_dupacks = 0;
-    uint32_t m_limited_sent = 0;    // segments limited transmit sent since the last new ACK
+    uint32_t m_limited_sent = 0;   // segments limited transmit sent since the last new ACK
     uint64_t m_limited_bytes = 0;
     bool m_in_fr = false;
     bool m_recover_valid = false;
-    uint64_t m_recover = 0;      // RFC 6582 recover / RFC 6675 RecoveryPoint: HighData when recovery or an RTO began
+    uint64_t m_recover = 0;   // RFC 6582 recover / RFC 6675 RecoveryPoint: HighData when recovery or an RTO began
     bool m_first_partial = true;
     sack_scoreboard m_sb;
-    uint64_t m_high_rxt = 0;     // RFC 6675 HighRxt, as the byte after the highest retransmitted one
+    uint64_t m_high_rxt = 0;   // RFC 6675 HighRxt, as the byte after the highest retransmitted one
     bool m_rescue_valid = false;
     uint64_t m_rescue_rxt = 0;
     // RTT estimation (Karn: one timed segment, never a retransmitted one; or timestamps)
@@ -171,7 +173,7 @@ private:
     bool m_rto_armed = false, m_rto_entry_pending = false;
     uint64_t m_rto_deadline = 0, m_rto_entry_ps = 0;
     uint32_t m_rto_gen = 0;
-    bool m_send_cwr = false;     // RFC 3168: CWR on the next segment
+    bool m_send_cwr = false;   // RFC 3168: CWR on the next segment
     // send jitter: segments sent by TCP, not yet handed to the NIC (no frame exists for them yet, so that
     // every frame in the pool is in a queue or on a link)
     std::vector<segment> m_jitter_fifo;
@@ -179,5 +181,5 @@ private:
     uint64_t m_jitter_last = 0;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

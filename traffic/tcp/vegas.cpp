@@ -49,4 +49,4 @@ void vegas::on_increase(tcp_window& w, const tcp_ack_event& a) {
         w.cwnd += std::min<uint64_t>(a.newly_acked, mss());   // slow start between the per-RTT steps
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

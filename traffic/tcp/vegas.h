@@ -23,7 +23,10 @@ public:
     bool ecn_capable() const override { return false; }
     void on_increase(tcp_window& w, const tcp_ack_event& a) override;
     bool wants_delay_samples() const override { return true; }
-    void on_timeout() override { m_cnt = 0; m_min_rtt = UINT64_MAX; }
+    void on_timeout() override {
+        m_cnt = 0;
+        m_min_rtt = UINT64_MAX;
+    }
 
     uint64_t base_rtt() const { return m_base_rtt; }
     // The per-RTT step, exposed for tests: the window after an RTT with `samples` samples, the smallest `rtt`.
@@ -36,5 +39,5 @@ private:
     uint64_t m_beg_snd_nxt = 0;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -105,4 +105,4 @@ void dbl_queue_manager::on_dequeue(const queue_view& q, frame& f, uint64_t) {
     }
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

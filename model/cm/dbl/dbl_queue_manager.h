@@ -28,12 +28,12 @@
 namespace cmswitch {
 
 struct dbl_config {
-    uint32_t max_credits = 15;          // 1..15 on the switch
-    uint32_t aggressive_credits = 5;    // 1..15
-    uint32_t aggressive_buffers = 255;  // 0..255 frames
+    uint32_t max_credits = 15;   // 1..15 on the switch
+    uint32_t aggressive_credits = 5;   // 1..15
+    uint32_t aggressive_buffers = 255;   // 0..255 frames
     double exceed_probability = 1.0;
-    bool exceed_ecn = true;             // exceed action: mark (ECN) or drop
-    double congested_fraction = 0.5;    // of the port's frame limit (our rule, see above)
+    bool exceed_ecn = true;   // exceed action: mark (ECN) or drop
+    double congested_fraction = 0.5;   // of the port's frame limit (our rule, see above)
 };
 
 class dbl_queue_manager final : public switch_hook {
@@ -59,7 +59,7 @@ public:
 private:
     struct flow_state {
         uint32_t flow;
-        uint32_t queued;     // frames of the flow in the transmit queue
+        uint32_t queued;   // frames of the flow in the transmit queue
         uint32_t credits;
         bool aggressive;
     };
@@ -77,5 +77,5 @@ private:
     uint64_t m_marks = 0, m_drops = 0;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

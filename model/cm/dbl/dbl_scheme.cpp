@@ -20,9 +20,10 @@ void dbl_scheme::declare(param_table& t) {
                "DBL: probability of the exceed action on an aggressive flow's frame (paper 100 %)");
     t.add_choice("dbl_exceed_action", &m_action, {"ecn", "drop"},
                  "DBL: mark ECN-capable frames (drop the others) or drop every frame of an aggressive flow");
-    t.add_real("dbl_congested_fraction", &m_congested_fraction, 0, 1,
-               "", "DBL: a transmit queue is congested from this fraction of its frame limit (ours: 0.5 gives the "
-               "paper's marking at 120-130 frames of one flow, 70-80 of each of two)", true);
+    t.add_real("dbl_congested_fraction", &m_congested_fraction, 0, 1, "",
+               "DBL: a transmit queue is congested from this fraction of its frame limit (ours: 0.5 gives the "
+               "paper's marking at 120-130 frames of one flow, 70-80 of each of two)",
+               true);
 }
 
 dbl_config dbl_scheme::config() const {
@@ -60,4 +61,4 @@ void dbl_scheme::report(const fabric& net, result& r) const {
     r.set("dbl_drops", static_cast<int64_t>(drops));
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -25,5 +25,5 @@ private:
     std::string m_action = "ecn";
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -115,14 +115,16 @@ void dcqcn_endpoint::trace_rate(uint32_t flow, const qp& q, uint64_t now) {
     }
     if (!m_tr_declared[flow]) {
         m_tr_declared[flow] = true;
-        m_tr_rate[flow] = model_trace::declare("host" + std::to_string(nic().host_id()) + ".flow" +
-                                               std::to_string(flow), "rate_mbps", 0);
+        m_tr_rate[flow] = model_trace::declare(
+            "host" + std::to_string(nic().host_id()) + ".flow" + std::to_string(flow), "rate_mbps", 0);
     }
     if (trace_signal* s = m_tr_rate[flow])
         s->set_real(now, (q.cc.limited ? q.cc.rc : m_cc.line_rate()) / 1e6);
 }
 
-void dcqcn_endpoint::restart_rate_timer(qp& q, uint64_t now) { q.rate_next_ps = now + m_cc.rate_timer_period(q.cc); }
+void dcqcn_endpoint::restart_rate_timer(qp& q, uint64_t now) {
+    q.rate_next_ps = now + m_cc.rate_timer_period(q.cc);
+}
 
 void dcqcn_endpoint::advance_rate(qp& q, uint64_t now) const {
     // the rate timer's expiries up to now, in order, each restarting it (no event: the rate matters only when the
@@ -216,4 +218,4 @@ void dcqcn_endpoint::on_receive(const frame& f, uint64_t now) {
     nic().send_own(make_cnp_frame(nic().frames(), f, period_ns, now));
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

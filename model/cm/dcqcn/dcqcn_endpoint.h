@@ -24,8 +24,8 @@
 #include "model/cm/dcqcn/dcqcn_rp.h"
 #include "model/key_heap.h"
 #include "model/nic/reaction_point.h"
-#include "model/trace_signal.h"
 #include "model/switch/egress_port.h"
+#include "model/trace_signal.h"
 
 #include <cstdint>
 #include <vector>
@@ -34,17 +34,17 @@ namespace cmswitch {
 
 struct dcqcn_np_config {
     bool enabled = true;
-    uint64_t cnp_interval_ps = 50000000;     // N (DCQCN+: the smallest tau)
-    bool adaptive = false;                   // DCQCN+
-    uint64_t cnp_cost_ps = 1000000;          // c: the NIC's time per CNP
-    uint64_t window_ps = 1000000000;         // W: flows counted over this window
+    uint64_t cnp_interval_ps = 50000000;   // N (DCQCN+: the smallest tau)
+    bool adaptive = false;   // DCQCN+
+    uint64_t cnp_cost_ps = 1000000;   // c: the NIC's time per CNP
+    uint64_t window_ps = 1000000000;   // W: flows counted over this window
     uint64_t max_interval_ps = 1000000000;   // tau_max
 };
 
 struct dcqcn_endpoint_config {
     dcqcn_rp_config rp;
     dcqcn_np_config np;
-    uint64_t qp_buffer_bytes = 2 * 1086;     // per QP in the NIC (>= rp.mtu_bytes)
+    uint64_t qp_buffer_bytes = 2 * 1086;   // per QP in the NIC (>= rp.mtu_bytes)
 };
 
 class dcqcn_endpoint final : public reaction_point {
@@ -122,7 +122,7 @@ private:
     // QPs held by their rate limiter, earliest first: key next_tx_ps << 32 | flow (ties go to the lower flow)
     key_heap<uint128> m_pacing;
     static uint64_t pacing_time(uint128 k) { return static_cast<uint64_t>(k >> 32); }
-    uint64_t m_wake_at = UINT64_MAX;                       // the pacing wake-up scheduled (earliest)
+    uint64_t m_wake_at = UINT64_MAX;   // the pacing wake-up scheduled (earliest)
     bool m_pumping = false;
     uint64_t m_cnps_sent = 0, m_cnps_received = 0;
     // NP
@@ -137,5 +137,5 @@ private:
     uint32_t m_np_flows = 0, m_np_flows_last = 0;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -19,9 +19,7 @@ dcqcn_variant parse_dcqcn_variant(const std::string& name) {
 }
 
 void dcqcn_rp_config::validate() const {
-    auto bad = [](const std::string& field, const std::string& what) {
-        throw config_error(field + " " + what);
-    };
+    auto bad = [](const std::string& field, const std::string& what) { throw config_error(field + " " + what); };
     if (!(g > 0 && g <= 1))
         bad("dcqcn_g", "must be in (0, 1]");
     if (!(alpha_init >= 0 && alpha_init <= 1))
@@ -47,24 +45,23 @@ dcqcn_rp_config dcqcn_variant_defaults(dcqcn_variant v, double line_rate_bps) {
     c.variant = v;
     switch (v) {
     case dcqcn_variant::none:
-    case dcqcn_variant::paper:
-        break;
+    case dcqcn_variant::paper: break;
     case dcqcn_variant::ns3_rdma:   // ns3-rdma's config.txt and constructor
         c.alpha_first = true;
         c.alpha_init = 0.5;
-        c.rate_timer_ps = 60000000;            // 60 us
-        c.byte_counter_bytes = 300000000;      // 300 MB: effectively off
+        c.rate_timer_ps = 60000000;   // 60 us
+        c.byte_counter_bytes = 300000000;   // 300 MB: effectively off
         c.rhai_bps = 200e6;
         break;
     case dcqcn_variant::mlx:   // ConnectX firmware values (mlxconfig -q dump), HPCC run.py scaling of R_AI/R_HAI
-        c.alpha_timer_ps = 1000000;            // DCE_TCP_RTT 1 us
-        c.rate_timer_ps = 300000000;           // RPG_TIME_RESET 300 us
-        c.byte_counter_bytes = 0;              // the HPCC mlx mode has no byte counter
-        c.fast_recovery = 1;                   // RPG_THRESHOLD
+        c.alpha_timer_ps = 1000000;   // DCE_TCP_RTT 1 us
+        c.rate_timer_ps = 300000000;   // RPG_TIME_RESET 300 us
+        c.byte_counter_bytes = 0;   // the HPCC mlx mode has no byte counter
+        c.fast_recovery = 1;   // RPG_THRESHOLD
         c.rai_bps = 5e6 * line_rate_bps / 25e9;
         c.rhai_bps = 50e6 * line_rate_bps / 25e9;
-        c.min_rate_bps = 1e6;                  // RPG_MIN_RATE 1 Mb/s
-        c.decrease_period_ps = 4000000;        // RATE_REDUCE_MONITOR_PERIOD 4 us
+        c.min_rate_bps = 1e6;   // RPG_MIN_RATE 1 Mb/s
+        c.decrease_period_ps = 4000000;   // RATE_REDUCE_MONITOR_PERIOD 4 us
         break;
     case dcqcn_variant::plus:   // DCQCN+: the paper's CNP response and alpha timer, no byte counter
         c.byte_counter_bytes = 0;
@@ -92,7 +89,9 @@ double dcqcn_rate_control::alpha_at(const dcqcn_flow& f, uint64_t now) const {
         return f.alpha;
     const double keep = 1 - m_cfg.g;
     // keep^n: by multiplication for the usual n of 1 or 2 (the same double pow returns), pow beyond
-    auto power = [keep](uint64_t n) { return n == 0 ? 1.0 : n == 1 ? keep : n == 2 ? keep * keep : std::pow(keep, static_cast<double>(n)); };
+    auto power = [keep](uint64_t n) {
+        return n == 0 ? 1.0 : n == 1 ? keep : n == 2 ? keep * keep : std::pow(keep, static_cast<double>(n));
+    };
     if (m_cfg.variant == dcqcn_variant::mlx)   // the first tick sees the CNP flag, the others decay
         return (keep * f.alpha + (f.alpha_cnp ? m_cfg.g : 0.0)) * power(k - 1);
     return f.alpha * power(k);
@@ -183,8 +182,7 @@ uint64_t dcqcn_rate_control::rate_timer_period(const dcqcn_flow& f) const {
         const double k = m_cfg.lambda * std::max(static_cast<double>(f.tau_ps), mtu_time_ps);
         return std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(k)));
     }
-    default:
-        return m_cfg.rate_timer_ps;
+    default: return m_cfg.rate_timer_ps;
     }
 }
 
@@ -220,8 +218,7 @@ void dcqcn_rate_control::on_sent(dcqcn_flow& f, uint32_t bytes) const {
 void dcqcn_rate_control::increase(dcqcn_flow& f) const {
     const uint32_t F = m_cfg.fast_recovery;
     switch (m_cfg.variant) {
-    case dcqcn_variant::none:
-        return;
+    case dcqcn_variant::none: return;
     case dcqcn_variant::paper:
         if (std::max(f.t_stage, f.bc_stage) < F) {
         } else if (std::min(f.t_stage, f.bc_stage) > F) {
@@ -263,4 +260,4 @@ void dcqcn_rate_control::increase(dcqcn_flow& f) const {
     }
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -39,24 +39,24 @@ dcqcn_variant parse_dcqcn_variant(const std::string& name);   // config_error na
 // overrides what the user set.
 struct dcqcn_rp_config {
     dcqcn_variant variant = dcqcn_variant::paper;
-    bool alpha_first = false;            // update alpha before the cut (ns3-rdma) or after it (paper, htsim)
+    bool alpha_first = false;   // update alpha before the cut (ns3-rdma) or after it (paper, htsim)
     double g = 1.0 / 256;
     double alpha_init = 1.0;
-    uint64_t alpha_timer_ps = 55000000;  // K (paper, ns3-rdma, plus); T_alpha (mlx)
+    uint64_t alpha_timer_ps = 55000000;   // K (paper, ns3-rdma, plus); T_alpha (mlx)
     uint64_t rate_timer_ps = 55000000;   // T (paper, ns3-rdma); T_inc (mlx); unused by plus (K from tau)
     uint64_t byte_counter_bytes = 10ull << 20;   // B (paper, ns3-rdma); 0: off
-    uint32_t fast_recovery = 5;          // F
-    double rai_bps = 40e6;               // R_AI
-    double rhai_bps = 400e6;             // R_HAI
-    double min_rate_bps = 100e6;         // MIN_RATE
+    uint32_t fast_recovery = 5;   // F
+    double rai_bps = 40e6;   // R_AI
+    double rhai_bps = 400e6;   // R_HAI
+    double min_rate_bps = 100e6;   // MIN_RATE
     // mlx
     uint64_t decrease_period_ps = 4000000;   // T_dec (rate_reduce_monitor_period)
-    double rate_on_first_cnp = 1.0;          // x RC on a flow's first CNP (0 = line rate in firmware terms: 1.0 here)
-    bool clamp_target_rate = false;          // RT = RC on every cut (else only after a timer-driven increase)
+    double rate_on_first_cnp = 1.0;   // x RC on a flow's first CNP (0 = line rate in firmware terms: 1.0 here)
+    bool clamp_target_rate = false;   // RT = RC on every cut (else only after a timer-driven increase)
     // plus
     double lambda = 1.0;
-    double rl_bps = 0;                   // R_l; 0: the line rate
-    uint32_t mtu_bytes = 1086;           // MTU in K = lambda max(tau, MTU / RC): one full frame on the wire
+    double rl_bps = 0;   // R_l; 0: the line rate
+    uint32_t mtu_bytes = 1086;   // MTU in K = lambda max(tau, MTU / RC): one full frame on the wire
 
     void validate() const;   // config_error naming the field
 };
@@ -65,16 +65,16 @@ struct dcqcn_rp_config {
 dcqcn_rp_config dcqcn_variant_defaults(dcqcn_variant v, double line_rate_bps);
 
 struct dcqcn_flow {
-    double rc = 0, rt = 0;       // current and target rate, bit/s
+    double rc = 0, rt = 0;   // current and target rate, bit/s
     double alpha = 1;
     uint64_t alpha_ref_ps = 0;   // paper/ns3-rdma/plus: when the alpha timer last (re)started; mlx: last tick applied
-    bool limited = false;        // a CNP has arrived (before: line rate, no timers)
+    bool limited = false;   // a CNP has arrived (before: line rate, no timers)
     uint32_t t_stage = 0, bc_stage = 0, hai_i = 0;   // paper, ns3-rdma: timer and byte stages, HAI index
-    uint64_t byte_count = 0;     // bytes since the last byte-counter stage
-    uint32_t stage = 0;          // mlx stage; plus S
+    uint64_t byte_count = 0;   // bytes since the last byte-counter stage
+    uint32_t stage = 0;   // mlx stage; plus S
     bool alpha_cnp = false, decrease_cnp = false;   // mlx flags
-    uint64_t decrease_ref_ps = 0;                   // mlx: the decrease timer's first tick (ticks every T_dec)
-    uint64_t tau_ps = 0;         // plus: the last CNP period carried
+    uint64_t decrease_ref_ps = 0;   // mlx: the decrease timer's first tick (ticks every T_dec)
+    uint64_t tau_ps = 0;   // plus: the last CNP period carried
     uint64_t cnps = 0;
 };
 
@@ -114,5 +114,5 @@ private:
     double m_line;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

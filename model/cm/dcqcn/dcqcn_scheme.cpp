@@ -12,7 +12,8 @@ namespace cmswitch {
 
 namespace {
 // The congestion point: one hook per switch; marks at enqueue or (AtDequeue) as the frame leaves.
-template <bool AtDequeue> class dcqcn_marking final : public switch_hook {
+template <bool AtDequeue>
+class dcqcn_marking final : public switch_hook {
 public:
     dcqcn_marking(dcqcn_marker m, rng r) : m_marker(m), m_rng(r) {}
     uint8_t events() const override { return AtDequeue ? on_dequeue_event : on_enqueue_event; }
@@ -33,7 +34,7 @@ private:
     dcqcn_marker m_marker;
     rng m_rng;
 };
-} // namespace
+}   // namespace
 
 void dcqcn_cp_scheme::declare(param_table& t) {
     t.add_real("dcqcn_kmin_kb", &m_kmin_kb, 0, 1 << 20, "KB (1024 B)",
@@ -51,8 +52,8 @@ dcqcn_marker dcqcn_cp_scheme::marker() const {
 
 void dcqcn_cp_scheme::check(const std::string&) const {
     if (m_kmax_kb <= m_kmin_kb)
-        throw config_error("dcqcn_kmax_kb = " + format_number(m_kmax_kb) + ": must be > dcqcn_kmin_kb = " +
-                           format_number(m_kmin_kb));
+        throw config_error("dcqcn_kmax_kb = " + format_number(m_kmax_kb) +
+                           ": must be > dcqcn_kmin_kb = " + format_number(m_kmin_kb));
 }
 
 void dcqcn_cp_scheme::install(const std::string&, scheme_context& ctx) {
@@ -101,8 +102,9 @@ void dcqcn_scheme::declare(param_table& t) {
 }
 
 dcqcn_endpoint_config dcqcn_scheme::config(const std::string& v, double line_rate_bps, uint32_t mtu_bytes) const {
-    const dcqcn_variant var =
-        v == "none" ? dcqcn_variant::none : v == "dcqcn+" ? dcqcn_variant::plus : parse_dcqcn_variant(m_variant);
+    const dcqcn_variant var = v == "none"     ? dcqcn_variant::none
+                              : v == "dcqcn+" ? dcqcn_variant::plus
+                                              : parse_dcqcn_variant(m_variant);
     dcqcn_endpoint_config c;
     dcqcn_rp_config& r = c.rp;
     r = dcqcn_variant_defaults(var, line_rate_bps);
@@ -163,4 +165,4 @@ void dcqcn_scheme::install(const std::string& v, scheme_context& ctx) {
     install_rdma_endpoints(ctx.net, *this, v, ctx.mtu_bytes);
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -73,5 +73,5 @@ private:
 // with a link (the scheme's install; a scenario without DCQCN uses it with "none" so that its QPs are scheduled).
 void install_rdma_endpoints(fabric& net, const dcqcn_scheme& s, const std::string& variant, uint32_t mtu_bytes);
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -15,8 +15,8 @@ std::unique_ptr<ecn_marker> make_ecn_marker(const marking_config& cfg) {
         return std::make_unique<step_marker>(cfg.k_bytes);
     if (cfg.policy == "red") {
         if (cfg.kmax_bytes <= cfg.kmin_bytes)
-            throw config_error("red_kmax = " + std::to_string(cfg.kmax_bytes) + " bytes: must be above red_kmin = " +
-                               std::to_string(cfg.kmin_bytes) + " bytes");
+            throw config_error("red_kmax = " + std::to_string(cfg.kmax_bytes) +
+                               " bytes: must be above red_kmin = " + std::to_string(cfg.kmin_bytes) + " bytes");
         if (!(cfg.pmax > 0.0 && cfg.pmax <= 1.0)) {
             std::ostringstream m;
             m << "red_pmax = " << cfg.pmax << ": allowed range (0, 1]";
@@ -38,4 +38,4 @@ std::unique_ptr<ecn_marking_hook> make_ecn_marking(const marking_config& cfg, rn
     throw config_error("marking = '" + cfg.policy + "': no marking hook for this policy");
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

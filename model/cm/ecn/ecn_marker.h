@@ -19,11 +19,11 @@ namespace cmswitch {
 
 struct marking_config {
     std::string policy = "none";
-    uint64_t k_bytes = 20 * 1500;       // step
-    uint64_t kmin_bytes = 20 * 1500;    // red
-    uint64_t kmax_bytes = 60 * 1500;    // red
-    double pmax = 0.1;                  // red
-    bool per_queue = false;             // the frame's egress queue (queue_map) rather than the whole port
+    uint64_t k_bytes = 20 * 1500;   // step
+    uint64_t kmin_bytes = 20 * 1500;   // red
+    uint64_t kmax_bytes = 60 * 1500;   // red
+    double pmax = 0.1;   // red
+    bool per_queue = false;   // the frame's egress queue (queue_map) rather than the whole port
 };
 
 class ecn_marker {
@@ -43,6 +43,7 @@ public:
     double probability(uint64_t q) const override { return q > m_k ? 1.0 : 0.0; }
     bool should_mark(uint64_t q, rng&) const { return q > m_k; }
     uint64_t k() const { return m_k; }
+
 private:
     uint64_t m_k;
 };
@@ -58,6 +59,7 @@ public:
         return m_pmax * static_cast<double>(q - m_kmin) / static_cast<double>(m_kmax - m_kmin);
     }
     bool should_mark(uint64_t q, rng& r) const { return decide(red_marker::probability(q), r); }
+
 private:
     uint64_t m_kmin, m_kmax;
     double m_pmax;
@@ -66,5 +68,5 @@ private:
 // Null for "none". Throws config_error naming the field for a bad policy or thresholds.
 std::unique_ptr<ecn_marker> make_ecn_marker(const marking_config& cfg);
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

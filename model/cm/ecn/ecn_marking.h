@@ -21,7 +21,8 @@ public:
     virtual const ecn_marker& marker() const = 0;
 };
 
-template <typename Marker> class ecn_marking final : public ecn_marking_hook {
+template <typename Marker>
+class ecn_marking final : public ecn_marking_hook {
 public:
     // r: the switch's random stream for marking decisions.
     ecn_marking(Marker marker, rng r, bool per_queue) : m_marker(std::move(marker)), m_rng(r), m_per_queue(per_queue) {}
@@ -45,5 +46,5 @@ private:
 // or thresholds (as make_ecn_marker).
 std::unique_ptr<ecn_marking_hook> make_ecn_marking(const marking_config& cfg, rng r);
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

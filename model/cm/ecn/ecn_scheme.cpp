@@ -27,12 +27,14 @@ marking_config ecn_scheme::config(const std::string& v) const {
     return m;
 }
 
-void ecn_scheme::check(const std::string& v) const { (void)make_ecn_marker(config(v)); }
+void ecn_scheme::check(const std::string& v) const {
+    (void)make_ecn_marker(config(v));
+}
 
 void ecn_scheme::install(const std::string& v, scheme_context& ctx) {
     for (int s = 0; s < ctx.net.num_switches(); ++s)
-        ctx.net.switch_at(s).add_hook(
-            make_ecn_marking(config(v), rng(ctx.seed, stream_id(random_stream::ecn_marking, static_cast<uint64_t>(s)))));
+        ctx.net.switch_at(s).add_hook(make_ecn_marking(
+            config(v), rng(ctx.seed, stream_id(random_stream::ecn_marking, static_cast<uint64_t>(s)))));
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -25,5 +25,5 @@ private:
     bool m_per_queue = false;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -10,8 +10,8 @@ uint32_t pause_response_quanta(uint64_t rate_bps) {
         uint64_t rate;
         uint32_t quanta;
     };
-    static const row table[] = {{100000000ull, 1},     {1000000000ull, 2},    {10000000000ull, 67},
-                                {25000000000ull, 80},  {40000000000ull, 118}, {50000000000ull, 147},
+    static const row table[] = {{100000000ull, 1},      {1000000000ull, 2},     {10000000000ull, 67},
+                                {25000000000ull, 80},   {40000000000ull, 118},  {50000000000ull, 147},
                                 {100000000000ull, 394}, {200000000000ull, 453}, {400000000000ull, 905}};
     for (const row& r : table)
         if (rate_bps <= r.rate)
@@ -37,4 +37,4 @@ pause_split split_port_buffer(uint64_t port_buffer_bytes, int inputs, uint64_t r
     return p;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

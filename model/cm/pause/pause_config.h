@@ -21,13 +21,13 @@
 namespace cmswitch {
 
 struct pause_config {
-    std::string mode = "none";        // none | pause (802.3x, all priorities) | pfc (802.1Qbb, per priority)
-    uint64_t xoff_bytes = 130 * 1000;  // seed 002: Watermark_hi 130 KB
+    std::string mode = "none";   // none | pause (802.3x, all priorities) | pfc (802.1Qbb, per priority)
+    uint64_t xoff_bytes = 130 * 1000;   // seed 002: Watermark_hi 130 KB
     uint64_t xon_bytes = 110 * 1000;   // seed 002: Watermark_lo 110 KB
-    uint32_t pause_quanta = 65535;     // pause time of each XOFF frame
-    uint8_t pfc_classes = 0x7f;        // pfc: the lossless priorities (control priority 7 never pauses)
+    uint32_t pause_quanta = 65535;   // pause time of each XOFF frame
+    uint8_t pfc_classes = 0x7f;   // pfc: the lossless priorities (control priority 7 never pauses)
     uint32_t mtu_bytes = 1500;
-    uint64_t ingress_limit_bytes = 0;  // per ingress class; 0: XOFF + the required headroom of the port
+    uint64_t ingress_limit_bytes = 0;   // per ingress class; 0: XOFF + the required headroom of the port
     // Dynamic XOFF (shared buffers): an ingress class pauses its peer when its bytes reach xoff_alpha x the free
     // bytes of the switch's shared pool (headroom not counted), and resumes 2 MTU below that; 0: static XOFF/XON.
     double xoff_alpha = 0;
@@ -68,7 +68,9 @@ inline uint64_t default_xon_bytes(uint64_t xoff_bytes, uint32_t mtu_bytes = 1500
     return xoff_bytes > 2ull * mtu_bytes ? xoff_bytes - 2ull * mtu_bytes : 0;
 }
 // The smallest XOFF the model accepts as lossless: 3 MTU.
-inline uint64_t min_xoff_bytes(uint32_t mtu_bytes = 1500) { return 3ull * mtu_bytes; }
+inline uint64_t min_xoff_bytes(uint32_t mtu_bytes = 1500) {
+    return 3ull * mtu_bytes;
+}
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

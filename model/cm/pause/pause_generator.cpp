@@ -18,9 +18,9 @@ pause_generator::pause_generator(const pause_config& cfg, std::vector<uint64_t> 
     if (cfg.mode != "pause" && cfg.mode != "pfc")
         throw config_error("pause mode = '" + cfg.mode + "': allowed values are pause, pfc");
     if (cfg.xon_bytes + cfg.mtu_bytes > cfg.xoff_bytes)
-        throw config_error("pause_xon = " + std::to_string(cfg.xon_bytes) + " B, pause_xoff = " +
-                           std::to_string(cfg.xoff_bytes) + " B: XOFF - XON must be at least one MTU (" +
-                           std::to_string(cfg.mtu_bytes) + " B)");
+        throw config_error("pause_xon = " + std::to_string(cfg.xon_bytes) +
+                           " B, pause_xoff = " + std::to_string(cfg.xoff_bytes) +
+                           " B: XOFF - XON must be at least one MTU (" + std::to_string(cfg.mtu_bytes) + " B)");
     if (!(cfg.xoff_alpha >= 0 && cfg.xoff_alpha <= 64))
         throw config_error("pause_xoff_alpha = " + std::to_string(cfg.xoff_alpha) + ": allowed range [0, 64]");
     if (!cfg.xoff_alpha_by_pg.empty() && cfg.xoff_alpha_by_pg.size() != static_cast<size_t>(num_priorities))
@@ -71,14 +71,17 @@ void pause_generator::attach(switch_services& sw) {
         throw config_error(sw.switch_name() + ": pause_xoff_alpha needs buffer_policy shared, not '" +
                            sw.buffer_state().name() + "'");
     if (m_pool && std::string(sw.buffer_state().name()) != "shared")
-        throw config_error(sw.switch_name() + ": pause_headroom_pool_kb needs buffer_policy shared (the pool lives "
-                           "beside its shared pool), not '" + sw.buffer_state().name() + "'");
+        throw config_error(sw.switch_name() +
+                           ": pause_headroom_pool_kb needs buffer_policy shared (the pool lives "
+                           "beside its shared pool), not '" +
+                           sw.buffer_state().name() + "'");
     if (m_pool) {   // the shared headroom pool replaces the per-port limits
         m_limit.assign(static_cast<size_t>(ports), UINT64_MAX);
         return;
     }
     if (m_dynamic)
-        throw config_error(sw.switch_name() + ": pause_xoff_alpha needs a shared headroom pool "
+        throw config_error(sw.switch_name() +
+                           ": pause_xoff_alpha needs a shared headroom pool "
                            "(pause_headroom_pool_kb > 0): a dynamic XOFF has no fixed per-port limit to check");
     for (int p = 0; p < ports; ++p) {
         const uint64_t rate = m_rate[static_cast<size_t>(p)], delay = m_delay[static_cast<size_t>(p)];
@@ -87,14 +90,13 @@ void pause_generator::attach(switch_services& sw) {
         if (lim == 0) {
             m_limit[static_cast<size_t>(p)] = m_cfg.reserved_bytes + m_cfg.xoff_bytes + need;
         } else if (lim < m_cfg.reserved_bytes + m_cfg.xoff_bytes + need) {
-            throw config_error(sw.switch_name() + " port " + std::to_string(p) + ": ingress limit " +
-                               std::to_string(lim) + " B leaves " +
-                               std::to_string(lim > m_cfg.xoff_bytes ? lim - m_cfg.xoff_bytes : 0) +
-                               " B above XOFF " + std::to_string(m_cfg.xoff_bytes) + " B, but the port needs " +
-                               std::to_string(need) + " B of headroom (" + std::to_string(rate / 1000000) +
-                               " Mb/s, " + std::to_string(delay / 1000000) + " us cable each way, 2 x " +
-                               std::to_string(m_cfg.mtu_bytes) + " B frames, " +
-                               std::to_string(pause_response_quanta(rate)) + " quanta response)");
+            throw config_error(
+                sw.switch_name() + " port " + std::to_string(p) + ": ingress limit " + std::to_string(lim) +
+                " B leaves " + std::to_string(lim > m_cfg.xoff_bytes ? lim - m_cfg.xoff_bytes : 0) + " B above XOFF " +
+                std::to_string(m_cfg.xoff_bytes) + " B, but the port needs " + std::to_string(need) +
+                " B of headroom (" + std::to_string(rate / 1000000) + " Mb/s, " + std::to_string(delay / 1000000) +
+                " us cable each way, 2 x " + std::to_string(m_cfg.mtu_bytes) + " B frames, " +
+                std::to_string(pause_response_quanta(rate)) + " quanta response)");
         } else {
             m_limit[static_cast<size_t>(p)] = lim;
         }
@@ -292,7 +294,8 @@ void pause_generator::send_pause(int port, int cls, uint32_t quanta, uint64_t no
         // waits behind a full frame on the wire still arrives before the pause in force ends (pause_scheme
         // refuses quanta too short for that)
         const uint64_t rate = m_rate[static_cast<size_t>(port)];
-        const uint64_t pause_ps = static_cast<uint64_t>((static_cast<uint128>(quanta) * 512u * 1000000000000ull) / rate);
+        const uint64_t pause_ps =
+            static_cast<uint64_t>((static_cast<uint128>(quanta) * 512u * 1000000000000ull) / rate);
         const uint64_t late_ps =   // a full frame ahead of the refresh, and the refresh itself
             static_cast<uint64_t>((static_cast<uint128>(m_cfg.mtu_bytes + 64) * 8u * 1000000000000ull) / rate);
         const uint64_t frame_ps = static_cast<uint64_t>((uint128{64} * 8u * 1000000000000ull) / rate);
@@ -305,4 +308,4 @@ void pause_generator::send_pause(int port, int cls, uint32_t quanta, uint64_t no
     services().send_control(port, f, now);
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -9,9 +9,9 @@
 #define CMSWITCH_MODEL_CM_PAUSE_PAUSE_GENERATOR_H
 
 #include "model/cm/pause/pause_config.h"
+#include "model/switch/occupancy_stats.h"
 #include "model/switch/switch_hook.h"
 #include "model/trace_signal.h"
-#include "model/switch/occupancy_stats.h"
 
 #include <cstdint>
 #include <vector>
@@ -62,9 +62,9 @@ public:
 private:
     struct ingress_class {
         uint64_t bytes = 0;
-        uint64_t headroom = 0;        // of bytes, those in the shared headroom pool
-        bool xoff = false;            // an XOFF is in force at the peer
-        uint64_t refresh_at = 0;      // when the pause must be repeated
+        uint64_t headroom = 0;   // of bytes, those in the shared headroom pool
+        bool xoff = false;   // an XOFF is in force at the peer
+        uint64_t refresh_at = 0;   // when the pause must be repeated
     };
     int pause_class(uint8_t prio) const { return m_pfc ? m_pg[prio] : 0; }
     // an ingress class's bytes in its reserve (the bottom of what it holds, headroom not counted)
@@ -85,7 +85,7 @@ private:
     bool m_pfc;
     std::vector<uint64_t> m_rate, m_delay;
     std::vector<ingress_class> m_ingress;   // port x class
-    std::vector<uint64_t> m_limit;          // per port
+    std::vector<uint64_t> m_limit;   // per port
     bool m_dynamic = false, m_pool = false;
     uint8_t m_pg[num_priorities] = {0, 1, 2, 3, 4, 5, 6, 7};
     uint8_t m_group_prios[num_priorities] = {};
@@ -96,12 +96,12 @@ private:
     std::vector<occupancy_stats> m_group_occ = std::vector<occupancy_stats>(num_priorities);
     uint64_t m_headroom_used = 0, m_headroom_peak = 0;
     occupancy_stats m_headroom_occ;
-    bool m_traced = false;                  // waveform signals (model/trace_signal.h), if a trace selects any
-    std::vector<ingress_traces> m_tr;       // port x class
+    bool m_traced = false;   // waveform signals (model/trace_signal.h), if a trace selects any
+    std::vector<ingress_traces> m_tr;   // port x class
     std::vector<trace_signal*> m_tr_sent;   // per port
-    std::vector<uint64_t> m_sent;           // PAUSE/PFC frames sent per port (for its signal)
+    std::vector<uint64_t> m_sent;   // PAUSE/PFC frames sent per port (for its signal)
     trace_signal* m_tr_headroom = nullptr;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -22,7 +22,7 @@ void install_on(fabric& net, int s, const pause_config& cfg) {
     }
     net.switch_at(s).add_hook(std::make_unique<pause_generator>(cfg, rate, delay));
 }
-} // namespace
+}   // namespace
 
 void install_pause(fabric& net, const pause_config& cfg) {
     if (!cfg.enabled())
@@ -63,8 +63,9 @@ void pause_scheme::install(const std::string& v, scheme_context& ctx) {
                            "scenario does not know: set pause_xoff_kb");
     const bool dynamic = m_xoff_alpha > 0 || !m_xoff_alpha_by_pg.empty();
     if (m_reserved_kb > 0 && m_headroom_pool_kb <= 0)
-        throw config_error("pause_reserved_kb needs a shared buffer with a shared headroom pool "
-                           "(buffer_policy shared, pause_headroom_pool_kb > 0): the reserves are carved out of its pool");
+        throw config_error(
+            "pause_reserved_kb needs a shared buffer with a shared headroom pool "
+            "(buffer_policy shared, pause_headroom_pool_kb > 0): the reserves are carved out of its pool");
     for (int s = 0; s < ctx.net.num_switches(); ++s) {
         pause_config pc;
         pc.mode = v;
@@ -168,4 +169,4 @@ void pause_scheme::report(const fabric& net, result& r) const {
     }
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

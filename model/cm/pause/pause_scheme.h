@@ -33,5 +33,5 @@ private:
     uint64_t m_xon_bytes = 0;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

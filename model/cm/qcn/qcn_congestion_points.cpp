@@ -23,8 +23,8 @@ void qcn_congestion_points::on_enqueue(const queue_view& q, frame& f, uint64_t n
     if (f.prio >= num_priorities - 1 || (f.kind != frame_kind::tcp && f.kind != frame_kind::udp))
         return;
     // 802.1Qau: every frame enqueued, with the queue including it (a dropped frame is never sampled)
-    const qcn_feedback fb = m_cps[static_cast<size_t>(q.port * num_priorities + f.prio)].on_arrival(
-        f.bytes, q.queue_bytes + f.bytes, now);
+    const qcn_feedback fb =
+        m_cps[static_cast<size_t>(q.port * num_priorities + f.prio)].on_arrival(f.bytes, q.queue_bytes + f.bytes, now);
     if (!fb.send)
         return;
     const uint32_t cpid = (static_cast<uint32_t>(m_id) << 16) | (static_cast<uint32_t>(q.port) << 3) | f.prio;
@@ -34,4 +34,4 @@ void qcn_congestion_points::on_enqueue(const queue_view& q, frame& f, uint64_t n
         cnm_fields{static_cast<int32_t>(fb.qoff), static_cast<int32_t>(fb.qdelta), cpid, fb.qntz_fb}, now));
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

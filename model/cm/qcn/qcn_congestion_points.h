@@ -34,5 +34,5 @@ private:
     std::vector<qcn_congestion_point> m_cps;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -12,7 +12,7 @@ namespace cmswitch {
 namespace {
 // 8-level table, bytes (150, 75, 50, 37.5, 30, 25, 21.5, 18.5 KB)
 constexpr uint64_t standard_table[8] = {150000, 75000, 50000, 37500, 30000, 25000, 21500, 18500};
-} // namespace
+}   // namespace
 
 void qcn_cp_config::validate() const {
     if (sampling != "standard" && sampling != "memory" && sampling != "detailed")
@@ -62,7 +62,8 @@ uint64_t qcn_congestion_point::interval_bytes(uint8_t q) const {
         // geometric from the standard top band (q = 56) down to detailed_min_bytes (q = 63)
         const double lo = static_cast<double>(std::min(m_cfg.detailed_min_bytes, top));
         const double t = static_cast<double>(q - 56) / 7.0;
-        return static_cast<uint64_t>(std::llround(static_cast<double>(top) * std::pow(lo / static_cast<double>(top), t)));
+        return static_cast<uint64_t>(
+            std::llround(static_cast<double>(top) * std::pow(lo / static_cast<double>(top), t)));
     }
     const uint64_t base = standard_table[q >> 3];
     return base * m_cfg.sample_base_bytes / 150000;
@@ -106,4 +107,4 @@ qcn_feedback qcn_congestion_point::on_arrival(uint32_t bytes, uint64_t qlen, uin
     return out;
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

@@ -31,14 +31,14 @@ namespace cmswitch {
 
 struct qcn_cp_config {
     std::string sampling = "standard";   // standard | memory | detailed
-    std::string quantizer = "linear";    // linear: floor(63 |Fb| / Fbmax); linear64: min(63, floor(64 |Fb| / Fbmax))
-    uint64_t qeq_bytes = 26000;          // set point (10 Gb/s benchmark list: 26 KB)
+    std::string quantizer = "linear";   // linear: floor(63 |Fb| / Fbmax); linear64: min(63, floor(64 |Fb| / Fbmax))
+    uint64_t qeq_bytes = 26000;   // set point (10 Gb/s benchmark list: 26 KB)
     double w = 2.0;
-    uint64_t sample_base_bytes = 150000; // 150 KB
-    double jitter = 0.15;                // intervals x U(1 - jitter, 1 + jitter)
-    double memory_fraction = 0.9;        // "memory": congestion event threshold, fraction of the port buffer
-    uint64_t memory_decay_ps = 250000000000ull;  // "memory": m -= 1 every 250 ms (our choice, see above)
-    uint64_t detailed_min_bytes = 1000;          // "detailed": interval at q = 63 (see above)
+    uint64_t sample_base_bytes = 150000;   // 150 KB
+    double jitter = 0.15;   // intervals x U(1 - jitter, 1 + jitter)
+    double memory_fraction = 0.9;   // "memory": congestion event threshold, fraction of the port buffer
+    uint64_t memory_decay_ps = 250000000000ull;   // "memory": m -= 1 every 250 ms (our choice, see above)
+    uint64_t detailed_min_bytes = 1000;   // "detailed": interval at q = 63 (see above)
     // Validates (config_error naming the field).
     void validate() const;
 };
@@ -46,9 +46,9 @@ struct qcn_cp_config {
 // What a sample asks the switch to send.
 struct qcn_feedback {
     bool send = false;
-    uint8_t qntz_fb = 0;     // 1..63
-    int64_t qoff = 0;        // Qeq - qlen (negative when congested)
-    int64_t qdelta = 0;      // qlen - qlen_old
+    uint8_t qntz_fb = 0;   // 1..63
+    int64_t qoff = 0;   // Qeq - qlen (negative when congested)
+    int64_t qdelta = 0;   // qlen - qlen_old
 };
 
 class qcn_congestion_point {
@@ -83,5 +83,5 @@ private:
     uint64_t m_samples = 0, m_cnms = 0;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

@@ -83,8 +83,8 @@ void qcn_reaction_point::on_cnm(uint32_t flow, uint8_t q, uint64_t now) {
     ++rl.cnms;
     if (!rl.active) {   // first CNM: install a limiter at line rate
         if (!rl.tr_rate && model_trace::active()) {
-            rl.tr_rate = model_trace::declare("host" + std::to_string(nic().host_id()) + ".flow" +
-                                              std::to_string(flow), "rate_mbps", 0);
+            rl.tr_rate = model_trace::declare("host" + std::to_string(nic().host_id()) + ".flow" + std::to_string(flow),
+                                              "rate_mbps", 0);
             if (rl.tr_rate)
                 rl.tr_rate->set_real(now, m_c / 1e6);
         }
@@ -198,4 +198,4 @@ void qcn_reaction_point::self_increase(limiter& rl) {
     rl.cr = std::min((rl.cr + rl.tr) / 2, m_c);
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

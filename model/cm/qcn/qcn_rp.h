@@ -21,9 +21,9 @@
 
 #include "model/frame.h"
 #include "model/nic/reaction_point.h"
-#include "model/trace_signal.h"
 #include "model/rng.h"
 #include "model/switch/egress_port.h"
+#include "model/trace_signal.h"
 
 #include <cstdint>
 #include <string>
@@ -32,13 +32,13 @@
 namespace cmswitch {
 
 struct qcn_rp_config {
-    std::string variant = "sef1";       // sef1 | ns3-rdma
+    std::string variant = "sef1";   // sef1 | ns3-rdma
     bool adaptive_rai = false;
     double gd = 1.0 / 128;
     double min_dec_factor = 0.5;
     double min_rate_bps = 10e6;
     uint64_t byte_counter_bytes = 150000;
-    uint64_t timer_ps = 15000000000ull;  // 15 ms
+    uint64_t timer_ps = 15000000000ull;   // 15 ms
     uint32_t fast_recovery_cycles = 5;
     double rai_bps = 5e6;
     double rhai_bps = 50e6;
@@ -52,10 +52,10 @@ public:
     struct limiter {
         trace_signal* tr_rate = nullptr;   // waveform host<h>.flow<f>.rate_mbps (if a trace selects it)
         bool active = false;
-        double cr = 0, tr = 0;             // bit/s
+        double cr = 0, tr = 0;   // bit/s
         int64_t tx_bcount = 0;
         uint32_t si_count = 0, timer_scount = 0;
-        double memory = 0;                 // adaptive R_AI
+        double memory = 0;   // adaptive R_AI
         frame_fifo queue;   // frames waiting for their release time
         uint64_t next_release_ps = 0;
         bool release_pending = false;
@@ -111,5 +111,5 @@ private:
     uint64_t m_cnms = 0;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif

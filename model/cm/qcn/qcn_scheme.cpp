@@ -11,8 +11,9 @@
 namespace cmswitch {
 
 void qcn_scheme::declare(param_table& t) {
-    t.add_choice("qcn_cp", &m_cp, {"standard", "memory", "detailed"},
-                 "QCN congestion point sampling: standard (8 levels), memory (congestion-memory), detailed (15 levels)");
+    t.add_choice(
+        "qcn_cp", &m_cp, {"standard", "memory", "detailed"},
+        "QCN congestion point sampling: standard (8 levels), memory (congestion-memory), detailed (15 levels)");
     t.add_choice("qcn_rp", &m_rp, {"standard", "adaptive-rai"}, "QCN reaction point: standard, or adaptive R_AI");
     t.add_choice("qcn_rp_variant", &m_rp_variant, {"sef1", "ns3-rdma"},
                  "stage arithmetic of the reaction point (see model/cm/qcn/qcn_rp.h)");
@@ -29,7 +30,8 @@ void qcn_scheme::declare(param_table& t) {
     t.add_real("qcn_detailed_min_kb", &m_detailed_min_kb, 0, 1 << 20, "KB (1024 B)",
                "detailed sampling: interval of the heaviest of its 8 top levels (default 1000 B: every 1500-byte "
                "frame even with the 15 % jitter, as the paper's sample-every-packet experiment); the levels fall "
-               "geometrically from the standard table's 18.5 KB", true);
+               "geometrically from the standard table's 18.5 KB",
+               true);
     t.add_real("qcn_gd", &m_gd, 0, 1, "", "QCN decrease gain Gd", true);
     t.add_real("qcn_min_rate_mbps", &m_min_rate_mbps, 0, 1e6, "Mbps", "QCN minimum rate", true);
     t.add_real("qcn_byte_counter_kb", &m_byte_counter_kb, 0, 1 << 20, "KB (1024 B)",
@@ -97,4 +99,4 @@ void qcn_scheme::report(const fabric& net, result& r) const {
     r.set("cnms", static_cast<int64_t>(cnms));
 }
 
-} // namespace cmswitch
+}   // namespace cmswitch

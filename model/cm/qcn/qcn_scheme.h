@@ -27,11 +27,11 @@ public:
     qcn_rp_config rp_config() const;
 
 private:
-    std::string m_cp = "standard";          // standard | memory | detailed
-    std::string m_rp = "standard";          // standard | adaptive-rai
-    std::string m_rp_variant = "sef1";      // sef1 | ns3-rdma
+    std::string m_cp = "standard";   // standard | memory | detailed
+    std::string m_rp = "standard";   // standard | adaptive-rai
+    std::string m_rp_variant = "sef1";   // sef1 | ns3-rdma
     std::string m_quantizer = "linear";
-    double m_qeq_kb = 26000.0 / 1024;       // 26000 B, the 802.1Qau benchmark list
+    double m_qeq_kb = 26000.0 / 1024;   // 26000 B, the 802.1Qau benchmark list
     double m_w = 2;
     double m_sample_base_kb = 150000.0 / 1024;
     double m_memory_decay_ms = 250;
@@ -46,5 +46,5 @@ private:
     double m_rl_queue_kb = 1024;
 };
 
-} // namespace cmswitch
+}   // namespace cmswitch
 #endif
