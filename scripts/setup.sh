@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # All set-up for a fresh machine, safe to run again (installs only what is missing):
-#  1. Debian packages: compiler, CMake, SystemC, Boost, GoogleTest, Python venv support;
+#  1. Debian packages: compiler, CMake, SystemC, GoogleTest, Python venv support;
 #  2. the C++ build in build/ (library layers, cmswitch-sim, GoogleTest suite, benchmarks);
 #  3. a Python virtual environment in .venv with the cmswitch package (pip install ., which builds the
 #     pybind11 extension with scikit-build-core) and its test dependencies from PyPI.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-packages=(g++ cmake ninja-build pkg-config libsystemc-dev libboost-dev libgtest-dev python3 python3-venv python3-dev)
+packages=(g++ cmake ninja-build pkg-config libsystemc-dev libgtest-dev python3 python3-venv python3-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -5,6 +5,10 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bash "$root/scripts/setup.sh"
+# the house style: C++ as clang-format 18 writes it (.clang-format), Python as ruff and mypy accept it
+# (pyproject.toml); the tools come with the test extras, pinned
+(cd "$root" && git ls-files -z '*.cpp' '*.h' | xargs -0 "$root/.venv/bin/clang-format" --dry-run -Werror)
+(cd "$root" && "$root/.venv/bin/ruff" check --quiet . && "$root/.venv/bin/mypy")
 (cd "$root/build" && ctest --output-on-failure -j "$(nproc)" --timeout 600)
 # the CMake package: install into a temporary prefix, build examples/embed against it (find_package(cmswitch))
 # and run it (a user's sc_main with a switch of the model behind TLM-2.0 generic-payload bridges)

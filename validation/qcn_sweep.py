@@ -6,7 +6,6 @@ validation/qcn_sweep.csv. Long: not a test. Usage: .venv/bin/python validation/q
 """
 import os
 
-import pandas as pd
 
 import cmswitch
 
@@ -27,7 +26,7 @@ CASES = {
 def main():
     base = cmswitch.IncastConfig(duration_s=20.0, jitter_ns=500.0, sample_us=0.0)
     points = []
-    for case, fields in CASES.items():
+    for fields in CASES.values():
         for rto in (200.0, 10.0):
             for buf in (128.0, 256.0):
                 for f in FLOWS:

@@ -7,7 +7,7 @@
     df = cmswitch.sweep(cmswitch.IncastConfig(duration_s=2), {"flows": [4, 16, 64], "buffer_kb": [32, 128]},
                         store="incast.sqlite")
 """
-from . import _core
+from . import _core as _core
 from .config import (CONFIG_CLASSES, BaselineConfig, IncastConfig, OverloadConfig, RdmaIncastConfig, ScenarioConfig,
                      Testbed001Config, WorkloadConfig, config_class)
 from .result import Result

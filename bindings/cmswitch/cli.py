@@ -16,7 +16,7 @@ import sys
 import warnings
 from typing import Any, Dict, List, Optional
 
-from .config import CONFIG_CLASSES, _spec, config_class, field_name
+from .config import CONFIG_CLASSES, config_class, field_name, param_specs
 from .sweep import SweepFailed
 from .switch import load_switch
 
@@ -24,7 +24,7 @@ from .switch import load_switch
 def _parse_fields(scenario: str, args: List[str]) -> Dict[str, Any]:
     """--name value pairs as the config class's fields: a name is the core's parameter or the Python field (they
     differ for a core parameter called scenario: `baseline --baseline og-hotspot` and `--scenario og-hotspot`)."""
-    core = _spec(scenario)
+    core = param_specs(scenario)
     spec = {field_name(scenario, n): p for n, p in core.items()}
     spec.update({n: p for n, p in core.items() if n not in spec and field_name(scenario, n) in spec})
     values: Dict[str, Any] = {}

@@ -35,7 +35,8 @@ _C = TypeVar("_C", bound="ScenarioConfig")
 
 
 @lru_cache(maxsize=None)
-def _spec(scenario: str) -> Dict[str, dict]:
+def param_specs(scenario: str) -> Dict[str, Dict[str, Any]]:
+    """The core's parameter table of a scenario, by core name (name, type, unit, default, range or choices, help)."""
     return {p["name"]: p for p in _core.describe(scenario)["params"]}
 
 
@@ -139,9 +140,9 @@ class ScenarioConfig:
         """Field name -> what the core says of it, in field order (made once per class)."""
         got = cls.__dict__.get("_field_specs")
         if got is None:
-            spec = _spec(cls.scenario)
+            spec = param_specs(cls.scenario)
             got = {f.name: spec[f.metadata["core_name"]] for f in fields(cls)}
-            setattr(cls, "_field_specs", got)
+            cls._field_specs = got
         return got
 
     @classmethod
@@ -149,7 +150,7 @@ class ScenarioConfig:
         got = cls.__dict__.get("_sorted_field_names")
         if got is None:
             got = sorted(cls._fields())
-            setattr(cls, "_sorted_field_names", got)
+            cls._sorted_field_names = got
         return got
 
     @classmethod
@@ -157,7 +158,7 @@ class ScenarioConfig:
         got = cls.__dict__.get("_csv_field_names")
         if got is None:
             got = [n for n, p in cls._fields().items() if p.get("csv_file")]
-            setattr(cls, "_csv_field_names", got)
+            cls._csv_field_names = got
         return got
 
     def _set_checked(self, name: str, value: Any, p: Mapping[str, Any]) -> None:
@@ -290,6 +291,7 @@ def stub_text() -> str:
         "",
         '_C = TypeVar("_C", bound="ScenarioConfig")',
         "",
+        "def param_specs(scenario: str) -> Dict[str, Dict[str, Any]]: ...",
         "def class_name(scenario: str) -> str: ...",
         "def field_name(scenario: str, core_name: str) -> str: ...",
         "def describe_field(p: Mapping[str, Any]) -> str: ...",
@@ -331,4 +333,4 @@ def stub_text() -> str:
 
 
 __all__ = ["ScenarioConfig", "CONFIG_CLASSES", "config_class", "class_name", "field_name", "describe_field", "budget_mb",
-           "stub_text"] + [c.__name__ for c in CONFIG_CLASSES.values()]
+           "param_specs", "stub_text"] + [c.__name__ for c in CONFIG_CLASSES.values()]

@@ -123,7 +123,7 @@ def _write_report(out, base, df, sens, schemes, figures, reading, runs_text):
           f"{base.dcqcn_kmax_kb:g} KB / Pmax {base.dcqcn_pmax:g}, reaction point `{base.dcqcn_rp_variant}`, MIN_RATE "
           f"{base.dcqcn_min_rate_mbps:g} Mb/s, {base.duration_s * 1e3:g} ms per run; {runs_text}. Converged: the queue "
           f"stays under {base.converge_kb:g} KB for {base.converge_window_ms:g} ms after the burst.", "",
-          "## Reading", ""] + [f"- {l}" for l in reading] + ["", "## Every point", "",
+          "## Reading", ""] + [f"- {line}" for line in reading] + ["", "## Every point", "",
           "| Gb/s | flows | scheme | converged | at (ms) | above threshold after (%) | queue, last fifth (KB) | delay p50 / p99 (us) | Jain | goodput (Gb/s) | drops |",
           "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in agg.itertuples():

@@ -331,7 +331,7 @@ def _report(out, base, df, minbuf, figures, target, elapsed, mingood=None, targe
         pause_frames=("pause_frames", "mean")).reset_index()
     md = ["# Shared-buffer sizing", "", intro, "", "Schemes: " + "; ".join(f"{s}: {SCHEME_TEXT[s]}" for s in
                                                                          df["scheme"].unique()), "",
-          "## Reading", ""] + [f"- {l}" for l in reading] + ["", "## Every feasible point (mean of seeds)", "",
+          "## Reading", ""] + [f"- {line}" for line in reading] + ["", "## Every feasible point (mean of seeds)", "",
           "| scheme | buffer (KB) | alpha | p99 slowdown <= 10 KB | p99 slowdown all | incast p99 (ms) | incast goodput (Gb/s) | drops | timeouts | pause frames |",
           "|---|---|---|---|---|---|---|---|---|---|"]
     for r in agg.itertuples():

@@ -10,7 +10,7 @@ from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tu
 
 import pandas as pd
 
-from .config import IncastConfig, ScenarioConfig
+from .config import IncastConfig
 from .files import write_csv
 from .sweep import sweep
 
@@ -64,7 +64,9 @@ def pause_split(buffer_kb: float, inputs: int, link_gbps: float, delay_us: float
     (model/cm/pause), so that the rule lives once."""
     from . import _core
     d = _core.pause_split(buffer_kb, inputs, link_gbps, delay_us, mtu_bytes)
-    return PauseSplit(**{k: (bool(v) if k == "lossless" else int(v)) for k, v in d.items()})
+    return PauseSplit(share_bytes=int(d["share_bytes"]), headroom_bytes=int(d["headroom_bytes"]),
+                      xoff_bytes=int(d["xoff_bytes"]), xon_bytes=int(d["xon_bytes"]),
+                      min_xoff_bytes=int(d["min_xoff_bytes"]), lossless=bool(d["lossless"]))
 
 
 def pfc_feasible(base: IncastConfig, buffer_kb: float, flows: int) -> bool:
@@ -254,13 +256,13 @@ def _write_report(out, base, schemes, min_rtos_ms, flows, buffers_kb, seeds, tar
     table = minbuf.assign(case=minbuf["scheme"] + ", " + minbuf["min_rto_ms"].map(lambda v: f"{v:g} ms"),
                           shown=[cell(r) for r in minbuf.itertuples()]).pivot(index="flows", columns="case",
                                                                                values="shown")
-    md = [f"# Buffer sizing for TCP incast", "",
+    md = ["# Buffer sizing for TCP incast", "",
           f"Incast (seed 000 set-up): 1 client, N servers, {base.link_gbps:g} Gbps links, SRU {base.sru_kb:g} KB, "
           f"TCP minRTO {', '.join(f'{r:g}' for r in min_rtos_ms)} ms, {base.duration_s:g} s simulated per run, "
           f"seeds {list(seeds)}, {runs}. Goodput is the mean over seeds; the servers add up "
           f"to {base.jitter_ns:g} ns of random delay per segment.", "",
-          f"Schemes: " + "; ".join(f"**{s}**: {SCHEME_TEXT[s]}" for s in schemes) + ".", "",
-          "## Reading", ""] + [f"- {l}" for l in reading] + [
+          "Schemes: " + "; ".join(f"**{s}**: {SCHEME_TEXT[s]}" for s in schemes) + ".", "",
+          "## Reading", ""] + [f"- {line}" for line in reading] + [
           "", f"## Smallest buffer (KB) with mean goodput >= {target:.0f} Mbps (90 % of the payload line rate)", "",
           "Columns: scheme, minRTO.", "",
           "| flows | " + " | ".join(table.columns) + " |", "|---" * (len(table.columns) + 1) + "|"]
@@ -287,7 +289,7 @@ def write_html(path: str, title: str, intro: str, reading: Sequence[str], table_
                figures: Sequence[Tuple[str, str]]) -> None:
     """A study's index.html: title, the set-up, the reading as a list, one table, the figures with captions."""
     body = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(intro)}</p>", "<h2>Reading</h2><ul>"] + \
-           [f"<li>{html.escape(l)}</li>" for l in reading] + ["</ul>", f"<h2>{html.escape(table_title)}</h2>",
+           [f"<li>{html.escape(line)}</li>" for line in reading] + ["</ul>", f"<h2>{html.escape(table_title)}</h2>",
             table_html, "<h2>Figures</h2>"] + \
            [f"<figure><img src='{n_}' alt='{html.escape(c)}'><figcaption>{html.escape(c)}</figcaption></figure>"
             for n_, c in figures]

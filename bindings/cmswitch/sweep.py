@@ -202,7 +202,7 @@ def sweep(base: ScenarioConfig, grid: Optional[Mapping[str, Sequence[Any]]] = No
     if bar is not None:
         bar.close()
     own_store = isinstance(store, (str, os.PathLike))
-    db = ResultStore(store) if own_store else store
+    db: Optional[ResultStore] = ResultStore(os.fspath(store)) if isinstance(store, (str, os.PathLike)) else store
     try:
         run = _Sweep(base, configs, keys, db, progress, infeasible, errors, budget, BUILD_ID)
         return run.go(workers, executor)
@@ -290,9 +290,9 @@ class _Sweep:
         df.attrs["reused"] = self.reused
         df.attrs["failed"] = self.failed
         if self.failed:
-            first = next(i for i, s in enumerate(self.summaries) if s is not None and "error" in s)
+            first, why = next((i, s["error"]) for i, s in enumerate(self.summaries) if s is not None and "error" in s)
             warnings.warn(f"{self.failed} of {len(configs)} sweep points failed (the 'error' column says why; the "
-                          f"first is point {first}: {self.summaries[first]['error']})", RuntimeWarning, stacklevel=3)
+                          f"first is point {first}: {why})", RuntimeWarning, stacklevel=3)
         return df
 
     def _check_all(self, unique: List[int]) -> None:
@@ -351,6 +351,7 @@ class _Sweep:
     # -- running -------------------------------------------------------------------------------------------------
     def _submit(self, i: int) -> Any:
         cfg = self.configs[i]
+        assert self.pool is not None
         if _is_dask_client(self.pool):
             return self.pool.submit(sweep_point, cfg.scenario, cfg.to_dict(), self.budget, pure=False)
         return self.pool.submit(sweep_point, cfg.scenario, cfg.to_dict(), self.budget)
@@ -386,6 +387,7 @@ class _Sweep:
                     i = pending.pop()
                     state = "ours" if db is None else db.claim(self.keys[i])
                     if state == "done":
+                        assert db is not None
                         self.finished(i, db.get(self.keys[i]) or {"error": "the store lost its row"},
                                       from_store=True)
                     elif state == "taken":
@@ -399,6 +401,7 @@ class _Sweep:
                         except BrokenProcessPool as e:   # a user's pool that broke earlier
                             self.finished(i, {"error": f"BrokenProcessPool: {e}"})
             if inflight:
+                done: Iterable[Any]
                 if dask:
                     time.sleep(_POLL_S)
                     done = [f for f in inflight if f.done()]
@@ -431,6 +434,7 @@ class _Sweep:
                 time.sleep(_POLL_S)
             still = []
             for i in elsewhere:   # another sweep's points: its result, or its claim lost (it died): ours to run
+                assert db is not None   # only a store has other sweeps' points
                 got = db.get(self.keys[i])
                 if got is not None:
                     self.finished(i, got, from_store=True)

@@ -41,6 +41,7 @@ import json
 import math
 import os
 import re
+import sys
 from typing import Any, Dict, Mapping, Union
 
 from . import _core
@@ -118,9 +119,9 @@ def read_tree(path: str, what: str, other: str = "JSON") -> Any:
             import yaml
             return yaml.load(data, Loader=_strict_yaml_loader())
         if kind == "TOML":
-            try:
+            if sys.version_info >= (3, 11):
                 import tomllib
-            except ImportError:   # Python < 3.11
+            else:   # Python < 3.11
                 import tomli as tomllib
             return tomllib.loads(data.decode())
 

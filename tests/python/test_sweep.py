@@ -1,6 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
 """sweep(): grid order, process pool vs in-process vs Dask, resuming from the store after a kill."""
-import os
 import signal
 import sqlite3
 import subprocess
@@ -10,7 +9,6 @@ import time
 import pytest
 
 import cmswitch
-from conftest import ROOT
 
 BASE = cmswitch.IncastConfig(duration_s=0.3, min_rto_ms=10, jitter_ns=400)
 GRID = {"flows": [4, 16], "buffer_kb": [32, 128], "seed": [1, 2]}
@@ -181,7 +179,7 @@ def test_a_point_claimed_by_a_dead_sweep_is_taken_over(tmp_path):
     key = base.replace(flows=2).key(cmswitch.BUILD_ID)
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    with cmswitch.ResultStore(str(store)) as s, sqlite3.connect(str(store)) as db:
+    with cmswitch.ResultStore(str(store)), sqlite3.connect(str(store)) as db:
         db.execute("INSERT INTO claims VALUES (?, ?, ?, ?)", (key, __import__("socket").gethostname(), dead.pid,
                                                                time.time()))
     df = cmswitch.sweep(base, {"flows": [2, 4]}, workers=1, store=str(store), progress=False)

@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """The shipped type stub: current with the core's parameter tables, installed with the package, and strict enough
 that mypy --strict accepts a correct script and refuses wrong field names, types and choices."""
-import os
 import pathlib
 import subprocess
 import sys

@@ -107,7 +107,8 @@ def test_queue_depth_in_the_vcd_has_the_json_maximum(pause_run):
 def test_the_dump_changes_no_result(pause_run):
     cfg, r, _, _ = pause_run
     plain = cmswitch.run(cfg)
-    strip = lambda s: {k: v for k, v in s.items() if k != "wall_s" and not k.startswith("vcd_")}
+    def strip(s):
+        return {k: v for k, v in s.items() if k != "wall_s" and not k.startswith("vcd_")}
     assert strip(plain.summary) == strip(r.summary)
     assert r["vcd_truncated_at_ms"] == -1 and r["vcd_changes"] > 1000
 
