@@ -7,6 +7,7 @@
 #include "platform/sim_context.h"
 #include "testing.h"
 
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -217,4 +218,12 @@ TEST(Hardening, CheckFindsCrossFieldConflictsWithoutRunning) {
         EXPECT_EQ(check(s, {"--duration-s", "50"}), "") << s;
     // and the next run is a normal one
     EXPECT_EQ(refusal("incast", {"--flows", "2", "--duration-s", "0.01"}), "");
+}
+
+// The harness (tests/systemc_reports.cpp) turns any SystemC warning during a test into a failure of that test:
+// the model silences SystemC's warnings on stdout, so without it a warning would pass unseen.
+TEST(Hardening, ASystemCWarningInATestFailsIt) {
+    sim_context ctx;
+    EXPECT_NONFATAL_FAILURE(SC_REPORT_WARNING("cmswitch/test", "a deliberate warning"),
+                            "SystemC warning cmswitch/test: a deliberate warning");
 }
