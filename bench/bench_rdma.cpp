@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// RDMA incast speed (issue 11): 8 senders x 50 queue pairs (400 flows) into one receiver at 40 Gb/s, PFC on,
+// RDMA incast speed: 8 senders x 50 queue pairs (400 flows) into one receiver at 40 Gb/s, PFC on,
 // 100 ms simulated. Prints a markdown table row per case: data frames through the bottleneck, model events, wall
 // time (best of reps) and data frames per wall second (target: at least 2 M).
 #include "bench/bench_args.h"

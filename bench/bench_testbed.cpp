@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Seed 001's testbed speed (issue 12): testbed-001, 60 s simulated, for each SCTP variant. Prints a markdown table
+// Seed 001's testbed speed: testbed-001, 60 s simulated, for each SCTP variant. Prints a markdown table
 // row per case: frames the switch sent, model events, wall time (best of reps), simulated seconds per wall
 // second. Target: 60 s simulated in well under a minute.
 #include "bench/bench_args.h"

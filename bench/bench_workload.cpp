@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Issue 13's speed point: a 32-port 25 Gb/s switch, web-search flows at 60 % load on every port plus a 31:1 incast
+// The workload speed point: a 32-port 25 Gb/s switch, web-search flows at 60 % load on every port plus a 31:1 incast
 // (64 KB per sender every ms), DCTCP, 100 ms of arrivals (+ 20 ms to drain). Prints a markdown row per case: frames
 // the switch sent, events, wall time (best of reps), frames per wall second (target: at least 2 M).
 #include "bench/bench_args.h"

@@ -32,19 +32,19 @@ out="$here/RESULTS.md"
   echo
   echo "## RDMA incast: 8 senders x 50 queue pairs, 40 Gb/s, PFC, 100 ms"
   echo
-  echo "Target from issue 11: at least 2 M data frames (through the bottleneck) per wall second."
+  echo "Target: at least 2 M data frames (through the bottleneck) per wall second."
   echo
   "$build/bench/bench_rdma" "$reps"
   echo
   echo "## Seed 001's SCTP testbed: 11 hosts, incast client and two elephants, 60 s"
   echo
-  echo "Target from issue 12: 60 s simulated in well under a minute."
+  echo "Target: 60 s simulated in well under a minute."
   echo
   "$build/bench/bench_testbed" "$reps"
   echo
   echo "## Datacenter workload: 32 x 25 Gb/s switch, web search at 60 % + a 31:1 incast every ms, 100 ms"
   echo
-  echo "Target from issue 13: at least 2 M frames per wall second."
+  echo "Target: at least 2 M frames per wall second."
   echo
   "$build/bench/bench_workload" "$reps"
   echo

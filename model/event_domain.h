@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // A time-ordered queue of model events behind one sc_event and one SC_METHOD. Blocks (switches, NICs) schedule
 // their own events here (frame arrivals, transmitter wakeups, timers) instead of keeping a SystemC event each:
-// the kernel slows down as pending timed notifications grow (DESIGN.md: 29 M events/s with 1 pending, 7.2 M
-// with 1000), so a scenario keeps a handful of domains however many blocks it has (see network.h).
+// the kernel slows down as pending timed notifications grow (docs/architecture.md, "What SystemC costs":
+// 29 M events/s with 1 pending, 7.2 M with 1000), so a scenario keeps a handful of domains however many blocks
+// it has (see network.h).
 // Entries due at the same picosecond run in the order they were scheduled: runs are deterministic.
 //
 // Temporal decoupling: when a domain carries the whole model (no other domain can send it events), it may run

@@ -75,7 +75,7 @@ TEST(Baseline, TcpBehindAQcnRateLimiterIsBackPressuredNotStalled) {
 }
 
 TEST(Baseline, DctcpAndEcnSchemesRunOnTheHotspot) {
-    // issue 14: the baselines offered no DCTCP/ECN. At the output-generated hot spot, drop-tail TCP overflows
+    // The baselines once offered no DCTCP/ECN. At the output-generated hot spot, drop-tail TCP overflows
     // the 150000 B output queue of the 0.5 Gb/s hot spot; DCTCP with step marking at K (30 KB by default)
     // keeps it below the limit, so nothing is dropped, and it marks; so does NewReno with ECN over RED
     const std::vector<std::string> base{"--scenario", "og-hotspot", "--duration-s", "0.05"};

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// DCQCN and DCQCN+ by hand values (../shared/spec/dcqcn.md): the congestion point's marking probability, the
+// DCQCN and DCQCN+ by hand values (docs/spec/dcqcn.md): the congestion point's marking probability, the
 // notification point's CNP spacing, one cut and alpha update per reaction-point variant, the paper's fast
 // recovery -> additive -> hyper increase sequence, DCQCN+'s timer period and increase rules; then whole RoCE
 // incasts against conservation, losslessness and line rate.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The TLM-2.0 generic-payload bridge (issue 14): a foreign initiator's frames cross a switch of the model and
+// The TLM-2.0 generic-payload bridge: a foreign initiator's frames cross a switch of the model and
 // reach a foreign target at the times a hand calculation gives; frame images and metadata survive both ways.
 #include "model/gp_bridge.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Issue 15: inputs that crashed, hung or gave silent nonsense, each reproduced; and the per-run memory.
+// Inputs that crashed, hung or gave silent nonsense, each reproduced; and the per-run memory.
 #include "model/errors.h"
 #include "model/rng.h"
 #include "platform/network.h"

@@ -315,7 +315,7 @@ TEST(Pause, DynamicXoffFromAlphaAndTheSharedHeadroomPool) {
 TEST(Pause, RefreshedPauseKeepsOneExpiryPending) {
     // A peer refreshing XOFF every microsecond (quanta 1000 = 512 us at 1 Gb/s) must not leave one expiry event
     // per PAUSE behind: each would re-arm at every later expiry, and short quanta then multiply the events
-    // without bound (issue 15: `baseline --pause-quanta 1` ran for minutes). One pending expiry, and the pause
+    // without bound (`baseline --pause-quanta 1` once ran for minutes). One pending expiry, and the pause
     // still ends 512 us after the last refresh.
     nic_bench b(1 * gbps);
     b.send_data(2);

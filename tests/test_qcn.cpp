@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// QCN congestion point and reaction point against hand-computed values (../shared/spec/qcn-cp.md, qcn-rp.md).
+// QCN congestion point and reaction point against hand-computed values (docs/spec/qcn-cp.md, qcn-rp.md).
 #include "model/cm/qcn/qcn_congestion_points.h"
 #include "model/cm/qcn/qcn_cp.h"
 #include "model/cm/qcn/qcn_rp.h"

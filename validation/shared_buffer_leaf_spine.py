@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""The shared-buffer study on a leaf-spine (issue 13): the fabric of examples/switches/leaf_spine_25g.toml (4 leaves
+"""The shared-buffer study on a leaf-spine: the fabric of examples/switches/leaf_spine_25g.toml (4 leaves
 x 8 hosts at 25 Gb/s, 2 spines at 100 Gb/s), web search at 60 % plus a 31:1 incast of 64 KB every ms across the
 fabric, drop-tail / DCTCP / PFC x 1-16 MB per switch x alpha 0.25, 1, 4 x 2 seeds; and the same workload on one
 32 x 25 Gb/s switch for comparison. Writes validation/shared_buffer_*.csv and the reports under

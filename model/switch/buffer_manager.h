@@ -38,7 +38,7 @@ struct buffer_config {
     uint64_t reserved_bytes = 0;   // "shared": guaranteed bytes per queue (port x priority)
     std::vector<double> alpha_by_prio;   // "shared": alpha per queue (8 entries); empty: alpha for all
 
-    // The switch's class handling (the switch description of issue 13), for every policy: the egress queue and
+    // The switch's class handling (the switch description), for every policy: the egress queue and
     // the ingress priority group (PFC/PAUSE accounting) of each 802.1p priority, and the egress scheduler: the
     // queues in dwrr_queues share by deficit weighted round robin (dwrr_quantum bytes per round each), the others
     // are strict priority above them. Identity maps and strict priority by default; priority 7 (control frames)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The IEEE 802.1Qau baseline scenarios of seed 002 (../shared/spec/qcn-benchmarks.md), 10 Gb/s, 9 KB Bernoulli
+// The IEEE 802.1Qau baseline scenarios of seed 002 (docs/spec/qcn-benchmarks.md), 10 Gb/s, 9 KB Bernoulli
 // transactions of 1500-byte frames, over UDP or TCP NewReno, with PAUSE and/or QCN:
 //  - og-hotspot: 10 nodes on a two-tier leaf-spine (2 leaves of 5 nodes, 2 spines: the slides' figure is lost,
 //    so this wiring is ours), loop latency 16 us; nodes 1-6 offer 2.5 Gb/s, nodes 8-10 4 Gb/s, to destinations

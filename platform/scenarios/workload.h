@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Datacenter flow workloads and their completion times (issue 13): hosts on one switch (star) or a two-tier
+// Datacenter flow workloads and their completion times: hosts on one switch (star) or a two-tier
 // leaf-spine (ECMP over the spines), every host sending TCP flows with Poisson arrivals at a target load and sizes
 // from an empirical CDF (web-search, data-mining, fb-hadoop) to random other hosts, plus optional periodic incasts.
 // Reports flow completion time and slowdown (FCT / the ideal FCT of the flow alone on the network) by size bucket,

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Issue 15's fuzz harness: random flag combinations drawn from the core's own parameter tables (values inside
+"""The fuzz harness: random flag combinations drawn from the core's own parameter tables (values inside
 the ranges, at their ends, just beyond, absurd, of the wrong type; short durations) into the command line. Each
 run must end with exit 0 and a JSON summary whose byte accounting holds and whose numbers are finite, or with
 exit 2 and a message naming a parameter. Never a signal, a hang (per-run timeout) or a NaN."""

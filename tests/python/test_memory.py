@@ -9,7 +9,7 @@ def rss_bytes():
 
 
 def test_10000_full_runs_in_one_process_grow_memory_by_under_1_mb():
-    # issue 15: full runs (parse, validate, build, simulate, report, tear down), three scenarios in turn, every
+    # full runs (parse, validate, build, simulate, report, tear down), three scenarios in turn, every
     # run with its own seed; a leak of 100 bytes per run would show as 1 MB
     cfgs = [cmswitch.IncastConfig(flows=4, duration_s=0.002),
             cmswitch.OverloadConfig(senders=2, duration_s=0.0002, sample_us=0),

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Plots fit for a design review (issue 14): distinct styles, confidence intervals, infeasible points marked,
+"""Plots fit for a design review: distinct styles, confidence intervals, infeasible points marked,
 legends outside the data, units on the axes."""
 import math
 
@@ -55,7 +55,7 @@ def test_innocent_vs_hotspot_of_a_baseline_run_is_in_gbps():
 
 
 def test_pause_state_is_in_the_series():
-    # issue 14: transmitters held by a PAUSE/PFC at each sample, beside the queue
+    # transmitters held by a PAUSE/PFC at each sample, beside the queue
     r = cmswitch.run(cmswitch.IncastConfig(flows=8, pause="pause", buffer_kb=128, duration_s=0.02, series=True,
                                            sample_us=100))
     s = r.series
@@ -68,7 +68,7 @@ def test_pause_state_is_in_the_series():
 
 
 def test_every_scenario_reports_time_weighted_queue_percentiles_per_port():
-    # issue 14: percentiles in every scenario (the testbed's packet-counted ports had only the maximum)
+    # percentiles in every scenario (the testbed's packet-counted ports had only the maximum)
     r = cmswitch.run(cmswitch.Testbed001Config(duration_s=0.05))
     ports = r.tables["ports"]
     for p50, p99, mx in zip(ports["queue_p50_kb"], ports["queue_p99_kb"], ports["max_queue_frames"]):

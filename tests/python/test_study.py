@@ -21,7 +21,7 @@ def test_buffer_sizing_report_has_every_promised_file(tmp_path):
         assert (out / name).stat().st_size > 0, name
     points = pd.read_csv(out / "points.csv", keep_default_na=False, na_values=[""])
     # 6 schemes x 2 buffers x 2 flow counts x 2 minRTOs, every point recorded; PFC runs only where the 1 Gb/s
-    # headroom (9378 B) + 3 frames fits in each server's share: 32 KB / 8 = 4096 B does not (issue 14: those
+    # headroom (9378 B) + 3 frames fits in each server's share: 32 KB / 8 = 4096 B does not (those
     # points used to vanish from the report)
     assert len(points) == len(df) == 6 * 2 * 2 * 2
     assert set(points["scheme"]) == set(schemes)
@@ -46,7 +46,7 @@ def test_find_min_buffer_returns_a_buffer_that_meets_the_target_and_a_smaller_on
     assert 16 < found.buffer_kb <= 512
 
     # the bisection's guarantee: the found buffer meets the target, and one within tolerance_kb below it was
-    # evaluated and missed it (goodput is not monotone in the buffer, issue 13: nothing is claimed further below)
+    # evaluated and missed it (goodput is not monotone in the buffer: nothing is claimed further below)
     means = found.evaluations.groupby("buffer_kb")["goodput_mbps"].mean()
     assert means[found.buffer_kb] >= target
     below = means[(means.index < found.buffer_kb) & (means.index >= found.buffer_kb - 16)]

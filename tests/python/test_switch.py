@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Switch descriptions (issue 13): list fields, description files in JSON/TOML/YAML, the same switch from
+"""Switch descriptions: list fields, description files in JSON/TOML/YAML, the same switch from
 Python, the Python command line and cmswitch-sim."""
 import json
 import subprocess

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""--vcd / run(vcd=...): a value change dump whose values agree with the run's own counters (issue 14)."""
+"""--vcd / run(vcd=...): a value change dump whose values agree with the run's own counters."""
 import subprocess
 import sys
 

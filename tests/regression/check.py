@@ -12,18 +12,18 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# old key -> new key (summary keys and table columns), for renames a refactor makes on purpose; issue 14: the
+# old key -> new key (summary keys and table columns), for renames a refactor makes on purpose; the
 # hot-spot traffic of the baselines was called "victim", the usual name of the innocent flow PAUSE spreading hits
 RENAMED = {"victim_gbps": "hotspot_gbps", "victim_gbps_congested": "hotspot_gbps_congested",
            "victim_gbps_uncongested": "hotspot_gbps_uncongested",
            "ideal_victim_gbps_congested": "ideal_hotspot_gbps_congested",
            "ideal_victim_gbps_uncongested": "ideal_hotspot_gbps_uncongested"}
-# keys a refactor adds on purpose (issue 10: NIC drops by reason; schemes report the same keys in every scenario:
+# keys a refactor adds on purpose (NIC drops by reason; schemes report the same keys in every scenario:
 # qcn_cp and qcn_rp with QCN in overload too, pause_xoff_bytes with PAUSE in baseline too), and keys whose meaning
 # it narrows on purpose. An added key is compared only where the expected output has it.
-# issue 12: drop reasons of the packet-counted transmit queue and of DBL
+# drop reasons of the packet-counted transmit queue and of DBL
 ADDED = {"drops_rate_limiter_full", "qcn_cp", "qcn_rp", "pause_xoff_bytes", "pause_xon_bytes", "drops_port_packet_limit", "drops_aqm",
-         # issues 13/14: time-weighted occupancy percentiles and pause episodes
+         # time-weighted occupancy percentiles and pause episodes
          "pause_episodes", "pause_episode_p50_us", "pause_episode_p99_us", "pause_episode_max_us",
          "queue_p50_kb", "queue_p90_kb", "queue_p99_kb", "queue_p999_kb",
          "bottleneck_queue_p50_kb", "bottleneck_queue_p90_kb", "bottleneck_queue_p99_kb", "bottleneck_queue_p999_kb",

@@ -2,7 +2,7 @@
 // DC-Vegas (Wang et al., paper 004): DCTCP's control law driven by Vegas' delay-based queue estimate instead of
 // ECN marks, at the sender alone. The available text gives only the estimate (its Eq. 1): a flow's own queued
 // segments q = (w / RTT) (RTT - RTT_min), compared with a threshold K_v. The control law is OUR READING (the
-// spec's, ../shared/spec/tcp-dctcp-newreno-rto-vegas.md section 5): over each RTT the fraction F of the
+// docs/spec/tcp.md, DC-Vegas): over each RTT the fraction F of the
 // per-segment RTT samples with q > K_v; at the RTT's end alpha = (1 - g) alpha + g F and, if any sample was
 // over, cwnd = ssthresh = max(cwnd (1 - alpha / 2), 2 SMSS) (once per RTT, as DCTCP once per window); otherwise
 // the window grows as Reno per ACK. K_v (segments) and g are settings (tcp_config::dcvegas_k, dcvegas_g).

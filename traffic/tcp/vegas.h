@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// TCP Vegas as Linux tcp_vegas.c does it (../shared/spec/tcp-dctcp-newreno-rto-vegas.md section 4). baseRTT is the
+// TCP Vegas as Linux tcp_vegas.c does it (docs/spec/tcp.md, Vegas). baseRTT is the
 // smallest RTT ever seen; over each RTT (until an ACK passes the snd_nxt of the RTT's start) the smallest sample
 // and their count are kept. Then, with at least 3 samples:
 //   diff = cwnd (rtt - baseRTT) / baseRTT   (segments this flow keeps queued), target = cwnd baseRTT / rtt

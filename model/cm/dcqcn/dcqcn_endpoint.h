@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // A RoCEv2 NIC's congestion-control engine (one per host NIC): the reaction point of its sending queue pairs and
-// the notification point of its receiving ones (../shared/spec/dcqcn.md sections 2-4).
+// the notification point of its receiving ones (docs/spec/dcqcn.md, notification and reaction points).
 //
 // RP and QP scheduler: every RDMA data frame of the host passes through it. Each QP has a small buffer in the NIC
 // (qp_buffer_bytes; the sender waits for room, as a QP waits for its work queue) and a rate limiter: after a frame

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// The DCQCN reaction point's rate algorithm, one flow at a time (../shared/spec/dcqcn.md section 3 and 4): what a
+// The DCQCN reaction point's rate algorithm, one flow at a time (docs/spec/dcqcn.md, reaction point): what a
 // CNP, a timer expiry or a sent packet does to the current rate RC, the target rate RT and alpha. Pure state and
 // arithmetic, no events: the NIC endpoint (dcqcn_endpoint.h) owns the timers and calls these. Variants:
 //
-//   paper     (HiNA-DCN_INET, htsim; spec 3.1) CNP: RT = RC, RC *= 1 - alpha/2, alpha = (1-g) alpha + g (cut with
+//   paper     (HiNA-DCN_INET, htsim) CNP: RT = RC, RC *= 1 - alpha/2, alpha = (1-g) alpha + g (cut with
 //             the old alpha), T = BC = i = 0, byte counter cleared, alpha and rate timers restarted. The rate timer
 //             (T, 55 us) and the byte counter (B) each count a stage and increase: max(T, BC) < F fast recovery
 //             (RC = (RT + RC)/2); min(T, BC) > F hyper increase (i += 1, RT += i R_HAI); else additive (RT +=
 //             R_AI); RT <= line rate. Alpha decays (1-g) every K (55 us) without a CNP.
-//   ns3-rdma  (bobzhuyb/ns3-rdma; spec 3.3) QCN-shaped: alpha updated first and the cut made with the new one,
+//   ns3-rdma  (bobzhuyb/ns3-rdma) QCN-shaped: alpha updated first and the cut made with the new one,
 //             stages change at >= F, HAI step R_HAI x (min(T, BC) - F + 1), both cycles halved in HAI, TR guard
 //             (RT /= 8 instead of increasing when RT > 10 RC at the first stage after a cut).
-//   mlx       (NVIDIA firmware as HPCC's CC_MODE 1; spec 3.2) CNPs only set flags; alpha is updated every T_alpha
+//   mlx       (NVIDIA firmware as HPCC's CC_MODE 1) CNPs only set flags; alpha is updated every T_alpha
 //             ((1-g) alpha + g if a CNP came in the period, else (1-g) alpha); the rate is cut at most once per
 //             T_dec (RT = RC when the last increase was timer-driven, RC = max(MIN, RC (1 - alpha/2))); the rate
 //             timer T_inc alone increases: stage < F fast recovery, == F additive once, > F hyper by a constant

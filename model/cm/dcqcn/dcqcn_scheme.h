@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// DCQCN and DCQCN+ as schemes (../shared/spec/dcqcn.md):
+// DCQCN and DCQCN+ as schemes (docs/spec/dcqcn.md):
 //  - dcqcn_cp_scheme, slot "marking", variant "dcqcn": the congestion point, RED-like marking of ECN-capable
 //    frames on the instantaneous queue of the frame's priority at a switch egress port, p = 0 up to Kmin, Pmax (q -
 //    Kmin) / (Kmax - Kmin) up to Kmax, 1 above; at dequeue (both ns-3 simulators; the queue after the departing

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Switch-side 802.3x PAUSE / 802.1Qbb PFC generation (../shared/spec/pause-pfc.md section 3): every buffered byte
+// Switch-side 802.3x PAUSE / 802.1Qbb PFC generation (docs/spec/pause-pfc.md, generation at the switch): every buffered byte
 // is charged to the (ingress port, class) it arrived on - class = priority for PFC, one class for PAUSE - until
 // its transmission starts. At XOFF bytes the switch sends a PAUSE (pause_quanta) out of that ingress port and
 // repeats it at half its duration while still above XON; at XON or below it sends XON (pause time 0).

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// IEEE 802.1Qau QCN congestion point (pseudocode v2.2 as read in ../shared/spec/qcn-cp.md), one per egress queue
+// IEEE 802.1Qau QCN congestion point (pseudocode v2.2; docs/spec/qcn-cp.md), one per egress queue
 // (port x priority), evaluated on every frame arrival. Bytes throughout.
 //
 //   qlen   = queue bytes with the arriving frame (if admitted)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// IEEE 802.1Qau QCN reaction point at a host NIC (../shared/spec/qcn-rp.md): one rate limiter per flow that has
+// IEEE 802.1Qau QCN reaction point at a host NIC (docs/spec/qcn-rp.md): one rate limiter per flow that has
 // received a CNM, between the transport and the NIC queue. A limiter holds its flow's frames and releases them
 // at its current rate CR (next release = previous + bytes x 8 / CR); a flow without an active limiter goes
 // straight to the NIC queue.
