@@ -51,6 +51,12 @@ public:
     host_nic& nic(int host) { return *m_nics[static_cast<size_t>(host)]; }
     const host_nic& nic(int host) const { return *m_nics[static_cast<size_t>(host)]; }
     host_stack& stack(int host) { return *m_stacks[static_cast<size_t>(host)]; }
+    std::vector<host_stack*> stacks() {   // by host id
+        std::vector<host_stack*> all;
+        for (auto& s : m_stacks)
+            all.push_back(s.get());
+        return all;
+    }
     ethernet_switch& sw(int i) { return *m_switches[static_cast<size_t>(i)]; }
     const ethernet_switch& sw(int i) const { return *m_switches[static_cast<size_t>(i)]; }
     const topology& topo() const { return m_topo; }

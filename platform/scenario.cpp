@@ -7,12 +7,6 @@
 
 #include "model/errors.h"
 #include "platform/network.h"
-#include "platform/scenarios/baseline.h"
-#include "platform/scenarios/incast.h"
-#include "platform/scenarios/overload.h"
-#include "platform/scenarios/rdma_incast.h"
-#include "platform/scenarios/testbed_001.h"
-#include "platform/scenarios/workload.h"
 #include "platform/sim_context.h"
 #include "platform/statistics.h"
 
@@ -33,22 +27,34 @@ void scenario::set_memory_budget(double bytes) {
     m_budget_bytes = bytes;
 }
 
-void scenario::check() {
+scenario_plan scenario::prepare(result& r) {
     m_params.validate();
-    struct build_only_guard {
-        build_only_guard() { sim_context::set_build_only(true); }
-        ~build_only_guard() { sim_context::set_build_only(false); }
-    } guard;
-    try {
-        run();
-    } catch (const build_checked&) {
-    }
+    cost().check(memory_budget());
+    return plan(r);
 }
 
-const std::vector<std::string>& scenario_names() {
-    static const std::vector<std::string> names{"overload",     "incast",      "baseline", "rdma-incast",
-                                                "vegas-incast", "testbed-001", "workload"};
-    return names;
+result scenario::run() {
+    const run_clock clock;
+    result r;
+    const scenario_plan p = prepare(r);
+    {
+        sim_context ctx;
+        network net(p.topo);
+        std::unique_ptr<scenario_run> built = build(net, r);
+        ctx.run_until(p.end_ps);
+        report(net, *built, r);
+        // what build made goes before the network, the network before the context
+    }
+    clock.report(r);
+    return r;
+}
+
+void scenario::check() {
+    result scratch;
+    const scenario_plan p = prepare(scratch);
+    sim_context ctx;
+    network net(p.topo);
+    build(net, scratch);
 }
 
 void declare_buffer(param_table& t, buffer_settings& b) {
@@ -114,27 +120,6 @@ buffer_config make_buffer_config(const buffer_settings& b) {
     }
     check_class_maps(buf);
     return buf;
-}
-
-std::unique_ptr<scenario> make_scenario(const std::string& name) {
-    if (name == "overload")
-        return std::make_unique<overload_scenario>();
-    if (name == "incast")
-        return std::make_unique<incast_scenario>();
-    if (name == "baseline")
-        return std::make_unique<baseline_scenario>();
-    if (name == "rdma-incast")
-        return std::make_unique<rdma_incast_scenario>();
-    if (name == "vegas-incast")
-        return std::make_unique<vegas_incast_scenario>();
-    if (name == "testbed-001")
-        return std::make_unique<testbed_001_scenario>();
-    if (name == "workload")
-        return std::make_unique<workload_scenario>();
-    std::string known;
-    for (const auto& n : scenario_names())
-        known += (known.empty() ? "" : ", ") + n;
-    throw config_error("scenario = '" + name + "': known scenarios are " + known);
 }
 
 }   // namespace cmswitch

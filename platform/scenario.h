@@ -10,6 +10,7 @@
 #include "model/result.h"
 #include "model/switch/buffer_manager.h"
 #include "platform/run_cost.h"
+#include "platform/topology.h"
 
 #include <chrono>
 #include <memory>
@@ -20,6 +21,28 @@ namespace cmswitch {
 
 class network;
 
+// What a scenario builds for one run besides the network: its workload and recorders. It lives from build to the
+// end of report and goes before the network does.
+class scenario_run {
+public:
+    virtual ~scenario_run() = default;
+};
+
+// What plan() decides: the network to build and the simulated time the run ends at.
+struct scenario_plan {
+    topology topo;
+    uint64_t end_ps = 0;
+};
+
+// A scenario runs in phases, driven by run() and check() (not virtual: every scenario runs the same way):
+//   1. the parameter table validates every field's range and type;
+//   2. the memory budget: estimate_cost() against memory_budget();
+//   3. plan(): the rules between fields, unit conversions, the slots' schemes; the network to build (no
+//      SystemC object yet);
+//   4. build(): in a fresh simulation context, the network, then the schemes, workload and recorders on it;
+//   5. the run, to plan().end_ps;
+//   6. report(): every summary value and table, from the recorders and the network.
+// check() is phases 1-4 without the run: everything a run refuses before simulated time starts.
 class scenario {
 public:
     virtual ~scenario() = default;
@@ -28,7 +51,7 @@ public:
     param_table& params() { return m_params; }
     // Validates every parameter (config_error naming the field), builds the network in a fresh simulation
     // context, runs it, checks conservation (model_error if it fails) and returns the metrics.
-    virtual result run() = 0;
+    result run();
     // Everything run() checks before simulated time starts, without running: the parameters, the cross-field
     // rules and whatever building the network refuses (a PFC headroom that does not fit, say). config_error
     // naming the field; a few ms for most configs.
@@ -47,12 +70,17 @@ public:
     double memory_budget() const { return m_budget_bytes > 0 ? m_budget_bytes : default_memory_budget_bytes(); }
 
 protected:
-    // Called by run() once the parameters are valid: config_error if the run would not fit the memory budget.
-    void check_cost() const { cost().check(memory_budget()); }
+    // The phases (see above). plan() may write the result's first keys; build() and report() get the same result.
+    virtual scenario_plan plan(result& r) = 0;
+    virtual std::unique_ptr<scenario_run> build(network& net, result& r) = 0;
+    virtual void report(network& net, scenario_run& run, result& r) = 0;
 
     param_table m_params;
     scheme_set m_schemes;
     double m_budget_bytes = 0;
+
+private:
+    scenario_plan prepare(result& r);   // phases 1-3
 };
 
 // A scenario whose parameter table writes into a plain settings struct (the user's units, one field per

@@ -29,7 +29,6 @@ void configure_reports_once() {
 
 namespace {
 bool g_context_live = false;   // under the simulation lock
-bool g_build_only = false;
 }   // namespace
 
 sim_context::sim_context() {
@@ -58,13 +57,7 @@ sim_context::~sim_context() {
     g_context_live = false;
 }
 
-void sim_context::set_build_only(bool on) {
-    g_build_only = on;
-}
-
 void sim_context::run_until(uint64_t t_ps) {
-    if (g_build_only)
-        throw build_checked();
     model_clock::interrupted = false;
     if (!run_control::wants_chunks()) {
         run_chunk(t_ps);

@@ -14,16 +14,9 @@
 
 #include "platform/run_control.h"
 
-#include <stdexcept>
 #include <systemc>
 
 namespace cmswitch {
-
-// Raised by run_until in a build-only check (see scenario::check): the model was built, nothing ran.
-class build_checked : public std::runtime_error {
-public:
-    build_checked() : std::runtime_error("model built; not run (build-only check)") {}
-};
 
 class sim_context {
 public:
@@ -38,10 +31,6 @@ public:
     // With an interrupt check or a progress report installed (run_control), runs in chunks (about 50 ms of wall
     // time each), asks the check and reports progress between them; results do not depend on the chunking.
     void run_until(uint64_t t_ps);
-
-    // While set, run_until throws build_checked instead of running: a scenario's run() then validates its whole
-    // config and builds its model, and stops before simulated time starts. Under the simulation lock.
-    static void set_build_only(bool on);
 
 private:
     void run_chunk(uint64_t t_ps);

@@ -6,6 +6,7 @@
 #include "platform/scenario.h"
 #include "platform/sim_context.h"
 #include "testing.h"
+#include "traffic/tcp/congestion_control.h"
 
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
@@ -226,4 +227,45 @@ TEST(Hardening, ASystemCWarningInATestFailsIt) {
     sim_context ctx;
     EXPECT_NONFATAL_FAILURE(SC_REPORT_WARNING("cmswitch/test", "a deliberate warning"),
                             "SystemC warning cmswitch/test: a deliberate warning");
+}
+
+// The registry's names are the scenarios' own, and check() (plan and build, no run) accepts every default config.
+TEST(Scenarios, EveryRegisteredScenarioIsNamedAsItsEntryAndChecksItsDefaults) {
+    ASSERT_EQ(scenario_names().size(), 7u);
+    for (const auto& n : scenario_names()) {
+        auto sc = make_scenario(n);
+        EXPECT_EQ(std::string(sc->name()), n);
+        EXPECT_NO_THROW(sc->check()) << n;
+    }
+    EXPECT_THROW(make_scenario("nonesuch"), config_error);
+}
+
+// Every TCP scenario offers every registered congestion control and accepts each one's own parameters (declared
+// by the algorithm), and the value reaches the hosts: a Vegas run with another alpha is another run.
+TEST(Scenarios, EveryTcpScenarioAcceptsEveryCongestionControlsParameters) {
+    std::vector<std::string> cc_params;
+    for (const tcp_cc_entry& e : congestion_controls()) {
+        if (!e.declare)
+            continue;
+        param_table t;
+        tcp_config cfg;
+        e.declare(t, cfg);
+        for (const auto& p : t.params())
+            cc_params.push_back(p.name);
+    }
+    ASSERT_GE(cc_params.size(), 6u);   // dctcp_g, vegas_alpha/beta/gamma, dcvegas_k/g
+    for (const char* name : {"incast", "vegas-incast", "baseline", "workload"}) {
+        auto sc = make_scenario(name);
+        for (const tcp_cc_entry& e : congestion_controls())
+            EXPECT_NO_THROW(sc->params().set("transport", e.name)) << name << " " << e.name;
+        for (const auto& p : cc_params)
+            EXPECT_TRUE(sc->params().has(p)) << name << " lacks " << p;
+    }
+    auto events = [](const char* alpha) {
+        auto sc = make_scenario("workload");
+        sc->params().parse_args({"--transport", "vegas", "--vegas-alpha", alpha, "--vegas-beta", "10", "--duration-s",
+                                 "0.002", "--hosts", "8", "--topology", "star"});
+        return std::get<int64_t>(*sc->run().get("events"));
+    };
+    EXPECT_NE(events("1"), events("8"));
 }

@@ -31,10 +31,8 @@ baseline_scenario::baseline_scenario() {
     t.add_choice("scenario", &c.scenario, {"og-hotspot", "periodic-hotspot", "pause-spreading"},
                  "which baseline (see platform/scenarios/baseline.h)");
     t.add_choice("cm", &c.cm, schemes, "transport and congestion management: tcp|udp [+qcn] [+pause]");
-    t.add_real("link_gbps", &c.link_gbps, 0, 1000, "Gbps", "rate of every link", true);
-    t.add_real("duration_s", &c.duration_s, 0, 1e4, "s", "simulated time", true);
-    t.set_min_nonzero("duration_s", 1e-6);
-    t.add_int("seed", &c.seed, 0, (int64_t{1} << 53) - 1, "", "seed of every random choice of the run");
+    declare_link_rate(t, c.link_gbps);
+    declare_run(t, c, 1e4);
     t.add_real("hot_rate_gbps", &c.hot_rate_gbps, 0, 1000, "Gbps",
                "service rate of the hot spot during congestion (0: 0.5 for the hotspots, 1 for pause-spreading)");
     t.add_real("loop_latency_us", &c.loop_latency_us, 0, 1e6, "us",
@@ -46,14 +44,11 @@ baseline_scenario::baseline_scenario() {
     m_schemes.declare(t, scheme_slot::pause, "", false);
     t.set_default("pause_xoff_kb", format_number(130000.0 / 1024));   // seed 002: Watermark_hi 130000 B
     t.set_default("pause_xon_kb", format_number(110000.0 / 1024));   // seed 002: Watermark_lo 110000 B
-    t.add_real("min_rto_ms", &c.min_rto_ms, 0.001, 60000, "ms", "TCP minimum retransmission timeout");
     t.add_real("sample_us", &c.sample_us, 1, 1e9, "us", "time-series bin (throughput and queues)");
     t.set_min_nonzero("sample_us", 0.1);
     t.add_flag("series", &c.series, "include the time series (default on)");
     m_schemes.declare(t, scheme_slot::l2, "", false);
-    t.add_choice("transport", &c.transport, congestion_control_names(),
-                 "TCP congestion control of the tcp-* schemes (dctcp needs --marking)");
-    t.add_flag("ecn", &c.ecn, "tcp-* with newreno: ECN-capable, halving once per window on ECE (RFC 3168)");
+    declare_tcp(t, c);   // the hosts' TCP, for the tcp-* schemes (dctcp needs --marking)
     m_schemes.declare(t, scheme_slot::marking, "switch ECN marking on the instantaneous queue (tcp-* schemes)");
 }
 
@@ -151,10 +146,7 @@ struct baseline_workload {
             senders.emplace_back(1, std::vector<int>{3});
             offered[0] = offered[1] = p.rate;
         }
-        tcp_config tc;
-        tc.min_rto_ps = ms_to_ps(c.min_rto_ms);
-        tc.congestion_control = c.transport;
-        tc.ecn = c.ecn;
+        const tcp_config tc = make_tcp_config(c);
         const uint64_t seed = static_cast<uint64_t>(c.seed);
         for (const auto& s : senders) {
             const int h = s.first;
@@ -307,12 +299,18 @@ void baseline_scenario::estimate_cost(run_cost& cost) const {
     }
 }
 
-result baseline_scenario::run() {
-    const run_clock clock;
-    m_params.validate();
-    check_cost();
-    const baseline_config c = m_cfg;
-    const baseline_plan p = make_plan(c);
+struct baseline_scenario::planned : baseline_plan {};
+
+struct baseline_scenario::run_state : scenario_run {
+    run_state(network& net, const baseline_config& c, const baseline_plan& p) : w(net, c, p), series(net, p, w) {}
+    const baseline_workload w;
+    const baseline_series series;
+};
+
+scenario_plan baseline_scenario::plan(result& r) {
+    const baseline_config& c = m_cfg;
+    m_plan = std::make_shared<planned>(planned{make_plan(c)});
+    const baseline_plan& p = *m_plan;
     // the scheme name says the transport and which of QCN and PAUSE are on
     m_schemes.select(scheme_slot::l2, c.cm.find("qcn") != std::string::npos ? "qcn" : "none");
     m_schemes.select(scheme_slot::pause, c.cm.find("pause") != std::string::npos ? c.pause_mode : "none");
@@ -321,43 +319,42 @@ result baseline_scenario::run() {
     if (p.tcp && find_congestion_control(c.transport).needs_marking && !m_schemes.active(scheme_slot::marking))
         throw config_error("transport = " + c.transport + " needs a marking scheme (e.g. --marking step)");
     m_schemes.check(p.tcp ? c.transport : "udp");
-    result r;
     r.set("scenario", std::string("baseline"));
     r.set("baseline", c.scenario);
     r.set("cm", c.cm);
-    sim_context ctx;
-    {
-        network net(make_topology(c, p, m_schemes.active(scheme_slot::pause)));
-        scheme_context schemes{net, static_cast<uint64_t>(c.seed), 0};
-        m_schemes.install(schemes);
-        m_schemes.describe_setup(r);
-        const baseline_workload w(net, c, p);
-        const baseline_series series(net, p, w);
+    return {make_topology(c, p, m_schemes.active(scheme_slot::pause)), p.end_ps};
+}
 
-        ctx.run_until(p.end_ps);
+std::unique_ptr<scenario_run> baseline_scenario::build(network& net, result& r) {
+    scheme_context schemes{net, static_cast<uint64_t>(m_cfg.seed), 0};
+    m_schemes.install(schemes);
+    m_schemes.describe_setup(r);
+    return std::make_unique<run_state>(net, m_cfg, *m_plan);
+}
 
-        r.set("innocent_gbps", w.delivered(false) * 8 / c.duration_s / 1e9);
-        r.set("hotspot_gbps", w.delivered(true) * 8 / c.duration_s / 1e9);
-        series.report(r, c, p, net.num_switches(), c.series);
-        w.report_ideal(r, p);
-        report_drops(r, net);
-        // drops inside the network (switches); the rest are NIC drops (a full QCN rate limiter, say)
-        r.set("network_drops", static_cast<int64_t>(switch_drops(net)));
-        report_switch_ports(r, net, p.end_ps);
-        if (m_schemes.active(scheme_slot::marking)) {
-            r.set("transport", c.transport);
-            r.set("marking", m_schemes.selected(scheme_slot::marking));
-            m_schemes.report(scheme_slot::marking, net, r);
-            uint64_t marks = 0;   // frames set to CE, every switch port
-            for (int s = 0; s < net.num_switches(); ++s)
-                for (int port = 0; port < net.sw(s).num_ports(); ++port)
-                    marks += net.sw(s).counters(port).marks;
-            r.set("marks", static_cast<int64_t>(marks));
-        }
-        report_run_end(r, net, c.duration_s);
+void baseline_scenario::report(network& net, scenario_run& run, result& r) {
+    const baseline_config& c = m_cfg;
+    const baseline_plan& p = *m_plan;
+    const auto& [w, series] = static_cast<run_state&>(run);
+    r.set("innocent_gbps", w.delivered(false) * 8 / c.duration_s / 1e9);
+    r.set("hotspot_gbps", w.delivered(true) * 8 / c.duration_s / 1e9);
+    series.report(r, c, p, net.num_switches(), c.series);
+    w.report_ideal(r, p);
+    report_drops(r, net);
+    // drops inside the network (switches); the rest are NIC drops (a full QCN rate limiter, say)
+    r.set("network_drops", static_cast<int64_t>(switch_drops(net)));
+    report_switch_ports(r, net, p.end_ps);
+    if (m_schemes.active(scheme_slot::marking)) {
+        r.set("transport", c.transport);
+        r.set("marking", m_schemes.selected(scheme_slot::marking));
+        m_schemes.report(scheme_slot::marking, net, r);
+        uint64_t marks = 0;   // frames set to CE, every switch port
+        for (int s = 0; s < net.num_switches(); ++s)
+            for (int port = 0; port < net.sw(s).num_ports(); ++port)
+                marks += net.sw(s).counters(port).marks;
+        r.set("marks", static_cast<int64_t>(marks));
     }
-    clock.report(r);
-    return r;
+    report_run_end(r, net, c.duration_s);
 }
 
 }   // namespace cmswitch

@@ -13,26 +13,24 @@
 #define CMSWITCH_PLATFORM_SCENARIOS_BASELINE_H
 
 #include "platform/scenario.h"
+#include "platform/settings.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace cmswitch {
 
-struct baseline_config {
+struct baseline_config : run_settings, tcp_settings {
+    baseline_config() { min_rto_ms = 10; }
     std::string scenario = "og-hotspot";
     std::string cm = "tcp-qcn-pause";   // transport and congestion management
     double link_gbps = 10;
-    double duration_s = 1;
-    int64_t seed = 1;
     double hot_rate_gbps = 0;   // 0: the scenario's (0.5 og/periodic, 1 pause-spreading)
     double loop_latency_us = 0;   // 0: the scenario's (16 og/periodic, 24 pause-spreading)
     int64_t txn_bytes = 9000;
     double buffer_kb = 150000.0 / 1024;   // output queue limit without PAUSE (seed 002: 150 KB)
     std::string pause_mode = "pause";   // pause (802.3x) or pfc (802.1Qbb) when the scheme uses PAUSE
-    std::string transport = "newreno";   // the TCP congestion control of the tcp-* schemes (dctcp needs marking)
-    bool ecn = false;   // newreno: ECN-capable (with a marking scheme: RED/ECN)
-    double min_rto_ms = 10;
     double sample_us = 1000;
     bool series = true;
 };
@@ -44,8 +42,15 @@ public:
     const char* description() const override {
         return "IEEE 802.1Qau baselines (seed 002): output-generated hotspot, periodic hotspot, PAUSE spreading";
     }
-    result run() override;
     void estimate_cost(run_cost& c) const override;
+
+private:
+    struct planned;
+    struct run_state;
+    scenario_plan plan(result& r) override;
+    std::unique_ptr<scenario_run> build(network& net, result& r) override;
+    void report(network& net, scenario_run& run, result& r) override;
+    std::shared_ptr<const planned> m_plan;   // (shared: planned is complete only in the .cpp)
 };
 
 }   // namespace cmswitch

@@ -25,52 +25,20 @@ incast_scenario::incast_scenario() {
     auto& c = m_cfg;
     t.add_int("flows", &c.flows, 1, 4000, "servers", "number of servers (one TCP flow each)");
     declare_buffer(t, c);
-    t.add_real("min_rto_ms", &c.min_rto_ms, 0.001, 60000, "ms", "TCP minimum retransmission timeout");
-    t.add_real("duration_s", &c.duration_s, 0, 1e5, "s", "simulated time", true);
-    t.set_min_nonzero("duration_s", 1e-6);
-    t.add_int("seed", &c.seed, 0, (int64_t{1} << 53) - 1, "", "seed of every random choice of the run");
+    declare_run(t, c, 1e5);
     t.add_real("sru_kb", &c.sru_kb, 1.0 / 1024, 1 << 22, "KB (1024 B)",
                "server response unit: bytes per server per round");
-    t.add_real("link_gbps", &c.link_gbps, 0, 1000, "Gbps", "rate of every link", true);
-    t.add_real("delay_us", &c.delay_us, 0, 1e6, "us", "propagation delay of every link, each direction");
+    declare_link_rate(t, c.link_gbps);
+    declare_link_delay(t, c.delay_us);
     t.add_real("delay_skew_ns", &c.delay_skew_ns, 0, 1e6, "ns",
                "adds a random constant in [0, skew] to each server's link delay (drawn from the seed; breaks the "
                "exact ties of perfectly symmetric servers without random timing; the flows table lists the delays)");
-    t.add_choice("transport", &c.transport, congestion_control_names(), "TCP congestion control");
-    t.add_flag("ecn", &c.ecn, "newreno: ECN-capable, halving once per window on ECE (RFC 3168)");
+    declare_tcp(t, c);
     m_schemes.declare(t, scheme_slot::marking, "switch ECN marking on the instantaneous queue");
-    t.add_real("dctcp_g", &c.dctcp_g, 0, 1, "", "DCTCP alpha gain g", true);
-    t.add_real("vegas_alpha", &c.vegas_alpha, 0, 1000, "segments", "Vegas: grow below this many queued segments");
-    t.add_real("vegas_beta", &c.vegas_beta, 0, 1000, "segments", "Vegas: shrink above this many queued segments");
-    t.add_real("vegas_gamma", &c.vegas_gamma, 0, 1000, "segments", "Vegas: leave slow start above this many");
-    t.add_real("dcvegas_k", &c.dcvegas_k, 0, 1000, "segments", "DC-Vegas: queue estimate threshold K_v");
-    t.add_real("dcvegas_g", &c.dcvegas_g, 0, 1, "", "DC-Vegas: alpha gain g", true);
-    t.add_int("init_cwnd", &c.init_cwnd, 1, 1000, "segments", "TCP initial congestion window");
-    t.add_flag("limited_transmit", &c.limited_transmit,
-               "RFC 3042 limited transmit: a segment on each of the 1st and 2nd duplicate ACK (ns-2, Linux, FreeBSD "
-               "do it; --limited-transmit=false turns it off)");
-    t.add_flag("slow_start_after_idle", &c.slow_start_after_idle,
-               "RFC 5681 4.1: a sender idle for more than an RTO restarts from min(initial window, cwnd) "
-               "(Linux, FreeBSD and ns-2 do; --slow-start-after-idle=false keeps the old window)");
-    t.add_choice("ssthresh_rule", &c.ssthresh_rule, {"cwnd", "flight"},
-                 "ssthresh after a loss: half the congestion window (Linux, FreeBSD, ns-2) or half the FlightSize "
-                 "(RFC 5681 eq. 4)");
-    t.add_flag("sack", &c.sack, "TCP SACK (RFC 2018) with RFC 6675 loss recovery");
-    t.add_flag("timestamps", &c.timestamps,
-               "TCP timestamps (RFC 7323): RTT samples from every ACK of new data, retransmissions included; the "
-               "12 option bytes leave 1448 payload bytes in a 1500-byte frame");
     t.add_choice("request_timing", &c.request_timing, {"simultaneous", "serialized"},
                  "simultaneous: every server gets the next request at the same instant, one unloaded request "
                  "latency after the round ends (the paper's and ns-2's idealization); serialized: the client sends "
                  "one 64-byte request frame per server through its NIC");
-    t.add_int("rwnd_segments", &c.rwnd_segments, 0, 1 << 20, "segments",
-              "receiver's advertised window (0: unlimited, the switch buffer is the limit; ns-2's default is 20)");
-    t.add_flag("delayed_ack", &c.delayed_ack, "receivers ACK every 2nd segment (40 ms timeout)");
-    t.add_real("jitter_ns", &c.jitter_ns, 0, 1e6, "ns",
-               "random delay in [0, jitter] before each server segment reaches its NIC (breaks lockstep)");
-    t.add_choice("jitter_scope", &c.jitter_scope, {"all", "window_sends"},
-                 "segments the jitter delays: all, or only those sent from the window (not fast retransmits, "
-                 "partial-ACK retransmissions and limited transmit), as ns-2's TCP overhead_ does");
     t.add_int("bulk_flows", &c.bulk_flows, 0, 1000, "flows",
               "long-lived TCP flows to the client, each from a host of its own");
     t.add_int("elephant_flows", &c.elephant_flows, 0, 1000, "flows",
@@ -121,30 +89,7 @@ incast_plan make_plan(const incast_config& c) {
                   c.udp_cbr_mbps > 0 ? 1 : 0,
                   tcp_config{},
                   parse_request_timing(c.request_timing)};
-    tcp_config& tcp = p.tcp;
-    tcp.congestion_control = c.transport;
-    tcp.ecn = c.ecn;
-    tcp.min_rto_ps = ms_to_ps(c.min_rto_ms);
-    tcp.dctcp_g = c.dctcp_g;
-    tcp.vegas_alpha = c.vegas_alpha;
-    tcp.vegas_beta = c.vegas_beta;
-    tcp.vegas_gamma = c.vegas_gamma;
-    tcp.dcvegas_k = c.dcvegas_k;
-    tcp.dcvegas_g = c.dcvegas_g;
-    tcp.initial_cwnd = static_cast<uint32_t>(c.init_cwnd);
-    tcp.limited_transmit = c.limited_transmit;
-    tcp.slow_start_after_idle = c.slow_start_after_idle;
-    tcp.ssthresh_from =
-        c.ssthresh_rule == "flight" ? tcp_config::ssthresh_rule::flight : tcp_config::ssthresh_rule::cwnd;
-    tcp.sack = c.sack;
-    tcp.timestamps = c.timestamps;
-    if (c.timestamps)
-        tcp.mss -= tcp_config::timestamp_option_bytes;   // the frame stays 1500 bytes, as Linux does
-    tcp.rwnd_bytes = static_cast<uint64_t>(c.rwnd_segments) * tcp.mss;
-    tcp.delayed_ack = c.delayed_ack;
-    tcp.jitter_ps = ns_to_ps(c.jitter_ns);
-    tcp.jitter_scope =
-        c.jitter_scope == "window_sends" ? tcp_config::jitter_scope_t::window_sends : tcp_config::jitter_scope_t::all;
+    p.tcp = make_tcp_config(c);
     return p;
 }
 
@@ -400,12 +345,20 @@ void incast_scenario::estimate_cost(run_cost& cost) const {
     }
 }
 
-result incast_scenario::run() {
-    const run_clock clock;
-    m_params.validate();
-    check_cost();
-    const incast_config c = m_cfg;
-    const incast_plan p = make_plan(c);
+struct incast_scenario::planned : incast_plan {};
+
+struct incast_scenario::run_state : scenario_run {
+    run_state(network& net, const incast_config& c, const incast_plan& p)
+        : trace(c.trace ? net.sw(0).add_hook(std::make_unique<trace_recorder>()) : nullptr), w(net, c, p, trace),
+          series(net, c, p, w) {}
+    trace_recorder* trace;
+    incast_workload w;
+    const incast_series series;
+};
+
+scenario_plan incast_scenario::plan(result& r) {
+    const incast_config& c = m_cfg;
+    m_plan = std::make_shared<planned>(planned{make_plan(c)});
     if (find_congestion_control(c.transport).needs_marking && !m_schemes.active(scheme_slot::marking)) {
         const std::vector<std::string> names = m_schemes.offered(scheme_slot::marking);
         std::string offered;
@@ -415,60 +368,57 @@ result incast_scenario::run() {
                            " (it reacts to ECN marks only)");
     }
     m_schemes.check(c.transport);
-    result r;
     r.set("scenario", std::string(name()));
-    sim_context ctx;
-    {
-        network net(make_topology(c, p));
-        scheme_context schemes{net, static_cast<uint64_t>(c.seed), p.senders()};
-        m_schemes.install(schemes);
-        m_schemes.describe_setup(r);
-        trace_recorder* trace = c.trace ? net.sw(0).add_hook(std::make_unique<trace_recorder>()) : nullptr;
-        incast_workload w(net, c, p, trace);
-        const incast_series series(net, c, p, w);
+    return {make_topology(c, *m_plan), m_plan->end_ps};
+}
 
-        ctx.run_until(p.end_ps);
+std::unique_ptr<scenario_run> incast_scenario::build(network& net, result& r) {
+    scheme_context schemes{net, static_cast<uint64_t>(m_cfg.seed), m_plan->senders()};
+    m_schemes.install(schemes);
+    m_schemes.describe_setup(r);
+    return std::make_unique<run_state>(net, m_cfg, *m_plan);
+}
 
-        r.set("flows", static_cast<int64_t>(p.n));
-        r.set("buffer_kb", c.buffer_kb);
-        if (c.buffer_policy != "static") {
-            const buffer_manager& bm = net.sw(0).buffer();
-            r.set("buffer_policy", c.buffer_policy);
-            r.set("shared_peak_kb", static_cast<double>(bm.shared_used_peak_bytes()) / 1024);
-        }
-        r.set("min_rto_ms", c.min_rto_ms);
-        r.set("transport", c.transport);
-        r.set("marking", m_schemes.selected(scheme_slot::marking));
-        m_schemes.report(scheme_slot::marking, net, r);
-        uint64_t delivered = 0;
-        for (const auto& st : w.stats)
-            delivered += st.bytes_delivered;
-        r.set("goodput_mbps", mbps(delivered, p.end_ps));   // incast application bytes only
-        report_background(r, w, p);
-        r.set("cm", m_schemes.selected(scheme_slot::l2));
-        r.set("pause", m_schemes.selected(scheme_slot::pause));
-        r.set("pause_frames", static_cast<int64_t>(sum_pause_frames(net.sw(0))));
-        m_schemes.report(scheme_slot::pause, net, r);
-        m_schemes.report(scheme_slot::l2, net, r);
-        series.report_min_rate(r, c, p.n);
-        report_rounds(r, *w.app);
-        report_tcp(r, w.stats);
-        report_drops(r, net);
-        report_bottleneck(r, net, p);
-        report_switch_ports(r, net, p.end_ps);   // the ports and hosts tables, pause episodes
-        report_run_end(r, net, static_cast<double>(p.end_ps) * 1e-12, events_kind);
-        r.set("data_frames_to_client",
-              static_cast<int64_t>(net.sw(0).egress(incast_workload::client).stats().tx_frames));
-        report_flow_tables(r, net, w, p);
-        if (series.queue)
-            series.queue->export_to(r.add_table("queue_series"));
-        if (series.rates && c.series)
-            series.rates->export_to(r.add_table("rate_series"));
-        if (trace)
-            trace->export_to(r);
+void incast_scenario::report(network& net, scenario_run& run, result& r) {
+    const incast_config& c = m_cfg;
+    const incast_plan& p = *m_plan;
+    auto& [trace, w, series] = static_cast<run_state&>(run);
+    r.set("flows", static_cast<int64_t>(p.n));
+    r.set("buffer_kb", c.buffer_kb);
+    if (c.buffer_policy != "static") {
+        const buffer_manager& bm = net.sw(0).buffer();
+        r.set("buffer_policy", c.buffer_policy);
+        r.set("shared_peak_kb", static_cast<double>(bm.shared_used_peak_bytes()) / 1024);
     }
-    clock.report(r);
-    return r;
+    r.set("min_rto_ms", c.min_rto_ms);
+    r.set("transport", c.transport);
+    r.set("marking", m_schemes.selected(scheme_slot::marking));
+    m_schemes.report(scheme_slot::marking, net, r);
+    uint64_t delivered = 0;
+    for (const auto& st : w.stats)
+        delivered += st.bytes_delivered;
+    r.set("goodput_mbps", mbps(delivered, p.end_ps));   // incast application bytes only
+    report_background(r, w, p);
+    r.set("cm", m_schemes.selected(scheme_slot::l2));
+    r.set("pause", m_schemes.selected(scheme_slot::pause));
+    r.set("pause_frames", static_cast<int64_t>(sum_pause_frames(net.sw(0))));
+    m_schemes.report(scheme_slot::pause, net, r);
+    m_schemes.report(scheme_slot::l2, net, r);
+    series.report_min_rate(r, c, p.n);
+    report_rounds(r, *w.app);
+    report_tcp(r, w.stats);
+    report_drops(r, net);
+    report_bottleneck(r, net, p);
+    report_switch_ports(r, net, p.end_ps);   // the ports and hosts tables, pause episodes
+    report_run_end(r, net, static_cast<double>(p.end_ps) * 1e-12, events_kind);
+    r.set("data_frames_to_client", static_cast<int64_t>(net.sw(0).egress(incast_workload::client).stats().tx_frames));
+    report_flow_tables(r, net, w, p);
+    if (series.queue)
+        series.queue->export_to(r.add_table("queue_series"));
+    if (series.rates && c.series)
+        series.rates->export_to(r.add_table("rate_series"));
+    if (trace)
+        trace->export_to(r);
 }
 
 }   // namespace cmswitch

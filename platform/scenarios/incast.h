@@ -7,38 +7,25 @@
 #define CMSWITCH_PLATFORM_SCENARIOS_INCAST_H
 
 #include "platform/scenario.h"
+#include "platform/settings.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace cmswitch {
 
-struct incast_config : buffer_settings {
-    incast_config() { buffer_kb = 128; }
+struct incast_config : buffer_settings, run_settings, tcp_settings {
+    incast_config() {
+        buffer_kb = 128;
+        duration_s = 20;
+    }
     int64_t flows = 8;
-    double min_rto_ms = 200;
-    double duration_s = 20;
-    int64_t seed = 1;
     double sru_kb = 256;
     double link_gbps = 1;
     double delay_us = 25;
     double delay_skew_ns = 0;
-    std::string transport = "newreno";
-    bool ecn = false;
-    double dctcp_g = 0.0625;
-    double vegas_alpha = 2, vegas_beta = 4, vegas_gamma = 1;
-    double dcvegas_k = 4, dcvegas_g = 0.0625;
-    int64_t init_cwnd = 2;
-    bool limited_transmit = true;
-    bool slow_start_after_idle = true;
-    std::string ssthresh_rule = "cwnd";
-    bool sack = false;
-    bool timestamps = false;
     std::string request_timing = "simultaneous";
-    int64_t rwnd_segments = 0;
-    bool delayed_ack = false;
-    double jitter_ns = 0;
-    std::string jitter_scope = "all";
     int64_t bulk_flows = 0;
     int64_t elephant_flows = 0;
     double elephant_min_mb = 100;
@@ -58,8 +45,15 @@ public:
     const char* description() const override {
         return "barrier-synchronized TCP incast: a client fetches one SRU from each of N servers per round";
     }
-    result run() override;
     void estimate_cost(run_cost& c) const override;
+
+private:
+    struct planned;
+    struct run_state;
+    scenario_plan plan(result& r) override;
+    std::unique_ptr<scenario_run> build(network& net, result& r) override;
+    void report(network& net, scenario_run& run, result& r) override;
+    std::shared_ptr<const planned> m_plan;   // (shared: planned is complete only in the .cpp)
 };
 
 // Seed 004's incast (DC-Vegas paper, section 2): 47 hosts on one 1 Gb/s switch, a subset of the 46 senders

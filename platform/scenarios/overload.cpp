@@ -18,8 +18,8 @@ overload_scenario::overload_scenario() {
     auto& t = m_params;
     auto& c = m_cfg;
     t.add_int("senders", &c.senders, 1, 4000, "hosts", "number of sending hosts (one more host receives)");
-    t.add_real("link_gbps", &c.link_gbps, 0, 1000, "Gbps", "rate of every link", true);
-    t.add_real("delay_us", &c.delay_us, 0, 1e6, "us", "propagation delay of every link, each direction");
+    declare_link_rate(t, c.link_gbps);
+    declare_link_delay(t, c.delay_us);
     t.add_real("load", &c.load, 0, 1e4, "x port rate",
                "aggregate offered load of all senders, relative to the bottleneck port rate", true);
     t.add_choice("traffic", &c.traffic, {"cbr", "poisson", "bernoulli"},
@@ -30,9 +30,7 @@ overload_scenario::overload_scenario() {
               "poisson/bernoulli: bytes per transaction, split into frames of frame_bytes");
     declare_buffer(t, c);
     t.add_real("nic_queue_kb", &c.nic_queue_kb, 9, 1 << 22, "KB (1024 B)", "host NIC egress queue limit");
-    t.add_real("duration_s", &c.duration_s, 0, 1e5, "s", "simulated time", true);
-    t.set_min_nonzero("duration_s", 1e-6);
-    t.add_int("seed", &c.seed, 0, (int64_t{1} << 53) - 1, "", "seed of every random choice of the run");
+    declare_run(t, c, 1e5);
     t.add_real("sample_us", &c.sample_us, 0, 1e9, "us", "queue sampling period for the time series (0: off)");
     t.set_min_nonzero("sample_us", 0.1);
     t.add_flag("series", &c.series, "include the queue time series in the output");
@@ -189,59 +187,61 @@ void overload_scenario::estimate_cost(run_cost& cost) const {
     }
 }
 
-result overload_scenario::run() {
-    const run_clock clock;
-    m_params.validate();
-    check_cost();
-    const overload_config c = m_cfg;
+struct overload_scenario::run_state : scenario_run {
+    run_state(network& net, const overload_config& c, uint64_t src_rate, uint64_t end_ps)
+        : w(net, c, src_rate, end_ps), series(net, c, w) {}
+    const overload_workload w;
+    const overload_series series;
+};
+
+scenario_plan overload_scenario::plan(result& r) {
+    const overload_config& c = m_cfg;
     const uint64_t rate_bps = gbps_to_bps(c.link_gbps);
-    const uint64_t end_ps = s_to_ps(c.duration_s);
-    const uint64_t src_rate =
+    m_end_ps = s_to_ps(c.duration_s);
+    m_src_rate =
         static_cast<uint64_t>(std::llround(c.load * static_cast<double>(rate_bps) / static_cast<double>(c.senders)));
-    if (src_rate == 0)
+    if (m_src_rate == 0)
         throw config_error("load = " + format_number(c.load) + ": gives 0 bit/s per sender");
     if (c.warmup_s >= c.duration_s)
         throw config_error("warmup_s = " + format_number(c.warmup_s) +
                            ": must be below duration_s = " + format_number(c.duration_s));
     m_schemes.check("udp");
-    result r;
     r.set("scenario", std::string("overload"));
-    sim_context ctx;
-    {
-        network net(make_topology(c));
-        scheme_context schemes{net, static_cast<uint64_t>(c.seed), 0};
-        m_schemes.install(schemes);
-        m_schemes.describe_setup(r);
-        const overload_workload w(net, c, src_rate, end_ps);
-        const overload_series series(net, c, w);
+    return {make_topology(c), m_end_ps};
+}
 
-        ctx.run_until(end_ps);
+std::unique_ptr<scenario_run> overload_scenario::build(network& net, result& r) {
+    scheme_context schemes{net, static_cast<uint64_t>(m_cfg.seed), 0};
+    m_schemes.install(schemes);
+    m_schemes.describe_setup(r);
+    return std::make_unique<run_state>(net, m_cfg, m_src_rate, m_end_ps);
+}
 
-        r.set("senders", c.senders);
-        r.set("load", c.load);
-        r.set("link_gbps", c.link_gbps);
-        r.set("buffer_policy", c.buffer_policy);
-        uint64_t sent = 0, received = 0;
-        for (const auto& f : w.flows) {
-            sent += f.sent_bytes;
-            received += f.received_bytes;
-        }
-        r.set("offered_mbps", mbps(sent, end_ps));
-        r.set("delivered_mbps", mbps(received, end_ps));
-        report_port(r, "bottleneck_", net.sw(0).egress(static_cast<int>(c.senders)), rate_bps, end_ps);
-        r.set("cm", m_schemes.selected(scheme_slot::l2));
-        m_schemes.report(scheme_slot::l2, net, r);
-        series.report_after_warmup(r, c, w, end_ps);
-        report_drops(r, net);
-        r.set("frames_forwarded", static_cast<int64_t>(frames_forwarded(net.sw(0))));
-        report_run_end(r, net, static_cast<double>(end_ps) * 1e-12, events_kind);
-        report_flows(r, w.flows, end_ps);
-        if (series.sampler && c.series)
-            series.sampler->export_to(r.add_table("queue_series"));
-        // the model goes before the context (sim_context's destructor)
+void overload_scenario::report(network& net, scenario_run& run, result& r) {
+    const overload_config& c = m_cfg;
+    const uint64_t end_ps = m_end_ps;
+    const auto& [w, series] = static_cast<run_state&>(run);
+    r.set("senders", c.senders);
+    r.set("load", c.load);
+    r.set("link_gbps", c.link_gbps);
+    r.set("buffer_policy", c.buffer_policy);
+    uint64_t sent = 0, received = 0;
+    for (const auto& f : w.flows) {
+        sent += f.sent_bytes;
+        received += f.received_bytes;
     }
-    clock.report(r);
-    return r;
+    r.set("offered_mbps", mbps(sent, end_ps));
+    r.set("delivered_mbps", mbps(received, end_ps));
+    report_port(r, "bottleneck_", net.sw(0).egress(static_cast<int>(c.senders)), gbps_to_bps(c.link_gbps), end_ps);
+    r.set("cm", m_schemes.selected(scheme_slot::l2));
+    m_schemes.report(scheme_slot::l2, net, r);
+    series.report_after_warmup(r, c, w, end_ps);
+    report_drops(r, net);
+    r.set("frames_forwarded", static_cast<int64_t>(frames_forwarded(net.sw(0))));
+    report_run_end(r, net, static_cast<double>(end_ps) * 1e-12, events_kind);
+    report_flows(r, w.flows, end_ps);
+    if (series.sampler && c.series)
+        series.sampler->export_to(r.add_table("queue_series"));
 }
 
 }   // namespace cmswitch

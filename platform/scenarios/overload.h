@@ -6,13 +6,14 @@
 #define CMSWITCH_PLATFORM_SCENARIOS_OVERLOAD_H
 
 #include "platform/scenario.h"
+#include "platform/settings.h"
 
 #include <cstdint>
 #include <string>
 
 namespace cmswitch {
 
-struct overload_config : buffer_settings {
+struct overload_config : buffer_settings, run_settings {
     int64_t senders = 4;
     double link_gbps = 1.0;
     double delay_us = 1.0;
@@ -21,8 +22,6 @@ struct overload_config : buffer_settings {
     int64_t frame_bytes = 1500;
     int64_t txn_bytes = 1500;
     double nic_queue_kb = 1024;
-    double duration_s = 1.0;
-    int64_t seed = 1;
     double sample_us = 1000;
     bool series = false;
     std::string event_domains = "shared";
@@ -37,8 +36,14 @@ public:
     const char* description() const override {
         return "N UDP senders into one receiver through one switch: the receiver's port is the bottleneck";
     }
-    result run() override;
     void estimate_cost(run_cost& c) const override;
+
+private:
+    struct run_state;
+    scenario_plan plan(result& r) override;
+    std::unique_ptr<scenario_run> build(network& net, result& r) override;
+    void report(network& net, scenario_run& run, result& r) override;
+    uint64_t m_end_ps = 0, m_src_rate = 0;
 };
 
 }   // namespace cmswitch

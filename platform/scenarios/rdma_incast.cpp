@@ -22,11 +22,9 @@ rdma_incast_scenario::rdma_incast_scenario() {
     auto& c = m_cfg;
     t.add_int("senders", &c.senders, 1, 1000, "hosts", "sending hosts (one more host receives)");
     t.add_int("qps", &c.qps, 1, 10000, "queue pairs", "queue pairs per sender (flows = senders x qps)");
-    t.add_real("link_gbps", &c.link_gbps, 0, 1000, "Gbps", "rate of every link", true);
-    t.add_real("delay_us", &c.delay_us, 0, 1e6, "us", "propagation delay of every link, each direction");
-    t.add_real("duration_s", &c.duration_s, 0, 1e4, "s", "simulated time", true);
-    t.set_min_nonzero("duration_s", 1e-6);
-    t.add_int("seed", &c.seed, 0, (int64_t{1} << 53) - 1, "", "seed of every random choice of the run");
+    declare_link_rate(t, c.link_gbps);
+    declare_link_delay(t, c.delay_us);
+    declare_run(t, c, 1e4);
     t.add_int("mtu_bytes", &c.mtu_bytes, 256, 4096, "bytes",
               "RoCE MTU: payload bytes per packet (62 header bytes more)");
     t.add_real("message_kb", &c.message_kb, 0, 1e9, "KB (1024 B)", "bytes each QP sends (0: endless, as ib_send_bw)");
@@ -227,70 +225,77 @@ void rdma_incast_scenario::estimate_cost(run_cost& cost) const {
                      "shorten duration_s");
 }
 
-result rdma_incast_scenario::run() {
-    const run_clock clock;
-    m_params.validate();
-    check_cost();
-    const rdma_incast_config c = m_cfg;
-    const rdma_plan p = make_plan(c);
+struct rdma_incast_scenario::planned : rdma_plan {};
+
+struct rdma_incast_scenario::run_state : scenario_run {
+    run_state(network& net, const rdma_incast_config& c, const rdma_plan& p)
+        : delays(net.sw(0).add_hook(std::make_unique<delay_recorder>(p.senders, frame_kind::rdma))), w(net, c, p),
+          series(net, c, p, w) {}
+    delay_recorder* delays;
+    const rdma_workload w;
+    const rdma_series series;
+};
+
+scenario_plan rdma_incast_scenario::plan(result& r) {
+    const rdma_incast_config& c = m_cfg;
+    m_plan = std::make_shared<planned>(planned{make_plan(c)});
     if (m_schemes.active(scheme_slot::l2) && !m_schemes.active(scheme_slot::marking))
         throw config_error("cm = " + m_schemes.selected(scheme_slot::l2) + " needs marking (it reacts to ECN marks)");
     if (m_schemes.active(scheme_slot::l2) && m_schemes.selected(scheme_slot::l2).rfind("dcqcn", 0) != 0)
         throw config_error("cm = " + m_schemes.selected(scheme_slot::l2) +
                            ": RDMA queue pairs take dcqcn, dcqcn+ or none");
     m_schemes.check("rdma");
-    result r;
     r.set("scenario", std::string("rdma-incast"));
-    sim_context ctx;
-    {
-        network net(make_topology(c, p));
-        scheme_context schemes{net, static_cast<uint64_t>(c.seed), p.senders, p.qp.frame_bytes()};
-        m_schemes.install(schemes);
-        if (!m_schemes.active(scheme_slot::l2))   // the NICs still schedule their QPs, at line rate
-            install_rdma_endpoints(net, dcqcn_scheme{}, "none", p.qp.frame_bytes());
-        m_schemes.describe_setup(r);
-        auto* delays = net.sw(0).add_hook(std::make_unique<delay_recorder>(p.senders, frame_kind::rdma));
-        const rdma_workload w(net, c, p);
-        const rdma_series series(net, c, p, w);
+    return {make_topology(c, *m_plan), m_plan->end_ps};
+}
 
-        ctx.run_until(p.end_ps);
+std::unique_ptr<scenario_run> rdma_incast_scenario::build(network& net, result& r) {
+    const rdma_plan& p = *m_plan;
+    scheme_context schemes{net, static_cast<uint64_t>(m_cfg.seed), p.senders, p.qp.frame_bytes()};
+    m_schemes.install(schemes);
+    if (!m_schemes.active(scheme_slot::l2))   // the NICs still schedule their QPs, at line rate
+        install_rdma_endpoints(net, dcqcn_scheme{}, "none", p.qp.frame_bytes());
+    m_schemes.describe_setup(r);
+    return std::make_unique<run_state>(net, m_cfg, p);
+}
 
-        r.set("flows", static_cast<int64_t>(p.flows));
-        r.set("link_gbps", c.link_gbps);
-        r.set("marking", m_schemes.selected(scheme_slot::marking));
-        r.set("cm", m_schemes.selected(scheme_slot::l2));
-        r.set("pause", m_schemes.selected(scheme_slot::pause));
-        uint64_t delivered = 0, done = 0;
-        for (const auto& st : w.stats) {
-            delivered += st.bytes_delivered;
-            done += st.done_ps ? 1 : 0;
-        }
-        r.set("goodput_gbps", mbps(delivered, p.end_ps) / 1e3);
-        r.set("payload_delivered_bytes", static_cast<int64_t>(delivered));
-        r.set("qps_done", static_cast<int64_t>(done));   // message QPs whose last byte was acknowledged
-        r.set("marks", static_cast<int64_t>(net.sw(0).counters(p.senders).marks));
-        report_port(r, "bottleneck_", net.sw(0).egress(p.senders), p.rate_bps, p.end_ps);
-        series.report_convergence(r, c);
-        const std::vector<double> q = delays->quantiles_us({0.5, 0.99, 1.0});
-        r.set("delay_p50_us", q[0]);
-        r.set("delay_p99_us", q[1]);
-        r.set("delay_max_us", q[2]);
-        const std::vector<double> rates = series.second_half_mbps(p, w);
-        report_rates(r, rates);
-        report_switch_ports(r, net, p.end_ps);
-        double nic_paused = 0;   // the senders' NICs are what PFC pauses here
-        for (int h = 0; h <= p.senders; ++h)
-            nic_paused = std::max(nic_paused, static_cast<double>(net.nic(h).egress().paused_ps(p.end_ps)) * 1e-9);
-        r.set("paused_ms_max_nic", nic_paused);
-        report_drops(r, net);
-        r.set("data_frames_to_receiver", static_cast<int64_t>(net.sw(0).egress(p.senders).stats().tx_frames));
-        report_run_end(r, net, c.duration_s, events_kind);
-        report_flows_and_cnps(r, net, p, w, rates);
-        if (c.series)
-            series.queue.export_to(r.add_table("queue_series"));
+void rdma_incast_scenario::report(network& net, scenario_run& run, result& r) {
+    const rdma_incast_config& c = m_cfg;
+    const rdma_plan& p = *m_plan;
+    const auto& [delays, w, series] = static_cast<run_state&>(run);
+    r.set("flows", static_cast<int64_t>(p.flows));
+    r.set("link_gbps", c.link_gbps);
+    r.set("marking", m_schemes.selected(scheme_slot::marking));
+    r.set("cm", m_schemes.selected(scheme_slot::l2));
+    r.set("pause", m_schemes.selected(scheme_slot::pause));
+    uint64_t delivered = 0, done = 0;
+    for (const auto& st : w.stats) {
+        delivered += st.bytes_delivered;
+        done += st.done_ps ? 1 : 0;
     }
-    clock.report(r);
-    return r;
+    r.set("goodput_gbps", mbps(delivered, p.end_ps) / 1e3);
+    r.set("payload_delivered_bytes", static_cast<int64_t>(delivered));
+    r.set("qps_done", static_cast<int64_t>(done));   // message QPs whose last byte was acknowledged
+    r.set("marks", static_cast<int64_t>(net.sw(0).counters(p.senders).marks));
+    report_port(r, "bottleneck_", net.sw(0).egress(p.senders), p.rate_bps, p.end_ps);
+    series.report_convergence(r, c);
+    const std::vector<double> q = delays->quantiles_us({0.5, 0.99, 1.0});
+    r.set("delay_p50_us", q[0]);
+    r.set("delay_p99_us", q[1]);
+    r.set("delay_max_us", q[2]);
+    const std::vector<double> rates = series.second_half_mbps(p, w);
+    report_rates(r, rates);
+    report_switch_ports(r, net, p.end_ps);
+    double nic_paused = 0;   // the senders' NICs are what PFC pauses here
+    for (int h = 0; h <= p.senders; ++h)
+        nic_paused = std::max(nic_paused, static_cast<double>(net.nic(h).egress().paused_ps(p.end_ps)) * 1e-9);
+    r.set("paused_ms_max_nic", nic_paused);
+    report_drops(r, net);
+    r.set("data_frames_to_receiver", static_cast<int64_t>(net.sw(0).egress(p.senders).stats().tx_frames));
+    report_run_end(r, net, c.duration_s, events_kind);
+    report_flows_and_cnps(r, net, p, w, rates);
+    if (c.series)
+        series.queue.export_to(r.add_table("queue_series"));
 }
 
 }   // namespace cmswitch

@@ -10,20 +10,23 @@
 #define CMSWITCH_PLATFORM_SCENARIOS_RDMA_INCAST_H
 
 #include "platform/scenario.h"
+#include "platform/settings.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace cmswitch {
 
-struct rdma_incast_config : buffer_settings {
-    rdma_incast_config() { buffer_kb = pool_kb = 5222; }   // the paper's switch: 5.1 MB
+struct rdma_incast_config : buffer_settings, run_settings {
+    rdma_incast_config() {
+        buffer_kb = pool_kb = 5222;   // the paper's switch: 5.1 MB
+        duration_s = 0.1;
+    }
     int64_t senders = 8;
     int64_t qps = 10;
     double link_gbps = 10;
     double delay_us = 1;
-    double duration_s = 0.1;
-    int64_t seed = 1;
     int64_t mtu_bytes = 1024;
     double message_kb = 0;
     int64_t ack_every = 64;
@@ -43,8 +46,15 @@ public:
         return "RoCEv2 incast (seed 003): S senders x Q queue pairs into one receiver through one switch, DCQCN or "
                "DCQCN+ over PFC";
     }
-    result run() override;
     void estimate_cost(run_cost& c) const override;
+
+private:
+    struct planned;
+    struct run_state;
+    scenario_plan plan(result& r) override;
+    std::unique_ptr<scenario_run> build(network& net, result& r) override;
+    void report(network& net, scenario_run& run, result& r) override;
+    std::shared_ptr<const planned> m_plan;   // (shared: planned is complete only in the .cpp)
 };
 
 }   // namespace cmswitch

@@ -11,15 +11,16 @@
 #define CMSWITCH_PLATFORM_SCENARIOS_TESTBED_001_H
 
 #include "platform/scenario.h"
+#include "platform/settings.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace cmswitch {
 
-struct testbed_001_config {
-    double duration_s = 60;
-    int64_t seed = 1;
+struct testbed_001_config : run_settings {
+    testbed_001_config() { duration_s = 60; }
     std::string sctp_cc = "ecn";
     double slow_mbps = 100, fast_mbps = 1000;
     int64_t slow_queue_packets = 240, fast_queue_packets = 1920;
@@ -46,8 +47,17 @@ public:
         return "seed 001's SCTP testbed: incast client and two elephant sources among 11 hosts on a DBL switch "
                "(8 x 100 Mb/s, 3 x 1 Gb/s)";
     }
-    result run() override;
     void estimate_cost(run_cost& c) const override;
+
+private:
+    struct run_state;
+    scenario_plan plan(result& r) override;
+    std::unique_ptr<scenario_run> build(network& net, result& r) override;
+    void report(network& net, scenario_run& run, result& r) override;
+    void report_incast(const run_state& st, result& r) const;
+    void report_elephants(const run_state& st, result& r) const;
+    void report_switch(network& net, result& r) const;
+    uint64_t m_end_ps = 0;
 };
 
 }   // namespace cmswitch

@@ -8,18 +8,24 @@
 #define CMSWITCH_PLATFORM_SCENARIOS_WORKLOAD_H
 
 #include "platform/scenario.h"
+#include "platform/settings.h"
+#include "traffic/flow_workload.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace cmswitch {
 
-struct workload_config : buffer_settings {
+struct workload_config : buffer_settings, run_settings, tcp_settings {
     workload_config() {
         buffer_policy = "shared";
         pool_kb = 4096;
         alpha = 1;
+        duration_s = 0.1;
+        min_rto_ms = 10;
+        init_cwnd = 10;
     }
     std::string topology = "leaf-spine";
     int64_t hosts = 16;
@@ -29,13 +35,7 @@ struct workload_config : buffer_settings {
     double delay_us = 1;
     double load = 0.5;
     std::string flow_sizes = "web-search";
-    std::string transport = "newreno";
-    double dctcp_g = 0.0625;
-    double min_rto_ms = 10;
-    int64_t init_cwnd = 10;
-    double duration_s = 0.1;
     double drain_ms = 50;
-    int64_t seed = 1;
     int64_t uplinks = 0;
     double uplink_gbps = 100;
     double uplink_load = 0;
@@ -59,8 +59,17 @@ public:
         return "datacenter flows: Poisson arrivals at a target load, sizes from an empirical CDF, all-to-all over a "
                "switch or a leaf-spine, optional incasts; flow completion times and slowdowns by size";
     }
-    result run() override;
     void estimate_cost(run_cost& c) const override;
+
+private:
+    struct planned;
+    struct run_state;
+    scenario_plan plan(result& r) override;
+    std::unique_ptr<scenario_run> build(network& net, result& r) override;
+    void report(network& net, scenario_run& run, result& r) override;
+    flow_workload_config workload_settings(int hosts) const;
+    void report_drops_by_priority(network& net, result& r) const;
+    std::shared_ptr<const planned> m_plan;   // (shared: planned is complete only in the .cpp)
 };
 
 }   // namespace cmswitch

@@ -221,15 +221,37 @@ void sctp_sender::on_sack(frame* f, uint64_t now) {
         return;
     }
     const uint64_t flight_before = m_flight;
-    const uint64_t mtu = m_cfg.mtu;
-    uint64_t bytes_acked = 0;
     const bool cum_advanced = ack > m_base;
-    uint32_t htna = 0;   // highest TSN newly acknowledged
-    bool have_htna = false;
+    sack_progress got;
+    ack_cumulative(ack, now, got);
+    ack_gap_blocks(blocks, nblocks, now, got);
+    m_gaps.update(m_base, m_next_tsn, blocks, nblocks);
+    const bool fast = got.have_htna && !m_gaps.empty() && count_misses(got.htna);
+    if (m_in_fr && m_base > m_fr_exit)
+        m_in_fr = false;
+    if (fast && !m_in_fr)
+        enter_fast_recovery();
+    if (cum_advanced && !m_in_fr)
+        grow_window(got.bytes_acked, flight_before);
+    if (m_chunks.empty())
+        m_pba = 0;
+    // T3 (6.3.2 R2, R3)
+    if (m_flight == 0 && m_rtx_count == 0)
+        m_t3_armed = false;
+    else if (cum_advanced)
+        arm_t3(now);
+    try_send(now, fast);
+    if (cum_advanced && idle() && m_listener)
+        m_listener->on_send_complete(m_flow, now);
+}
+
+// The chunks below the cumulative TSN ack leave the send queue.
+void sctp_sender::ack_cumulative(uint32_t ack, uint64_t now, sack_progress& got) {
+    const bool advanced = ack > m_base;
     while (m_base < ack) {
         chunk& c = m_chunks.front();
         if (!c.gap_acked)
-            bytes_acked += c.len;
+            got.bytes_acked += c.len;
         if (c.in_flight)
             m_flight -= c.len;
         if (c.rtx)
@@ -242,11 +264,14 @@ void sctp_sender::on_sack(frame* f, uint64_t now) {
         m_chunks.pop_front();
         ++m_base;
     }
-    if (cum_advanced) {
-        htna = ack - 1;
-        have_htna = true;
+    if (advanced) {
+        got.htna = ack - 1;
+        got.have_htna = true;
     }
-    // gap blocks: visit only TSNs not gap-acked before (the scoreboard holds those that were)
+}
+
+// Gap blocks: visits only TSNs not gap-acked before (the scoreboard holds those that were).
+void sctp_sender::ack_gap_blocks(const sack_scoreboard::range* blocks, int nblocks, uint64_t now, sack_progress& got) {
     for (int i = 0; i < nblocks; ++i) {
         const uint64_t b = std::max<uint64_t>(blocks[i].first, m_base);
         const uint64_t e = std::min<uint64_t>(blocks[i].second, m_next_tsn);
@@ -257,7 +282,7 @@ void sctp_sender::on_sack(frame* f, uint64_t now) {
                 if (c.gap_acked)
                     continue;
                 c.gap_acked = true;
-                bytes_acked += c.len;
+                got.bytes_acked += c.len;
                 if (c.in_flight) {
                     m_flight -= c.len;
                     c.in_flight = false;
@@ -271,66 +296,60 @@ void sctp_sender::on_sack(frame* f, uint64_t now) {
                         rtt_sample(now - m_timed_ps);
                     m_timing = false;
                 }
-                htna = std::max(htna, static_cast<uint32_t>(t));
-                have_htna = true;
+                got.htna = std::max(got.htna, static_cast<uint32_t>(t));
+                got.have_htna = true;
             }
         }
     }
-    m_gaps.update(m_base, m_next_tsn, blocks, nblocks);
+}
 
-    // 7.2.4 miss indications below the highest TSN newly acknowledged
+// 7.2.4: a miss indication for every chunk in flight below the highest TSN newly acknowledged; the third marks it
+// for fast retransmission (once). True if any was marked.
+bool sctp_sender::count_misses(uint32_t htna) {
     bool fast = false;
-    if (have_htna && !m_gaps.empty()) {
-        for (uint64_t t = m_gaps.skip(m_base); t < htna; t = m_gaps.skip(t)) {
-            const uint64_t stop = m_gaps.clip(t, htna);
-            for (; t < stop; ++t) {
-                chunk& c = chunk_at(static_cast<uint32_t>(t));
-                if (!c.in_flight)
-                    continue;
-                if (++c.misses >= 3 && !c.fast_retransmitted) {
-                    c.fast_retransmitted = true;
-                    c.in_flight = false;
-                    c.rtx = true;
-                    m_flight -= c.len;
-                    ++m_rtx_count;
-                    fast = true;
-                }
+    for (uint64_t t = m_gaps.skip(m_base); t < htna; t = m_gaps.skip(t)) {
+        const uint64_t stop = m_gaps.clip(t, htna);
+        for (; t < stop; ++t) {
+            chunk& c = chunk_at(static_cast<uint32_t>(t));
+            if (!c.in_flight)
+                continue;
+            if (++c.misses >= 3 && !c.fast_retransmitted) {
+                c.fast_retransmitted = true;
+                c.in_flight = false;
+                c.rtx = true;
+                m_flight -= c.len;
+                ++m_rtx_count;
+                fast = true;
             }
         }
     }
-    if (m_in_fr && m_base > m_fr_exit)
-        m_in_fr = false;
-    if (fast && !m_in_fr) {
-        m_in_fr = true;
-        m_fr_exit = m_highest_sent;
-        m_w.ssthresh = std::max(m_w.cwnd / 2, 4 * mtu);
-        m_w.cwnd = m_w.ssthresh;
-        m_pba = 0;
-        ++m_stats.fast_retransmits;
-    }
-    // 7.2.1 / 7.2.2
-    if (cum_advanced && !m_in_fr) {
-        if (m_w.cwnd <= m_w.ssthresh) {
-            if (flight_before >= m_w.cwnd)
-                m_w.cwnd += std::min<uint64_t>(bytes_acked, m_cfg.abc_l * mtu);
-        } else {
-            m_pba += bytes_acked;
-            if (m_pba >= m_w.cwnd && flight_before >= m_w.cwnd) {
-                m_pba -= m_w.cwnd;
-                m_w.cwnd += mtu;
-            }
+    return fast;
+}
+
+// 7.2.4: ssthresh = max(cwnd / 2, 4 MTU), cwnd = ssthresh, until the highest TSN sent now is acknowledged.
+void sctp_sender::enter_fast_recovery() {
+    m_in_fr = true;
+    m_fr_exit = m_highest_sent;
+    m_w.ssthresh = std::max(m_w.cwnd / 2, 4 * uint64_t{m_cfg.mtu});
+    m_w.cwnd = m_w.ssthresh;
+    m_pba = 0;
+    ++m_stats.fast_retransmits;
+}
+
+// 7.2.1 slow start (by at most abc_l MTU per SACK) and 7.2.2 congestion avoidance (one MTU per cwnd acknowledged),
+// only while the window was in full use.
+void sctp_sender::grow_window(uint64_t bytes_acked, uint64_t flight_before) {
+    const uint64_t mtu = m_cfg.mtu;
+    if (m_w.cwnd <= m_w.ssthresh) {
+        if (flight_before >= m_w.cwnd)
+            m_w.cwnd += std::min<uint64_t>(bytes_acked, m_cfg.abc_l * mtu);
+    } else {
+        m_pba += bytes_acked;
+        if (m_pba >= m_w.cwnd && flight_before >= m_w.cwnd) {
+            m_pba -= m_w.cwnd;
+            m_w.cwnd += mtu;
         }
     }
-    if (m_chunks.empty())
-        m_pba = 0;
-    // T3 (6.3.2 R2, R3)
-    if (m_flight == 0 && m_rtx_count == 0)
-        m_t3_armed = false;
-    else if (cum_advanced)
-        arm_t3(now);
-    try_send(now, fast);
-    if (cum_advanced && idle() && m_listener)
-        m_listener->on_send_complete(m_flow, now);
 }
 
 // ------------------------------------------------------------------------------------------------ T3-rtx

@@ -86,6 +86,17 @@ private:
     uint32_t initial_tsn() const override { return m_next_tsn; }
     void on_timer_kind(uint32_t kind, uint32_t tag, uint64_t now) override;
     void on_sack(frame* f, uint64_t now);
+    // What one SACK acknowledged: new bytes, and the highest TSN newly acknowledged (have_htna: any).
+    struct sack_progress {
+        uint64_t bytes_acked = 0;
+        uint32_t htna = 0;
+        bool have_htna = false;
+    };
+    void ack_cumulative(uint32_t ack, uint64_t now, sack_progress& got);
+    void ack_gap_blocks(const sack_scoreboard::range* blocks, int nblocks, uint64_t now, sack_progress& got);
+    bool count_misses(uint32_t htna);
+    void enter_fast_recovery();
+    void grow_window(uint64_t bytes_acked, uint64_t flight_before);
     void on_ecne(uint32_t tsn, uint32_t count, uint64_t now);
     void try_send(uint64_t now, bool force_one = false);
     // Sends one packet of chunks from `tsn` on (consecutive TSNs that are all new or all marked), returns the

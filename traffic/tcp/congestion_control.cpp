@@ -29,13 +29,13 @@ std::unique_ptr<tcp_congestion_control> make(const tcp_config& cfg) {
 const std::vector<tcp_cc_entry>& congestion_controls() {
     static const std::vector<tcp_cc_entry> all = {
         {"newreno", "RFC 5681 window, RFC 6582 recovery; RFC 3168 ECN response with ecn", ecn_feedback::classic, false,
-         &make<newreno>},
+         &make<newreno>, nullptr},
         {"dctcp", "RFC 8257: window cut by alpha/2 once per window of ECN-Echo", ecn_feedback::per_segment, true,
-         &make<dctcp>},
+         &make<dctcp>, &dctcp::declare},
         {"vegas", "Linux tcp_vegas: keep alpha..beta segments queued, from per-segment RTTs", ecn_feedback::classic,
-         false, &make<vegas>},
+         false, &make<vegas>, &vegas::declare},
         {"dc-vegas", "DCTCP's law on Vegas' queue estimate (our reading of paper 004)", ecn_feedback::classic, false,
-         &make<dc_vegas>},
+         &make<dc_vegas>, &dc_vegas::declare},
     };
     return all;
 }
@@ -55,6 +55,12 @@ const tcp_cc_entry& find_congestion_control(const std::string& name) {
         names += (names.empty() ? "" : ", ") + e.name;
     }
     throw config_error("transport = '" + name + "': allowed values are " + names);
+}
+
+void declare_congestion_control_params(param_table& t, tcp_config& cfg) {
+    for (const tcp_cc_entry& e : congestion_controls())
+        if (e.declare)
+            e.declare(t, cfg);
 }
 
 std::unique_ptr<tcp_congestion_control> make_congestion_control(const tcp_config& cfg) {

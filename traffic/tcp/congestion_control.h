@@ -10,6 +10,7 @@
 #ifndef CMSWITCH_TRAFFIC_TCP_CONGESTION_CONTROL_H
 #define CMSWITCH_TRAFFIC_TCP_CONGESTION_CONTROL_H
 
+#include "model/params.h"
 #include "traffic/tcp/tcp_config.h"
 
 #include <algorithm>
@@ -94,6 +95,8 @@ struct tcp_cc_entry {
     ecn_feedback feedback;
     bool needs_marking;   // reacts to ECN marks only: a scenario refuses it without a marking scheme
     std::unique_ptr<tcp_congestion_control> (*make)(const tcp_config& cfg);
+    // Declares the algorithm's own parameters (writing into cfg), or nullptr if it has none.
+    void (*declare)(param_table& t, tcp_config& cfg);
 };
 
 // The registered algorithms, in registration order.
@@ -102,6 +105,8 @@ const std::vector<tcp_cc_entry>& congestion_controls();
 std::vector<std::string> congestion_control_names();
 // The algorithm named cfg.congestion_control, or config_error naming the field and the allowed values.
 const tcp_cc_entry& find_congestion_control(const std::string& name);
+// Every registered algorithm's parameters, into cfg: a TCP scenario accepts the knobs of every algorithm.
+void declare_congestion_control_params(param_table& t, tcp_config& cfg);
 // A new instance for cfg (its mss set).
 std::unique_ptr<tcp_congestion_control> make_congestion_control(const tcp_config& cfg);
 

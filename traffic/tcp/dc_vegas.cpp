@@ -37,4 +37,9 @@ void dc_vegas::on_increase(tcp_window& w, const tcp_ack_event& a) {
     tcp_congestion_control::on_increase(w, a);   // Reno growth
 }
 
+void dc_vegas::declare(param_table& t, tcp_config& cfg) {
+    t.add_real("dcvegas_k", &cfg.dcvegas_k, 0, 1000, "segments", "DC-Vegas: queue estimate threshold K_v");
+    t.add_real("dcvegas_g", &cfg.dcvegas_g, 0, 1, "", "DC-Vegas: alpha gain g", true);
+}
+
 }   // namespace cmswitch

@@ -9,6 +9,7 @@
 #ifndef CMSWITCH_TRAFFIC_TCP_DC_VEGAS_H
 #define CMSWITCH_TRAFFIC_TCP_DC_VEGAS_H
 
+#include "model/params.h"
 #include "traffic/tcp/congestion_control.h"
 
 namespace cmswitch {
@@ -16,6 +17,8 @@ namespace cmswitch {
 class dc_vegas final : public tcp_congestion_control {
 public:
     explicit dc_vegas(const tcp_config& cfg) : m_k(cfg.dcvegas_k), m_g(cfg.dcvegas_g) {}
+    // Its parameters, into cfg: dcvegas_k, dcvegas_g.
+    static void declare(param_table& t, tcp_config& cfg);
     const char* name() const override { return "dc-vegas"; }
     bool ecn_capable() const override { return false; }
     void on_increase(tcp_window& w, const tcp_ack_event& a) override;

@@ -6,6 +6,7 @@
 #ifndef CMSWITCH_TRAFFIC_TCP_DCTCP_H
 #define CMSWITCH_TRAFFIC_TCP_DCTCP_H
 
+#include "model/params.h"
 #include "traffic/tcp/congestion_control.h"
 
 namespace cmswitch {
@@ -13,6 +14,8 @@ namespace cmswitch {
 class dctcp final : public tcp_congestion_control {
 public:
     explicit dctcp(const tcp_config& cfg) : m_g(cfg.dctcp_g) {}
+    // Its parameters, into cfg: dctcp_g.
+    static void declare(param_table& t, tcp_config& cfg);
     const char* name() const override { return "dctcp"; }
     bool ecn_capable() const override { return true; }
     void on_acked(tcp_window& w, const tcp_ack_event& a) override;

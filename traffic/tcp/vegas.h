@@ -11,12 +11,15 @@
 #ifndef CMSWITCH_TRAFFIC_TCP_VEGAS_H
 #define CMSWITCH_TRAFFIC_TCP_VEGAS_H
 
+#include "model/params.h"
 #include "traffic/tcp/congestion_control.h"
 
 namespace cmswitch {
 
 class vegas final : public tcp_congestion_control {
 public:
+    // Its parameters, into cfg: vegas_alpha, vegas_beta, vegas_gamma.
+    static void declare(param_table& t, tcp_config& cfg);
     explicit vegas(const tcp_config& cfg)
         : m_alpha(cfg.vegas_alpha), m_beta(cfg.vegas_beta), m_gamma(cfg.vegas_gamma) {}
     const char* name() const override { return "vegas"; }

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "platform/recorders/flow_completion.h"
+
+#include "platform/statistics.h"
+
+#include <algorithm>
+#include <string>
+
+namespace cmswitch {
+
+namespace {
+// Flow-size buckets (upper bounds, bytes): the small/medium/large split of DCTCP and HPCC.
+constexpr size_t num_buckets = 5;
+const double bucket_upper[num_buckets] = {10e3, 100e3, 1e6, 10e6, 1e300};
+const char* bucket_name[num_buckets] = {"<=10KB", "10KB-100KB", "100KB-1MB", "1MB-10MB", ">10MB"};
+
+struct incast_times {
+    std::vector<uint64_t> start, end;   // end UINT64_MAX: a flow of it did not finish
+    void add(const flow_workload::flow_record& f) {
+        const size_t k = static_cast<size_t>(f.incast);
+        if (end.size() <= k) {
+            end.resize(k + 1, 0);
+            start.resize(k + 1, f.start_ps);
+        }
+        end[k] = (f.end_ps == 0 || end[k] == UINT64_MAX) ? UINT64_MAX : std::max(end[k], f.end_ps);
+    }
+    void report(result& r) const {
+        std::vector<double> done;
+        for (size_t k = 0; k < end.size(); ++k)
+            if (end[k] != UINT64_MAX && end[k] != 0)
+                done.push_back(static_cast<double>(end[k] - start[k]) * 1e-9);
+        r.set("incasts", static_cast<int64_t>(end.size()));
+        r.set("incasts_completed", static_cast<int64_t>(done.size()));
+        r.set("incast_time_p50_ms", percentile(done, 0.5));
+        r.set("incast_time_p99_ms", percentile(done, 0.99));
+    }
+};
+}   // namespace
+
+double flow_path_model::ideal_ps(int src, int dst, uint64_t bytes) const {
+    const uint64_t segs = (bytes + mss - 1) / mss;
+    const uint64_t wire = bytes + segs * header_bytes;
+    const int n = links(src, dst);
+    const uint64_t first = std::min<uint64_t>(wire, mss + header_bytes);
+    const uint64_t a = host_rate_bps[static_cast<size_t>(src)], b = host_rate_bps[static_cast<size_t>(dst)];
+    const double slow_rate = static_cast<double>(std::min(a, b));
+    const double fast_rate = static_cast<double>(std::max(a, b));
+    double t = static_cast<double>(wire) * 8e12 / slow_rate;
+    t += static_cast<double>(first) * 8e12 / fast_rate;   // the other host link
+    t += (n - 2) * static_cast<double>(first) * 8e12 / static_cast<double>(fabric_rate_bps);
+    return t + static_cast<double>(n) * static_cast<double>(link_delay_ps);
+}
+
+uint64_t flow_completion_recorder::report(result& r) const {
+    std::vector<double> fct[num_buckets], slow[num_buckets], all_slow;
+    incast_times incasts;
+    uint64_t started = 0, completed = 0, bytes_done = 0;
+    table* ft = m_flow_table ? &r.add_table("flows") : nullptr;
+    for (const auto& f : m_workload.flows()) {
+        if (f.incast >= 0) {
+            incasts.add(f);
+            continue;
+        }
+        ++started;
+        if (f.end_ps == 0)
+            continue;
+        ++completed;
+        bytes_done += f.bytes;
+        const double t = static_cast<double>(f.end_ps - f.start_ps);
+        const double s = t / m_paths.ideal_ps(f.src, f.dst, f.bytes);
+        size_t b = 0;
+        while (static_cast<double>(f.bytes) > bucket_upper[b])
+            ++b;
+        fct[b].push_back(t * 1e-9);
+        slow[b].push_back(s);
+        all_slow.push_back(s);
+        if (ft) {
+            ft->column("size_bytes").push_back(static_cast<double>(f.bytes));
+            ft->column("fct_us").push_back(t * 1e-6);
+            ft->column("slowdown").push_back(s);
+        }
+    }
+    r.set("flows_started", static_cast<int64_t>(started));
+    r.set("flows_completed", static_cast<int64_t>(completed));
+    r.set("slowdown_p50", percentile(all_slow, 0.5));
+    r.set("slowdown_p99", percentile(all_slow, 0.99));
+    table& bt = r.add_table("fct_by_size");
+    for (size_t b = 0; b < num_buckets; ++b) {
+        bt.column("bucket").push_back(static_cast<double>(b));
+        bt.column("upper_bytes").push_back(b + 1 < num_buckets ? bucket_upper[b] : 0);
+        bt.column("flows").push_back(static_cast<double>(fct[b].size()));
+        bt.column("fct_p50_ms").push_back(percentile(fct[b], 0.5));
+        bt.column("fct_p99_ms").push_back(percentile(fct[b], 0.99));
+        bt.column("slowdown_p50").push_back(percentile(slow[b], 0.5));
+        bt.column("slowdown_p95").push_back(percentile(slow[b], 0.95));
+        bt.column("slowdown_p99").push_back(percentile(slow[b], 0.99));
+    }
+    r.set("slowdown_p99_small", percentile(slow[0], 0.99));   // <= 10 KB
+    r.set("slowdown_p99_large", percentile(slow[3], 0.99));   // 1-10 MB
+    std::string names;
+    for (size_t b = 0; b < num_buckets; ++b)
+        names += (b ? ", " : "") + std::string(bucket_name[b]);
+    r.set("fct_buckets", names);
+    incasts.report(r);
+    return bytes_done;
+}
+
+}   // namespace cmswitch

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+// Recorder: flow completion times of a flow workload (traffic/flow_workload.h) against each flow's ideal, by size.
+// Reports after the run:
+//   fct_by_size   per size bucket (<= 10 KB, 10-100 KB, 100 KB-1 MB, 1-10 MB, > 10 MB; the split of DCTCP and
+//                 HPCC): flows, FCT p50/p99 (ms), slowdown p50/p95/p99
+//   flows         every completed Poisson flow (size, FCT, slowdown), with flow_table
+//   summary       flows started and completed, slowdown p50/p99 overall, of small and large flows, the incasts
+//                 (started, completed, completion time p50/p99)
+// The ideal FCT is the flow alone on an idle network: its whole wire size at the slower of its two host links,
+// one frame at the faster one and on every further link, and the propagation of every link on its path.
+#ifndef CMSWITCH_PLATFORM_RECORDERS_FLOW_COMPLETION_H
+#define CMSWITCH_PLATFORM_RECORDERS_FLOW_COMPLETION_H
+
+#include "model/result.h"
+#include "traffic/flow_workload.h"
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace cmswitch {
+
+// What the ideal of a flow from src to dst needs: every host's link rate, the fabric's, the links on each path.
+struct flow_path_model {
+    std::vector<uint64_t> host_rate_bps;   // by host id
+    uint64_t fabric_rate_bps = 0;
+    uint64_t link_delay_ps = 0;
+    std::function<int(int src, int dst)> links;   // links on the path between two hosts
+    uint32_t mss = 1460, header_bytes = 40;
+    double ideal_ps(int src, int dst, uint64_t bytes) const;
+};
+
+class flow_completion_recorder {
+public:
+    flow_completion_recorder(const flow_workload& w, flow_path_model paths, bool flow_table)
+        : m_workload(w), m_paths(std::move(paths)), m_flow_table(flow_table) {}
+    // Also gives the application bytes of the completed Poisson flows (the measured load).
+    uint64_t report(result& r) const;
+
+private:
+    const flow_workload& m_workload;
+    flow_path_model m_paths;
+    bool m_flow_table;
+};
+
+}   // namespace cmswitch
+#endif
