@@ -24,7 +24,6 @@ public:
     }
     size_t samples() const { return m_ns.size(); }
     // The p-quantile (nearest rank) of the delays in us; 0 without samples.
-    double quantile_us(double p) const { return quantiles_us({p})[0]; }
     // Several at once (one copy of the samples; each order statistic found in what lies above the previous one).
     std::vector<double> quantiles_us(std::vector<double> ps) const {
         std::vector<double> out(ps.size(), 0.0);

@@ -89,7 +89,7 @@ buffer_config make_buffer_config(const buffer_settings& b) {
     buf.pool_bytes = kb_to_bytes(b.pool_kb);
     buf.alpha = b.alpha;
     buf.reserved_bytes = kb_to_bytes(b.reserved_kb);
-    buf.alpha_by_prio = b.alpha_by_queue;
+    buf.alpha_by_queue = b.alpha_by_queue;
     for (size_t k = 0; k < b.alpha_by_queue.size(); ++k)
         if (!(b.alpha_by_queue[k] > 0))
             throw config_error("alpha_by_queue[" + std::to_string(k) + "] = " + format_number(b.alpha_by_queue[k]) +
@@ -97,9 +97,9 @@ buffer_config make_buffer_config(const buffer_settings& b) {
     if (!b.alpha_by_queue.empty() && b.buffer_policy != "shared")
         throw config_error("alpha_by_queue needs buffer_policy shared (not '" + b.buffer_policy + "')");
     for (size_t p = 0; p < b.queue_map.size(); ++p)
-        buf.queue_of_prio[p] = static_cast<uint8_t>(b.queue_map[p]);
+        buf.queue_map[p] = static_cast<uint8_t>(b.queue_map[p]);
     for (size_t p = 0; p < b.pg_map.size(); ++p)
-        buf.pg_of_prio[p] = static_cast<uint8_t>(b.pg_map[p]);
+        buf.pg_map[p] = static_cast<uint8_t>(b.pg_map[p]);
     if (b.scheduler == "dwrr") {
         std::vector<double> w = b.dwrr_weights;
         if (w.empty())

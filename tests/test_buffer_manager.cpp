@@ -180,9 +180,9 @@ TEST(SharedBuffer, ReservedSpaceIsUsedFirstAndEveryByteIsAccounted) {
     EXPECT_EQ(b->reserved_used_bytes() + b->shared_used_bytes(), b->used_bytes());
     EXPECT_EQ(b->shared_used_peak_bytes(), 30500u);
     // per-priority alpha; a pool that the reserved space would exceed is refused with the numbers
-    cfg.alpha_by_prio = {1, 1, 1, 0.5};
+    cfg.alpha_by_queue = {1, 1, 1, 0.5};
     EXPECT_THROW(make_buffer_manager(cfg, 2), config_error);
-    cfg.alpha_by_prio.clear();
+    cfg.alpha_by_queue.clear();
     cfg.pool_bytes = 160000;
     EXPECT_THROW(make_buffer_manager(cfg, 2), config_error);
 }

@@ -285,7 +285,7 @@ TEST(Pause, DynamicXoffFromAlphaAndTheSharedHeadroomPool) {
     bc.pool_bytes = 100000;
     bc.alpha = 1;
     two_port_switch t(bc);
-    t.sw.buffer_config_access().set_lossless(0x7f, 6000);
+    t.sw.buffer().set_lossless(0x7f, 6000);
     pause_config pc;
     pc.mode = "pause";
     pc.xoff_alpha = 1;
@@ -366,9 +366,9 @@ TEST(Pause, IngressReservePerGroupAlphaAndThePfcFrameOfAGroup) {
     bc.policy = "shared";
     bc.pool_bytes = 100000;
     bc.alpha = 1;
-    bc.pg_of_prio = {{0, 0, 0, 0, 0, 0, 0, 7}};
+    bc.pg_map = {{0, 0, 0, 0, 0, 0, 0, 7}};
     two_port_switch t(bc);
-    t.sw.buffer_config_access().set_lossless(0x7f, 6000, 2 * 15000);
+    t.sw.buffer().set_lossless(0x7f, 6000, 2 * 15000);
     pause_config pc;
     pc.mode = "pfc";
     pc.xoff_alpha_by_pg = {0.5, 1, 1, 1, 1, 1, 1, 1};
@@ -402,7 +402,7 @@ TEST(Pause, APriorityGroupIsAllLosslessOrNot) {
     buffer_config bc;
     bc.policy = "shared";
     bc.pool_bytes = 100000;
-    bc.pg_of_prio = {{0, 0, 2, 3, 4, 5, 6, 7}};   // priorities 0 and 1 share group 0...
+    bc.pg_map = {{0, 0, 2, 3, 4, 5, 6, 7}};   // priorities 0 and 1 share group 0...
     two_port_switch t(bc);
     pause_config pc;
     pc.mode = "pfc";
@@ -437,7 +437,7 @@ TEST(SwitchDescription, QueueMapAndDwrrWeightsDecideTheDepartureOrder) {
     EXPECT_EQ(std::count(strict.begin() + 1, strict.begin() + 41, 5), 40);
 
     buffer_config one = bc;
-    one.queue_of_prio = {{0, 1, 3, 3, 4, 3, 6, 7}};
+    one.queue_map = {{0, 1, 3, 3, 4, 3, 6, 7}};
     const auto fifo = order(one);
     ASSERT_EQ(fifo.size(), 80u);
     EXPECT_EQ(std::count(fifo.begin(), fifo.begin() + 40, 2), 40);
@@ -464,7 +464,7 @@ TEST(SwitchDescription, APauseOfAPriorityStopsTheQueueItMapsTo) {
     buffer_config bc;
     bc.policy = "static";
     bc.port_limit_bytes = 1 << 20;
-    bc.queue_of_prio = {{0, 1, 1, 3, 4, 5, 6, 7}};
+    bc.queue_map = {{0, 1, 1, 3, 4, 5, 6, 7}};
     two_port_switch t(bc);
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
     t.in1.tx->b_transport(*pause_frame(t.pool, 1u << 2, 65535), d);   // arrives at port 1 at 0.512 us

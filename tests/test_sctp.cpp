@@ -206,45 +206,45 @@ TEST(Sctp, EcnResponsesOfThePaper) {
     const uint32_t mtu = 1500;
     // algorithm 1 (ecn): halve in a new window, nothing inside one
     sctp_window w{30000, 40000};
-    EXPECT_FALSE(sctp_on_ecn_echo(sctp_cc::ecn, w, {false, 3, 20000, true}, mtu));
+    EXPECT_FALSE(make_sctp_congestion_control("ecn")->on_ecn_echo(w, {false, 3, 20000, true}, mtu));
     EXPECT_EQ(w.cwnd, 15000u);
     EXPECT_EQ(w.ssthresh, 15000u);
-    EXPECT_FALSE(sctp_on_ecn_echo(sctp_cc::ecn, w, {true, 3, 20000, true}, mtu));
+    EXPECT_FALSE(make_sctp_congestion_control("ecn")->on_ecn_echo(w, {true, 3, 20000, true}, mtu));
     EXPECT_EQ(w.cwnd, 15000u);
     w = {2000, 2000};   // ssthresh under one MTU: one MTU, and the RTO doubles
-    EXPECT_TRUE(sctp_on_ecn_echo(sctp_cc::ecn, w, {false, 1, 0, true}, mtu));
+    EXPECT_TRUE(make_sctp_congestion_control("ecn")->on_ecn_echo(w, {false, 1, 0, true}, mtu));
     EXPECT_EQ(w.ssthresh, 1500u);
     EXPECT_EQ(w.cwnd, 1500u);
     // algorithm 2 (dccc), new window, k = 3: cwnd = cwnd at send - 3 MTU, ssthresh = cwnd - 3 MTU
     w = {30000, 40000};
-    sctp_on_ecn_echo(sctp_cc::dccc, w, {false, 3, 20000, false}, mtu);
+    make_sctp_congestion_control("dccc")->on_ecn_echo(w, {false, 3, 20000, false}, mtu);
     EXPECT_EQ(w.cwnd, 15500u);
     EXPECT_EQ(w.ssthresh, 11000u);
     // within the window, k = 2: both lose 2 MTU
-    sctp_on_ecn_echo(sctp_cc::dccc, w, {true, 2, 0, false}, mtu);
+    make_sctp_congestion_control("dccc")->on_ecn_echo(w, {true, 2, 0, false}, mtu);
     EXPECT_EQ(w.cwnd, 12500u);
     EXPECT_EQ(w.ssthresh, 8000u);
     // the cwnd at send not below the current one: FreeBSD halves instead
     w = {30000, 40000};
-    sctp_on_ecn_echo(sctp_cc::dccc, w, {false, 3, 30000, false}, mtu);
+    make_sctp_congestion_control("dccc")->on_ecn_echo(w, {false, 3, 30000, false}, mtu);
     EXPECT_EQ(w.cwnd, 15000u);
     EXPECT_EQ(w.ssthresh, 10500u);
     // our floor: one MTU
-    sctp_on_ecn_echo(sctp_cc::dccc, w, {true, 20, 0, false}, mtu);
+    make_sctp_congestion_control("dccc")->on_ecn_echo(w, {true, 20, 0, false}, mtu);
     EXPECT_EQ(w.cwnd, 1500u);
     EXPECT_EQ(w.ssthresh, 1500u);
     // dynamic-dccc: dccc on a local LAN (first RTT < 1.1 ms), algorithm 1 otherwise
     w = {30000, 40000};
-    sctp_on_ecn_echo(sctp_cc::dynamic_dccc, w, {false, 3, 20000, true}, mtu);
+    make_sctp_congestion_control("dynamic-dccc")->on_ecn_echo(w, {false, 3, 20000, true}, mtu);
     EXPECT_EQ(w.cwnd, 15500u);
     w = {30000, 40000};
-    sctp_on_ecn_echo(sctp_cc::dynamic_dccc, w, {false, 3, 20000, false}, mtu);
+    make_sctp_congestion_control("dynamic-dccc")->on_ecn_echo(w, {false, 3, 20000, false}, mtu);
     EXPECT_EQ(w.cwnd, 15000u);
     // plain: no response
     w = {30000, 40000};
-    sctp_on_ecn_echo(sctp_cc::plain, w, {false, 3, 20000, true}, mtu);
+    make_sctp_congestion_control("plain")->on_ecn_echo(w, {false, 3, 20000, true}, mtu);
     EXPECT_EQ(w.cwnd, 30000u);
-    EXPECT_THROW(parse_sctp_cc("cubic"), config_error);
+    EXPECT_THROW(make_sctp_congestion_control("cubic"), config_error);
 }
 
 TEST(Sctp, DynamicDcccSwitchesAtOnePointOneMs) {
@@ -328,8 +328,8 @@ struct fake_switch final : public switch_services {
     frame_pool m_pool;
     uint64_t port_capacity_bytes() const override { return 240 * 1500; }
     uint64_t port_limit_frames(int) const override { return 240; }
-    const buffer_manager& buffer_state() const override { return m_buf; }
-    buffer_manager& buffer_admission() override { return m_buf; }
+    const buffer_manager& buffer() const override { return m_buf; }
+    buffer_manager& buffer() override { return m_buf; }
     int priority_group(int prio) const override { return prio; }
     static_buffer m_buf{2, 240 * 1500};
     void send_control(int, frame*, uint64_t) override {}

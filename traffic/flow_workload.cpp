@@ -14,7 +14,6 @@ constexpr uint32_t incast_tag = 0xffffffffu;
 flow_workload::flow_workload(std::vector<host_stack*> hosts, const tcp_config& tcp, const flow_size_distribution& sizes,
                              const flow_workload_config& cfg)
     : m_hosts(std::move(hosts)), m_tcp(tcp), m_sizes(sizes), m_cfg(cfg),
-      m_mean_gap_ps(cfg.load > 0 ? sizes.mean() * 8 / (cfg.load * static_cast<double>(cfg.host_rate_bps)) * 1e12 : 0),
       m_incast_rng(cfg.seed, stream_id(random_stream::workload, 1u << 20)) {
     const int n = static_cast<int>(m_hosts.size());
     if (n < 2)

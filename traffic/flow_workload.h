@@ -60,7 +60,6 @@ public:
     const std::vector<flow_record>& flows() const { return m_flows; }
     const std::deque<tcp_stats>& stats() const { return m_stats; }
     // Mean time between two arrivals at one host (ps).
-    double mean_interarrival_ps() const { return m_mean_gap_ps; }
 
 private:
     void start_flow(int src, int dst, uint64_t bytes, uint64_t now, int64_t incast);
@@ -69,7 +68,6 @@ private:
     tcp_config m_tcp;
     flow_size_distribution m_sizes;
     flow_workload_config m_cfg;
-    double m_mean_gap_ps;
     std::vector<double> m_gap_ps;   // per host: mean time between arrivals (0: no Poisson flows)
     std::vector<rng> m_host_rng;   // one stream per host: arrivals, sizes, destinations
     rng m_incast_rng;

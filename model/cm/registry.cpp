@@ -23,12 +23,12 @@ std::vector<scheme_entry>& builtin_schemes() {
     static std::vector<scheme_entry> all = {
         {scheme_slot::marking, "ECN marking on the instantaneous egress queue: step (> K), red (Kmin/Kmax/Pmax)",
          &make<ecn_scheme>},
-        {scheme_slot::l2, "IEEE 802.1Qau QCN: congestion points on the switches, reaction points on the NICs",
+        {scheme_slot::cm, "IEEE 802.1Qau QCN: congestion points on the switches, reaction points on the NICs",
          &make<qcn_scheme>},
         {scheme_slot::pause, "802.3x PAUSE or 802.1Qbb PFC at the switch inputs", &make<pause_scheme>},
         {scheme_slot::marking, "the DCQCN congestion point: RED-like on the instantaneous queue, at dequeue or enqueue",
          &make<dcqcn_cp_scheme>},
-        {scheme_slot::l2, "DCQCN / DCQCN+ at the RoCE NICs (notification and reaction points; transport rdma)",
+        {scheme_slot::cm, "DCQCN / DCQCN+ at the RoCE NICs (notification and reaction points; transport rdma)",
          &make<dcqcn_scheme>},
         {scheme_slot::marking,
          "Dynamic Buffer Limiting (Cisco 4500, seed 001): per-flow credits on congested "

@@ -8,7 +8,7 @@ namespace cmswitch {
 const char* slot_param(scheme_slot s) {
     switch (s) {
     case scheme_slot::marking: return "marking";
-    case scheme_slot::l2: return "cm";
+    case scheme_slot::cm: return "cm";
     case scheme_slot::pause: return "pause";
     }
     return "?";
@@ -113,7 +113,7 @@ void scheme_set::check(const std::string& transport) const {
 void scheme_set::install(scheme_context& ctx) {
     // layer-2 congestion management first, then PAUSE/PFC, then marking: the order the hooks were added in
     // before schemes existed (the switch orders hooks by stage; equal stages keep this order)
-    for (scheme_slot slot : {scheme_slot::l2, scheme_slot::pause, scheme_slot::marking})
+    for (scheme_slot slot : {scheme_slot::cm, scheme_slot::pause, scheme_slot::marking})
         if (scheme* sc = chosen(slot))
             sc->install(selected(slot), ctx);
 }

@@ -52,7 +52,7 @@ struct scheme_context {
     uint32_t mtu_bytes = 1500;
 };
 
-enum class scheme_slot : uint8_t { marking, l2, pause };
+enum class scheme_slot : uint8_t { marking, cm, pause };
 constexpr int num_scheme_slots = 3;
 // The choice parameter of a slot: "marking", "cm", "pause".
 const char* slot_param(scheme_slot s);

@@ -96,7 +96,7 @@ drop_reason shared_buffer::check(int port, int prio, uint32_t bytes) const {
 void check_class_maps(const buffer_config& cfg) {
     for (int p = 0; p < num_priorities; ++p) {
         const auto ps = std::to_string(p);
-        const int q = cfg.queue_of_prio[static_cast<size_t>(p)], g = cfg.pg_of_prio[static_cast<size_t>(p)];
+        const int q = cfg.queue_map[static_cast<size_t>(p)], g = cfg.pg_map[static_cast<size_t>(p)];
         if (p == num_priorities - 1 && (q != p || g != p))
             throw config_error("queue_map / pg_map: priority 7 (control frames: PAUSE, CNM, CNP) must stay in queue 7 "
                                "and group 7");
@@ -163,11 +163,11 @@ std::unique_ptr<buffer_manager> make_buffer_manager(const buffer_config& cfg, in
                                std::to_string(cfg.reserved_bytes) + " bytes x " + std::to_string(num_ports) +
                                " ports x " + std::to_string(num_priorities) +
                                " priorities = " + std::to_string(carved) + ": lower reserved_kb or raise pool_kb");
-        std::vector<double> alpha = cfg.alpha_by_prio;
+        std::vector<double> alpha = cfg.alpha_by_queue;
         if (alpha.empty())
             alpha.assign(num_priorities, cfg.alpha);
         if (alpha.size() != static_cast<size_t>(num_priorities))
-            throw config_error("buffer alpha_by_prio: " + std::to_string(alpha.size()) + " entries; give " +
+            throw config_error("buffer alpha_by_queue: " + std::to_string(alpha.size()) + " entries; give " +
                                std::to_string(num_priorities) + " (one per priority) or none");
         for (size_t i = 0; i < alpha.size(); ++i)
             if (!(alpha[i] > 0.0 && alpha[i] <= 64.0)) {

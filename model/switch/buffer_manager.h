@@ -36,16 +36,16 @@ struct buffer_config {
     double alpha = 1.0;   // "dynamic"
     std::vector<uint64_t> port_limit_packets;   // "packets": one per port, or a single entry for all ports
     uint64_t reserved_bytes = 0;   // "shared": guaranteed bytes per queue (port x priority)
-    std::vector<double> alpha_by_prio;   // "shared": alpha per queue (8 entries); empty: alpha for all
+    std::vector<double> alpha_by_queue;   // "shared": alpha per queue (8 entries); empty: alpha for all
 
     // The switch's class handling (the switch description), for every policy: the egress queue and
     // the ingress priority group (PFC/PAUSE accounting) of each 802.1p priority, and the egress scheduler: the
     // queues in dwrr_queues share by deficit weighted round robin (dwrr_quantum bytes per round each), the others
     // are strict priority above them. Identity maps and strict priority by default; priority 7 (control frames)
-    // stays in queue 7 and group 7, and no other priority may use them. Admission, alpha_by_prio and reserved
+    // stays in queue 7 and group 7, and no other priority may use them. Admission, alpha_by_queue and reserved
     // space are per queue. check_class_maps() refuses a bad map (config_error naming the entry).
-    std::array<uint8_t, 8> queue_of_prio{{0, 1, 2, 3, 4, 5, 6, 7}};
-    std::array<uint8_t, 8> pg_of_prio{{0, 1, 2, 3, 4, 5, 6, 7}};
+    std::array<uint8_t, 8> queue_map{{0, 1, 2, 3, 4, 5, 6, 7}};
+    std::array<uint8_t, 8> pg_map{{0, 1, 2, 3, 4, 5, 6, 7}};
     uint8_t dwrr_queues = 0;
     std::array<uint32_t, 8> dwrr_quantum{};
 };
@@ -190,7 +190,7 @@ private:
 class shared_buffer final : public buffer_manager {
 public:
     // pool_bytes in all; reserved_bytes per queue carved out of it; alpha per priority.
-    shared_buffer(int num_ports, uint64_t pool_bytes, uint64_t reserved_bytes, std::vector<double> alpha_by_prio);
+    shared_buffer(int num_ports, uint64_t pool_bytes, uint64_t reserved_bytes, std::vector<double> alpha_by_queue);
     uint64_t port_capacity_bytes() const override { return m_pool; }
     // one port alone: its queue's reserved space plus alpha / (1 + alpha) of the shared pool (priority 0's alpha)
     uint64_t lone_port_bytes() const override {

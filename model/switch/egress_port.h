@@ -138,16 +138,15 @@ public:
     // no priority outside the mask (strict, above them) is ready. Quanta of 1500 B or more. Throws config_error.
     void set_dwrr(uint8_t dwrr_mask, const uint32_t (&quantum)[num_priorities]);
 
-    // The egress queue of each 802.1p priority (identity by default; buffer_config::queue_of_prio). A PAUSE/PFC
+    // The egress queue of each 802.1p priority (identity by default; buffer_config::queue_map). A PAUSE/PFC
     // of a priority stops the queue it maps to.
-    void set_queue_map(const std::array<uint8_t, num_priorities>& queue_of_prio) {
+    void set_queue_map(const std::array<uint8_t, num_priorities>& queue_map) {
         for (int p = 0; p < num_priorities; ++p)
-            m_qmap[p] = queue_of_prio[static_cast<size_t>(p)];
+            m_qmap[p] = queue_map[static_cast<size_t>(p)];
     }
     int queue_of(int prio) const { return m_qmap[prio]; }
     // Time-weighted occupancy of each queue (queue_occupancy), kept from this call on (one more update per frame).
     void track_queues(uint64_t now_ps, uint64_t histogram_bin_bytes);
-    bool queues_tracked() const { return m_track_queues; }
     const occupancy_stats& queue_occupancy(int queue) const { return m_qocc[queue]; }
 
     uint64_t bytes() const { return m_bytes; }
@@ -156,13 +155,6 @@ public:
     uint64_t busy_until() const { return m_busy_until; }
     const counters& stats() const { return m_cnt; }
     const occupancy_stats& occupancy() const { return m_occ; }
-    // Drops every queued frame into `sink` (used when a run is torn down).
-    template <typename F>
-    void for_each_queued(F&& fn) const {
-        for (const auto& q : m_q)
-            for (frame* f = q.head; f; f = f->next)
-                fn(*f);
-    }
 
 private:
     void try_transmit(uint64_t now);

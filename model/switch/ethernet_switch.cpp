@@ -11,7 +11,7 @@ namespace cmswitch {
 ethernet_switch::ethernet_switch(sc_core::sc_module_name name, int num_ports, int num_hosts,
                                  const buffer_config& buffer, frame_pool& pool, event_domain& events, int id)
     : sc_module(name), m_name(basename()), m_buffer(make_buffer_manager(buffer, num_ports)), m_id(id),
-      m_pg_of_prio(buffer.pg_of_prio), m_pool(pool), m_events(events) {
+      m_pg_map(buffer.pg_map), m_pool(pool), m_events(events) {
     if (num_hosts < 1)
         throw config_error("hosts = " + std::to_string(num_hosts) + ": a network needs at least 1 host");
     const size_t n = static_cast<size_t>(num_ports);
@@ -26,7 +26,7 @@ ethernet_switch::ethernet_switch(sc_core::sc_module_name name, int num_ports, in
         m_rx.back()->register_b_transport(this, &ethernet_switch::receive, static_cast<int>(i));
         m_ports[i].attach(m_tx.back().get(), &m_events, this, ev_tx_done, static_cast<uint32_t>(i), m_buffer.get());
         m_ports[i].configure_pause(0, ev_pause_expiry);
-        m_ports[i].set_queue_map(buffer.queue_of_prio);
+        m_ports[i].set_queue_map(buffer.queue_map);
         if (buffer.dwrr_queues) {
             uint32_t quanta[num_priorities];
             for (int q = 0; q < num_priorities; ++q)

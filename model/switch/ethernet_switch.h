@@ -81,15 +81,16 @@ public:
     void set_dwrr(int port, uint8_t mask, const uint32_t (&quantum)[num_priorities]) {
         m_ports[static_cast<size_t>(port)].set_dwrr(mask, quantum);
     }
-    // The ingress priority group of an 802.1p priority (buffer_config::pg_of_prio).
-    int pg_of(int prio) const { return m_pg_of_prio[static_cast<size_t>(prio)]; }
+    // The ingress priority group of an 802.1p priority (buffer_config::pg_map).
+    int pg_of(int prio) const { return m_pg_map[static_cast<size_t>(prio)]; }
     const port_counters& counters(int port) const { return m_counters[static_cast<size_t>(port)]; }
-    const buffer_manager& buffer() const { return *m_buffer; }
+    // The buffer manager: its state (occupancy, shared pool use) and, non-const, its configuration by schemes
+    // (PFC on a shared buffer: set_lossless, ingress reserves). Also switch_services'.
+    const buffer_manager& buffer() const override { return *m_buffer; }
+    buffer_manager& buffer() override { return *m_buffer; }
     void track_pool_occupancy() { m_buffer->track_pool_occupancy(); }   // see buffer_manager
     // Every egress queue's time-weighted occupancy from now on (egress_port::queue_occupancy).
     void track_queue_occupancy();
-    // For schemes that configure admission (PFC on a shared buffer: set_lossless).
-    buffer_manager& buffer_config_access() { return *m_buffer; }
     // Adds the frames and bytes waiting in egress queues.
     void queued(uint64_t& frames, uint64_t& bytes) const;
     // Adds the frames and bytes on the incoming links (sent to this block, last bit not yet in).
@@ -110,9 +111,7 @@ private:
     const std::string& switch_name() const override { return m_name; }
     frame_pool& pool() override { return m_pool; }
     uint64_t port_capacity_bytes() const override { return m_buffer->port_capacity_bytes(); }
-    const buffer_manager& buffer_state() const override { return *m_buffer; }
-    buffer_manager& buffer_admission() override { return *m_buffer; }
-    int priority_group(int prio) const override { return m_pg_of_prio[static_cast<size_t>(prio)]; }
+    int priority_group(int prio) const override { return m_pg_map[static_cast<size_t>(prio)]; }
     uint64_t port_limit_frames(int port) const override {
         if (const auto* pb = dynamic_cast<const packet_buffer*>(m_buffer.get()))
             return pb->port_limit_packets(port);
@@ -141,7 +140,7 @@ private:
     std::vector<switch_hook*> m_ingress_hooks, m_enqueue_hooks, m_dequeue_hooks, m_drop_hooks, m_admit_hooks;
     std::vector<frame*> m_routed;   // control frames to route once the current frame is queued
     int m_id = 0;
-    std::array<uint8_t, num_priorities> m_pg_of_prio;
+    std::array<uint8_t, num_priorities> m_pg_map;
     uint64_t m_originated_frames = 0, m_originated_bytes = 0;
     uint64_t m_consumed_frames = 0, m_consumed_bytes = 0;   // PAUSE frames taken by this switch
     frame_pool& m_pool;

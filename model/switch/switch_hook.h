@@ -28,7 +28,7 @@ namespace cmswitch {
 // in, or already out).
 struct queue_view {
     int port;
-    int prio;   // the egress queue (the frame's priority unless a queue map says otherwise)
+    int queue;   // the egress queue (the frame's priority unless a queue map says otherwise)
     uint64_t queue_bytes;   // that queue's bytes, the frame itself not counted
     uint64_t port_bytes;   // every priority of the port, the frame itself not counted
     uint32_t port_frames;   // frames queued at the port, every priority, the frame itself not counted
@@ -47,11 +47,11 @@ public:
     // Frames one port's transmit queue holds: its limit under the "packets" buffer policy, else the byte capacity
     // in 1500-byte frames.
     virtual uint64_t port_limit_frames(int port) const = 0;
-    // The buffer's state (occupancy, shared pool use) as admission sees it.
-    virtual const buffer_manager& buffer_state() const = 0;
-    // For ingress accounting that shares the pool (PFC ingress reserves: add_ingress_reserved_used).
-    virtual buffer_manager& buffer_admission() = 0;
-    // The ingress priority group of an 802.1p priority (buffer_config::pg_of_prio; identity by default).
+    // The buffer's state (occupancy, shared pool use) as admission sees it; non-const for ingress accounting
+    // that shares the pool (PFC ingress reserves: add_ingress_reserved_used).
+    virtual const buffer_manager& buffer() const = 0;
+    virtual buffer_manager& buffer() = 0;
+    // The ingress priority group of an 802.1p priority (buffer_config::pg_map; identity by default).
     virtual int priority_group(int prio) const = 0;
     // Queues a control frame the switch made (PAUSE, a notification) on `port` at once, in the control priority
     // and outside buffer accounting; it counts as originated by the switch.

@@ -47,7 +47,7 @@ baseline_scenario::baseline_scenario() {
     t.add_real("sample_us", &c.sample_us, 1, 1e9, "us", "time-series bin (throughput and queues)");
     t.set_min_nonzero("sample_us", 0.1);
     t.add_flag("series", &c.series, "include the time series (default on)");
-    m_schemes.declare(t, scheme_slot::l2, "", false);
+    m_schemes.declare(t, scheme_slot::cm, "", false);
     declare_tcp(t, c);   // the hosts' TCP, for the tcp-* schemes (dctcp needs --marking)
     m_schemes.declare(t, scheme_slot::marking, "switch ECN marking on the instantaneous queue (tcp-* schemes)");
 }
@@ -312,7 +312,7 @@ scenario_plan baseline_scenario::plan(result& r) {
     m_plan = std::make_shared<planned>(planned{make_plan(c)});
     const baseline_plan& p = *m_plan;
     // the scheme name says the transport and which of QCN and PAUSE are on
-    m_schemes.select(scheme_slot::l2, c.cm.find("qcn") != std::string::npos ? "qcn" : "none");
+    m_schemes.select(scheme_slot::cm, c.cm.find("qcn") != std::string::npos ? "qcn" : "none");
     m_schemes.select(scheme_slot::pause, c.cm.find("pause") != std::string::npos ? c.pause_mode : "none");
     if (!p.tcp && (c.transport != "newreno" || c.ecn || m_schemes.active(scheme_slot::marking)))
         throw config_error("transport / ecn / marking: for the tcp-* schemes; cm = " + c.cm + " sends UDP");

@@ -47,7 +47,7 @@ incast_scenario::incast_scenario() {
     t.add_real("elephant_max_mb", &c.elephant_max_mb, 0.001, 1e6, "MB (2^20 B)", "largest elephant");
     t.add_real("udp_cbr_mbps", &c.udp_cbr_mbps, 0, 1e6, "Mbps",
                "one extra UDP constant-bit-rate flow to the client from a host of its own (seed 000: 400; 0: none)");
-    m_schemes.declare(t, scheme_slot::l2, "layer-2 congestion management");
+    m_schemes.declare(t, scheme_slot::cm, "layer-2 congestion management");
     t.add_real("rate_sample_us", &c.rate_sample_us, 0, 1e9, "us",
                "sampling period of the incast flows' reaction-point rates (min rate metric, rate series)", true);
     t.set_min_nonzero("rate_sample_us", 0.1);
@@ -330,7 +330,7 @@ void incast_scenario::estimate_cost(run_cost& cost) const {
     const double hosts = 1 + flows + background + (c.udp_cbr_mbps > 0 ? 1 : 0);
     cost.add_network("flows", hosts, hosts, 1);
     cost.add_connections("flows", flows + background, "TCP connections (flows, bulk_flows, elephant_flows)");
-    if (m_schemes.active(scheme_slot::l2))
+    if (m_schemes.active(scheme_slot::cm))
         cost.add_series("rate_sample_us", format_number(c.rate_sample_us) + " us", c.rate_sample_us * 1e-6,
                         c.duration_s, flows + 1, "series (every flow's rate)", c.series);
     if (c.series)
@@ -399,11 +399,11 @@ void incast_scenario::report(network& net, scenario_run& run, result& r) {
         delivered += st.bytes_delivered;
     r.set("goodput_mbps", mbps(delivered, p.end_ps));   // incast application bytes only
     report_background(r, w, p);
-    r.set("cm", m_schemes.selected(scheme_slot::l2));
+    r.set("cm", m_schemes.selected(scheme_slot::cm));
     r.set("pause", m_schemes.selected(scheme_slot::pause));
     r.set("pause_frames", static_cast<int64_t>(sum_pause_frames(net.sw(0))));
     m_schemes.report(scheme_slot::pause, net, r);
-    m_schemes.report(scheme_slot::l2, net, r);
+    m_schemes.report(scheme_slot::cm, net, r);
     series.report_min_rate(r, c, p.n);
     report_rounds(r, *w.app);
     report_tcp(r, w.stats);

@@ -38,7 +38,7 @@ overload_scenario::overload_scenario() {
                  "how blocks share SystemC-driven event queues (speed only; see bench/)");
     t.add_real("warmup_s", &c.warmup_s, 0, 1e5, "s",
                "after this time: bottleneck drops, mean queue and per-flow rates are also reported as *_after_warmup");
-    m_schemes.declare(t, scheme_slot::l2, "layer-2 congestion management");
+    m_schemes.declare(t, scheme_slot::cm, "layer-2 congestion management");
     t.add_flag("no_decoupling", &c.no_decoupling,
                "return to the SystemC kernel at every model timestamp (same results, slower)");
 }
@@ -168,7 +168,7 @@ void overload_scenario::estimate_cost(run_cost& cost) const {
     const double hosts = static_cast<double>(c.senders) + 1;
     cost.add_network("senders", hosts, hosts, 1);
     // the series: the bottleneck queue, its drops, each flow's received bytes (and allowed rate with QCN)
-    const double columns = 3 + static_cast<double>(c.senders) * (m_schemes.active(scheme_slot::l2) ? 2 : 1);
+    const double columns = 3 + static_cast<double>(c.senders) * (m_schemes.active(scheme_slot::cm) ? 2 : 1);
     if (c.sample_us > 0)
         cost.add_series("sample_us", format_number(c.sample_us) + " us", c.sample_us * 1e-6, c.duration_s, columns,
                         "series (the bottleneck, every flow)", c.series);
@@ -233,8 +233,8 @@ void overload_scenario::report(network& net, scenario_run& run, result& r) {
     r.set("offered_mbps", mbps(sent, end_ps));
     r.set("delivered_mbps", mbps(received, end_ps));
     report_port(r, "bottleneck_", net.sw(0).egress(static_cast<int>(c.senders)), gbps_to_bps(c.link_gbps), end_ps);
-    r.set("cm", m_schemes.selected(scheme_slot::l2));
-    m_schemes.report(scheme_slot::l2, net, r);
+    r.set("cm", m_schemes.selected(scheme_slot::cm));
+    m_schemes.report(scheme_slot::cm, net, r);
     series.report_after_warmup(r, c, w, end_ps);
     report_drops(r, net);
     r.set("frames_forwarded", static_cast<int64_t>(frames_forwarded(net.sw(0))));

@@ -39,7 +39,7 @@ rdma_incast_scenario::rdma_incast_scenario() {
     declare_buffer(t, c);
     m_schemes.declare(t, scheme_slot::marking, "switch ECN marking");
     t.set_default("marking", "dcqcn");
-    m_schemes.declare(t, scheme_slot::l2, "NIC congestion control");
+    m_schemes.declare(t, scheme_slot::cm, "NIC congestion control");
     t.set_default("cm", "dcqcn");
     m_schemes.declare(t, scheme_slot::pause, "PFC at the switch inputs");
     t.set_default("pause", "pfc");
@@ -239,10 +239,10 @@ struct rdma_incast_scenario::run_state : scenario_run {
 scenario_plan rdma_incast_scenario::plan(result& r) {
     const rdma_incast_config& c = m_cfg;
     m_plan = std::make_shared<planned>(planned{make_plan(c)});
-    if (m_schemes.active(scheme_slot::l2) && !m_schemes.active(scheme_slot::marking))
-        throw config_error("cm = " + m_schemes.selected(scheme_slot::l2) + " needs marking (it reacts to ECN marks)");
-    if (m_schemes.active(scheme_slot::l2) && m_schemes.selected(scheme_slot::l2).rfind("dcqcn", 0) != 0)
-        throw config_error("cm = " + m_schemes.selected(scheme_slot::l2) +
+    if (m_schemes.active(scheme_slot::cm) && !m_schemes.active(scheme_slot::marking))
+        throw config_error("cm = " + m_schemes.selected(scheme_slot::cm) + " needs marking (it reacts to ECN marks)");
+    if (m_schemes.active(scheme_slot::cm) && m_schemes.selected(scheme_slot::cm).rfind("dcqcn", 0) != 0)
+        throw config_error("cm = " + m_schemes.selected(scheme_slot::cm) +
                            ": RDMA queue pairs take dcqcn, dcqcn+ or none");
     m_schemes.check("rdma");
     r.set("scenario", std::string("rdma-incast"));
@@ -253,7 +253,7 @@ std::unique_ptr<scenario_run> rdma_incast_scenario::build(network& net, result& 
     const rdma_plan& p = *m_plan;
     scheme_context schemes{net, static_cast<uint64_t>(m_cfg.seed), p.senders, p.qp.frame_bytes()};
     m_schemes.install(schemes);
-    if (!m_schemes.active(scheme_slot::l2))   // the NICs still schedule their QPs, at line rate
+    if (!m_schemes.active(scheme_slot::cm))   // the NICs still schedule their QPs, at line rate
         install_rdma_endpoints(net, dcqcn_scheme{}, "none", p.qp.frame_bytes());
     m_schemes.describe_setup(r);
     return std::make_unique<run_state>(net, m_cfg, p);
@@ -266,7 +266,7 @@ void rdma_incast_scenario::report(network& net, scenario_run& run, result& r) {
     r.set("flows", static_cast<int64_t>(p.flows));
     r.set("link_gbps", c.link_gbps);
     r.set("marking", m_schemes.selected(scheme_slot::marking));
-    r.set("cm", m_schemes.selected(scheme_slot::l2));
+    r.set("cm", m_schemes.selected(scheme_slot::cm));
     r.set("pause", m_schemes.selected(scheme_slot::pause));
     uint64_t delivered = 0, done = 0;
     for (const auto& st : w.stats) {

@@ -11,20 +11,17 @@
 //  - dynamic-dccc: dccc when the association's first RTT sample was under lan_rtt (a "local LAN" peer), ecn
 //    otherwise.
 // The paper's formulas can go below one MTU; we keep cwnd and ssthresh at one MTU or more (our floor).
+// Each response is a class registered by name (sctp_congestion_controls(), one line each), as TCP's congestion
+// controls are.
 #ifndef CMSWITCH_TRAFFIC_SCTP_SCTP_CONGESTION_CONTROL_H
 #define CMSWITCH_TRAFFIC_SCTP_SCTP_CONGESTION_CONTROL_H
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace cmswitch {
-
-enum class sctp_cc { plain, ecn, dccc, dynamic_dccc };
-
-const std::vector<std::string>& sctp_cc_names();
-sctp_cc parse_sctp_cc(const std::string& name);   // throws config_error naming the field and the choices
-const char* sctp_cc_name(sctp_cc c);
 
 struct sctp_window {
     uint64_t cwnd;
@@ -38,8 +35,29 @@ struct sctp_ecn_echo {
     bool local_lan;   // dynamic-dccc: the first RTT sample was under lan_rtt
 };
 
-// Applies the response of `cc` to w. Returns true if the RTO must double (algorithm 1's ssthresh floor).
-bool sctp_on_ecn_echo(sctp_cc cc, sctp_window& w, const sctp_ecn_echo& e, uint32_t mtu);
+class sctp_congestion_control {
+public:
+    virtual ~sctp_congestion_control() = default;
+    virtual const char* name() const = 0;
+    // Its packets are ECN-capable (plain: no, the switch drops instead of marking).
+    virtual bool ecn_capable() const { return true; }
+    // This echo is answered per marked packet (DCCC): a cut inside a window counts as such.
+    virtual bool per_mark(const sctp_ecn_echo&) const { return false; }
+    // Applies the response to w. Returns true if the RTO must double (algorithm 1's ssthresh floor).
+    virtual bool on_ecn_echo(sctp_window& w, const sctp_ecn_echo& e, uint32_t mtu) const = 0;
+};
+
+// One registered response.
+struct sctp_cc_entry {
+    std::string name;
+    std::string doc;
+    std::unique_ptr<sctp_congestion_control> (*make)();
+};
+// The registered responses, in registration order, and their names (a parameter's choices).
+const std::vector<sctp_cc_entry>& sctp_congestion_controls();
+const std::vector<std::string>& sctp_cc_names();
+// A new instance of the response named `name`, or config_error naming the field and the choices.
+std::unique_ptr<sctp_congestion_control> make_sctp_congestion_control(const std::string& name);
 
 }   // namespace cmswitch
 #endif

@@ -13,23 +13,15 @@ sctp_endpoint::sctp_endpoint(host_stack& host, uint32_t flow, int peer, const sc
 
 void sctp_endpoint::reset_rto() {
     m_rto = m_cfg.rto_initial_ps;
-    m_have_rtt = false;
-    m_srtt = m_rttvar = 0;
+    m_rtt.reset();
     m_first_rtt = 0;
 }
 
 void sctp_endpoint::rtt_sample(uint64_t r) {
     const double rr = static_cast<double>(r);
-    if (!m_have_rtt) {
-        m_srtt = rr;
-        m_rttvar = rr / 2;
-        m_have_rtt = true;
+    if (!m_rtt.have_sample())
         m_first_rtt = r;
-    } else {   // RTO.Alpha 1/8, RTO.Beta 1/4
-        m_rttvar = 0.75 * m_rttvar + 0.25 * std::fabs(m_srtt - rr);
-        m_srtt = 0.875 * m_srtt + 0.125 * rr;
-    }
-    const double rto = m_srtt + 4 * m_rttvar;
+    const double rto = m_rtt.sample(rr);   // RTO.Alpha 1/8, RTO.Beta 1/4; rounded to the nearest ps
     m_rto = std::clamp(static_cast<uint64_t>(std::llround(rto)), m_cfg.rto_min_ps, m_cfg.rto_max_ps);
     ++m_stats.rtt_samples;
     m_stats.rtt_sum_ps += rr;
@@ -155,7 +147,7 @@ void sctp_endpoint::on_handshake(frame* f, uint64_t now) {
     case sctp_cookie_echo:
         send_handshake(sctp_cookie_ack, now);
         if (m_state == state::init_received) {
-            if (!m_have_rtt && !m_init_ack_retransmitted)
+            if (!m_rtt.have_sample() && !m_init_ack_retransmitted)
                 rtt_sample(now - m_init_ack_sent);
             set_established(request, now);
         }

@@ -11,6 +11,7 @@
 #define CMSWITCH_TRAFFIC_SCTP_SCTP_ENDPOINT_H
 
 #include "traffic/host_stack.h"
+#include "traffic/rtt_estimator.h"
 #include "traffic/sctp/sctp_config.h"
 
 #include <cstdint>
@@ -38,8 +39,8 @@ public:
     bool established() const { return m_state == state::established; }
     uint32_t flow() const { return m_flow; }
     uint64_t rto_ps() const { return m_rto; }
-    double srtt_ps() const { return m_srtt; }
-    bool have_rtt() const { return m_have_rtt; }
+    double srtt_ps() const { return m_rtt.srtt(); }
+    bool have_rtt() const { return m_rtt.have_sample(); }
     uint64_t first_rtt_ps() const { return m_first_rtt; }
 
     // RFC 4960 6.3.1 with a new measurement r (ps); exposed for tests.
@@ -71,8 +72,7 @@ protected:
     sctp_stats& m_stats;
     listener* m_setup_listener = nullptr;
     uint64_t m_rto;
-    bool m_have_rtt = false;
-    double m_srtt = 0, m_rttvar = 0;
+    rtt_estimator m_rtt;
     uint64_t m_first_rtt = 0;   // the association's first RTT sample (dynamic DCCC)
     state m_state = state::closed;
 

@@ -7,6 +7,7 @@
 #define CMSWITCH_TRAFFIC_SCTP_SCTP_RECEIVER_H
 
 #include "traffic/sctp/sctp_endpoint.h"
+#include "traffic/transport_listener.h"
 
 #include <cstdint>
 #include <vector>
@@ -15,14 +16,7 @@ namespace cmswitch {
 
 class sctp_receiver final : public sctp_endpoint {
 public:
-    class listener {
-    public:
-        // in_order_bytes: payload delivered in order in this association so far
-        virtual void on_delivered(uint32_t flow, uint64_t in_order_bytes, uint64_t now_ps) = 0;
-
-    protected:
-        ~listener() = default;
-    };
+    using listener = delivery_listener;   // in_order_bytes: payload delivered in order in this association
 
     sctp_receiver(host_stack& host, uint32_t flow, int peer, const sctp_config& cfg, sctp_stats& stats);
     void set_listener(listener* l) { m_listener = l; }

@@ -6,7 +6,7 @@
 namespace cmswitch {
 
 sctp_sender::sctp_sender(host_stack& host, uint32_t flow, int dst, const sctp_config& cfg, sctp_stats& stats)
-    : sctp_endpoint(host, flow, dst, cfg, stats), m_cc(parse_sctp_cc(cfg.congestion_control)) {
+    : sctp_endpoint(host, flow, dst, cfg, stats), m_cc(make_sctp_congestion_control(cfg.congestion_control)) {
     on_new_association(m_next_tsn, 0);
 }
 
@@ -139,7 +139,7 @@ uint32_t sctp_sender::send_packet(uint32_t tsn, bool rtx, uint64_t now) {
     f->payload = payload;
     f->ctl.sctp.chunks = n;
     f->ctl.sctp.tsn = m_highest_sent;
-    f->ecn = m_cc == sctp_cc::plain ? ecn_not_ect : ecn_ect0;
+    f->ecn = m_cc->ecn_capable() ? ecn_ect0 : ecn_not_ect;
     f->ts_ps = now;
     m_cwr_pending = false;
     ++m_stats.packets_sent;
@@ -184,7 +184,7 @@ void sctp_sender::on_ecne(uint32_t tsn, uint32_t count, uint64_t) {
     m_cwr_pending = true;   // every ECNE is answered (the receiver repeats it until a CWR covers its TSN)
     const uint32_t marked = count > m_ce_seen ? count - m_ce_seen : (count < m_ce_seen ? count : 0);
     m_ce_seen = count;
-    if (marked == 0 || m_cc == sctp_cc::plain)
+    if (marked == 0 || !m_cc->ecn_capable())
         return;
     ++m_stats.ecn_echoes;
     sctp_ecn_echo e;
@@ -192,8 +192,8 @@ void sctp_sender::on_ecne(uint32_t tsn, uint32_t count, uint64_t) {
     e.marked = marked;
     e.cwnd_at_send = tsn >= m_base && tsn < m_next_tsn ? chunk_at(tsn).cwnd_at_send : 0;
     e.local_lan = local_lan();
-    const bool dccc = m_cc == sctp_cc::dccc || (m_cc == sctp_cc::dynamic_dccc && e.local_lan);
-    if (sctp_on_ecn_echo(m_cc, m_w, e, m_cfg.mtu))
+    const bool dccc = m_cc->per_mark(e);
+    if (m_cc->on_ecn_echo(m_w, e, m_cfg.mtu))
         m_rto = std::min(2 * m_rto, m_cfg.rto_max_ps);
     if (!e.in_window) {
         m_cwr_window_tsn = m_highest_sent;

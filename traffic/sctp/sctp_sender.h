@@ -24,6 +24,7 @@
 #include "traffic/sctp/sctp_congestion_control.h"
 #include "traffic/sctp/sctp_endpoint.h"
 #include "traffic/tcp/sack_scoreboard.h"
+#include "traffic/transport_listener.h"
 
 #include <cstdint>
 #include <deque>
@@ -33,13 +34,7 @@ namespace cmswitch {
 class sctp_sender final : public sctp_endpoint {
 public:
     // Told when every chunk written so far has been acknowledged.
-    class listener {
-    public:
-        virtual void on_send_complete(uint32_t flow, uint64_t now_ps) = 0;
-
-    protected:
-        ~listener() = default;
-    };
+    using listener = send_listener;
 
     // Throws config_error for an unknown congestion-control name.
     sctp_sender(host_stack& host, uint32_t flow, int dst, const sctp_config& cfg, sctp_stats& stats);
@@ -57,10 +52,8 @@ public:
     uint32_t cum_tsn_ack() const { return m_base - 1; }   // highest TSN acknowledged cumulatively
     uint32_t next_tsn() const { return m_next_tsn; }
     bool in_fast_recovery() const { return m_in_fr; }
-    bool t3_running() const { return m_t3_armed; }
     uint64_t unsent_bytes() const { return m_app_bytes; }
     bool idle() const { return m_chunks.empty() && m_app_bytes == 0; }
-    sctp_cc algorithm() const { return m_cc; }
     bool local_lan() const { return have_rtt() && first_rtt_ps() < m_cfg.lan_rtt_ps; }
     // Sets the window (tests that start from a given state).
     void set_window(uint64_t cwnd, uint64_t ssthresh) { m_w = {cwnd, ssthresh}; }
@@ -105,7 +98,7 @@ private:
     void arm_t3(uint64_t now);
     void on_t3(uint64_t now);
 
-    sctp_cc m_cc;
+    std::unique_ptr<const sctp_congestion_control> m_cc;
     listener* m_listener = nullptr;
     // The application's messages not yet cut into chunks: runs of equal-size messages.
     struct message_run {

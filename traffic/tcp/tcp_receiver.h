@@ -9,6 +9,7 @@
 #include "traffic/host_stack.h"
 #include "traffic/tcp/congestion_control.h"
 #include "traffic/tcp/tcp_config.h"
+#include "traffic/transport_listener.h"
 
 #include <cstdint>
 #include <utility>
@@ -18,14 +19,7 @@ namespace cmswitch {
 
 class tcp_receiver final : public flow_endpoint, public timer_client {
 public:
-    // Called with the in-order byte count each time it grows.
-    class listener {
-    public:
-        virtual void on_delivered(uint32_t flow, uint64_t in_order_bytes, uint64_t now_ps) = 0;
-
-    protected:
-        ~listener() = default;
-    };
+    using listener = delivery_listener;   // told the in-order byte count each time it grows
 
     // Throws config_error for an unknown congestion-control algorithm.
     tcp_receiver(host_stack& host, uint32_t flow, int peer, const tcp_config& cfg, tcp_stats& stats);

@@ -61,16 +61,7 @@ void tcp_sender::on_frame(frame* f, uint64_t now) {
 }
 
 void tcp_sender::rtt_sample(uint64_t r) {
-    const double rr = static_cast<double>(r);
-    if (!m_have_rtt) {
-        m_srtt = rr;
-        m_rttvar = rr / 2;
-        m_have_rtt = true;
-    } else {
-        m_rttvar = 0.75 * m_rttvar + 0.25 * std::fabs(m_srtt - rr);   // uses the old SRTT
-        m_srtt = 0.875 * m_srtt + 0.125 * rr;
-    }
-    const double rto = m_srtt + 4 * m_rttvar;   // clock granularity G: the model's 1 ps, negligible
+    const double rto = m_rtt.sample(static_cast<double>(r));   // rounded up, as Linux's jiffies
     m_rto = std::min(m_cfg.max_rto_ps, std::max(m_cfg.min_rto_ps, static_cast<uint64_t>(std::ceil(rto))));
 }
 

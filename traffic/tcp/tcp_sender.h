@@ -15,9 +15,11 @@
 #include "model/rng.h"
 #include "model/trace_signal.h"
 #include "traffic/host_stack.h"
+#include "traffic/rtt_estimator.h"
 #include "traffic/tcp/congestion_control.h"
 #include "traffic/tcp/sack_scoreboard.h"
 #include "traffic/tcp/tcp_config.h"
+#include "traffic/transport_listener.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -43,13 +45,7 @@ protected:
 class tcp_sender final : public flow_endpoint, public timer_client {
 public:
     // Told when every byte written so far has been acknowledged.
-    class listener {
-    public:
-        virtual void on_send_complete(uint32_t flow, uint64_t now_ps) = 0;
-
-    protected:
-        ~listener() = default;
-    };
+    using listener = send_listener;
 
     // Sends flow `flow` from host.host_id() to dst. stats outlives the sender. r: for the send jitter.
     // Throws config_error for an unknown congestion-control algorithm.
@@ -79,8 +75,8 @@ public:
     uint32_t dupacks() const { return m_dupacks; }
     uint64_t rto_ps() const { return m_rto; }
     uint64_t rto_deadline_ps() const { return m_rto_armed ? m_rto_deadline : 0; }   // 0: timer not running
-    double srtt_ps() const { return m_srtt; }
-    double rttvar_ps() const { return m_rttvar; }
+    double srtt_ps() const { return m_rtt.srtt(); }
+    double rttvar_ps() const { return m_rtt.rttvar(); }
     const tcp_congestion_control& congestion_control() const { return *m_cc; }
     bool in_fast_recovery() const { return m_in_fr; }
     uint64_t app_bytes() const { return m_app_end; }
@@ -165,8 +161,7 @@ private:
     // RTT estimation (Karn: one timed segment, never a retransmitted one; or timestamps)
     bool m_timing = false;
     uint64_t m_rtt_seq = 0, m_rtt_start = 0;
-    bool m_have_rtt = false;
-    double m_srtt = 0, m_rttvar = 0;
+    rtt_estimator m_rtt;
     uint64_t m_rto;
     // Lazy RTO timer: the deadline moves without rescheduling while a timer entry at or before it is pending; a
     // deadline earlier than the pending entry schedules a new entry (generation in the tag; stale ones do nothing).

@@ -74,7 +74,6 @@ public:
     uint64_t notifications(uint32_t flow) const override { return flow < m_qp.size() ? m_qp[flow].cc.cnps : 0; }
 
     const qp* find(uint32_t flow) const { return flow < m_qp.size() ? &m_qp[flow] : nullptr; }
-    const dcqcn_rate_control& rate_control() const { return m_cc; }
     uint64_t cnps_sent() const { return m_cnps_sent; }
     uint64_t cnps_received() const { return m_cnps_received; }
     // DCQCN+ NP: the CNP period now, and the flows counted in the last window.

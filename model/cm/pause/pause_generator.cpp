@@ -67,14 +67,14 @@ void pause_generator::attach(switch_services& sw) {
 
     if (model_trace::active())
         declare_traces(sw);
-    if (m_dynamic && sw.buffer_state().shared_pool_size() == 0)
+    if (m_dynamic && sw.buffer().shared_pool_size() == 0)
         throw config_error(sw.switch_name() + ": pause_xoff_alpha needs buffer_policy shared, not '" +
-                           sw.buffer_state().name() + "'");
-    if (m_pool && std::string(sw.buffer_state().name()) != "shared")
+                           sw.buffer().name() + "'");
+    if (m_pool && std::string(sw.buffer().name()) != "shared")
         throw config_error(sw.switch_name() +
                            ": pause_headroom_pool_kb needs buffer_policy shared (the pool lives "
                            "beside its shared pool), not '" +
-                           sw.buffer_state().name() + "'");
+                           sw.buffer().name() + "'");
     if (m_pool) {   // the shared headroom pool replaces the per-port limits
         m_limit.assign(static_cast<size_t>(ports), UINT64_MAX);
         return;
@@ -179,7 +179,7 @@ void pause_generator::on_enqueue(const queue_view&, frame& f, uint64_t now) {
     if (const uint64_t res = m_cfg.reserved_bytes ? reserved_part(ic) : 0; res != res_before) {
         m_reserved_used += res - res_before;
         m_reserved_peak = std::max(m_reserved_peak, m_reserved_used);
-        services().buffer_admission().add_ingress_reserved_used(static_cast<int64_t>(res - res_before));
+        services().buffer().add_ingress_reserved_used(static_cast<int64_t>(res - res_before));
     }
     if (m_track_groups)
         account_group(cls, static_cast<int64_t>(f.bytes), now);
@@ -206,7 +206,7 @@ void pause_generator::on_dequeue(const queue_view&, frame& f, uint64_t now) {
     }
     if (const uint64_t res = m_cfg.reserved_bytes ? reserved_part(ic) : 0; res != res_before) {   // the reserve last
         m_reserved_used -= res_before - res;
-        services().buffer_admission().add_ingress_reserved_used(-static_cast<int64_t>(res_before - res));
+        services().buffer().add_ingress_reserved_used(-static_cast<int64_t>(res_before - res));
     }
     if (m_track_groups)
         account_group(cls, -static_cast<int64_t>(f.bytes), now);
@@ -229,7 +229,7 @@ void pause_generator::on_dequeue(const queue_view&, frame& f, uint64_t now) {
             if (const uint64_t res = m_cfg.reserved_bytes ? reserved_part(ic) : 0; res != res_held) {
                 m_reserved_used += res - res_held;   // (the bytes fill the reserve from the bottom)
                 m_reserved_peak = std::max(m_reserved_peak, m_reserved_used);
-                services().buffer_admission().add_ingress_reserved_used(static_cast<int64_t>(res - res_held));
+                services().buffer().add_ingress_reserved_used(static_cast<int64_t>(res - res_held));
             }
         }
         send_pause(f.ingress, cls, 0, now);
@@ -247,12 +247,12 @@ void pause_generator::check_accounting() const {
         reserved += m_cfg.reserved_bytes ? reserved_part(ic) : 0;
     }
     if (headroom != m_headroom_used || reserved != m_reserved_used ||
-        reserved != services().buffer_state().ingress_reserved_used())
+        reserved != services().buffer().ingress_reserved_used())
         throw model_error(services().switch_name() + ": PFC accounting does not add up: headroom " +
                           std::to_string(headroom) + " B in the classes, " + std::to_string(m_headroom_used) +
                           " B in the pool; reserves " + std::to_string(reserved) + " B in the classes, " +
                           std::to_string(m_reserved_used) + " B counted, " +
-                          std::to_string(services().buffer_state().ingress_reserved_used()) + " B in the buffer");
+                          std::to_string(services().buffer().ingress_reserved_used()) + " B in the buffer");
 }
 
 void pause_generator::account_group(int cls, int64_t delta, uint64_t now) {
@@ -263,7 +263,7 @@ void pause_generator::account_group(int cls, int64_t delta, uint64_t now) {
 uint64_t pause_generator::xoff_threshold(int cls) const {
     if (!m_dynamic)
         return m_cfg.reserved_bytes + m_cfg.xoff_bytes;
-    const buffer_manager& b = services().buffer_state();
+    const buffer_manager& b = services().buffer();
     // the shared pool's use without the headroom pool's and the ingress reserves' bytes (the egress accounts
     // them as shared)
     const uint64_t pool_used = b.shared_pool_used_bytes();

@@ -95,7 +95,7 @@ void pause_scheme::install(const std::string& v, scheme_context& ctx) {
                                    "cannot be both (lossless queues skip the egress threshold)");
             const uint64_t reserves = pc.reserved_bytes * static_cast<uint64_t>(sw.num_ports()) *
                                       static_cast<uint64_t>(__builtin_popcount(groups));
-            sw.buffer_config_access().set_lossless(queues, pc.headroom_pool_bytes, reserves);
+            sw.buffer().set_lossless(queues, pc.headroom_pool_bytes, reserves);
         }
         pc.pause_quanta = static_cast<uint32_t>(m_quanta);
         // the split rule, for the port whose link needs the most headroom
