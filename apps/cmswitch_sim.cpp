@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // cmswitch-sim <scenario> [--flag value ...]: runs one scenario and prints one JSON object of its metrics.
-#include "model/errors.h"
+#include "config/errors.h"
 #include "platform/run_control.h"
 #include "platform/scenario.h"
 #include "platform/vcd_writer.h"

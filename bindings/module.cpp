@@ -3,9 +3,9 @@
 // number of runs work in one interpreter) on a simulation thread of its own, one at a time per process, while
 // the caller waits with the GIL released and watches for Ctrl-C. Python never holds a SystemC object: it passes
 // a scenario name and parameter strings, and gets plain dicts and NumPy arrays back.
+#include "config/errors.h"
+#include "config/switch_description.h"
 #include "model/cm/pause/pause_config.h"
-#include "model/errors.h"
-#include "model/switch_description.h"
 #include "model/units.h"
 #include "platform/run_control.h"
 #include "platform/scenario.h"
@@ -346,7 +346,7 @@ py::dict run(const std::string& name, const std::map<std::string, std::string>& 
     return to_python(*r);
 }
 
-// A switch description read by the core's reader (model/switch_description.h): `source` is the path of a JSON
+// A switch description read by the core's reader (config/switch_description.h): `source` is the path of a JSON
 // file or JSON text (what the Python package made of a TOML or YAML file, `label` naming that file). Returns
 // [(parameter, value)] in file order, each value checked and typed as the scenario's parameter table says.
 py::list read_switch(const std::string& name, const std::string& source, const std::string& label) {

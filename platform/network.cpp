@@ -5,7 +5,7 @@
 
 #include "model/cm/pause/pause_scheme.h"
 
-#include "model/errors.h"
+#include "config/errors.h"
 #include "platform/run_control.h"
 
 #include <algorithm>

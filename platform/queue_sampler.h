@@ -4,8 +4,8 @@
 #ifndef CMSWITCH_PLATFORM_QUEUE_SAMPLER_H
 #define CMSWITCH_PLATFORM_QUEUE_SAMPLER_H
 
-#include "model/result.h"
-#include "model/switch/egress_port.h"
+#include "config/result.h"
+#include "model/port/egress_port.h"
 
 #include <functional>
 #include <string>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "platform/run_cost.h"
 
-#include "model/errors.h"
-#include "model/params.h"
+#include "config/errors.h"
+#include "config/params.h"
 
 #include <cmath>
 #include <cstdio>

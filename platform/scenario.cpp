@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "model/errors.h"
+#include "config/errors.h"
 #include "platform/network.h"
 #include "platform/sim_context.h"
 #include "platform/statistics.h"

@@ -5,9 +5,9 @@
 #ifndef CMSWITCH_PLATFORM_SCENARIO_H
 #define CMSWITCH_PLATFORM_SCENARIO_H
 
+#include "config/params.h"
+#include "config/result.h"
 #include "model/cm/scheme.h"
-#include "model/params.h"
-#include "model/result.h"
 #include "model/switch/buffer_manager.h"
 #include "platform/run_cost.h"
 #include "platform/topology.h"

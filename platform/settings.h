@@ -11,7 +11,7 @@
 #ifndef CMSWITCH_PLATFORM_SETTINGS_H
 #define CMSWITCH_PLATFORM_SETTINGS_H
 
-#include "model/params.h"
+#include "config/params.h"
 #include "traffic/tcp/tcp_config.h"
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 #ifndef CMSWITCH_PLATFORM_STATISTICS_H
 #define CMSWITCH_PLATFORM_STATISTICS_H
 
-#include "model/result.h"
+#include "config/result.h"
 #include "platform/network.h"
 #include "traffic/flow_stats.h"
 

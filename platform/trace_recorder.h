@@ -5,7 +5,7 @@
 #ifndef CMSWITCH_PLATFORM_TRACE_RECORDER_H
 #define CMSWITCH_PLATFORM_TRACE_RECORDER_H
 
-#include "model/result.h"
+#include "config/result.h"
 #include "model/switch/switch_hook.h"
 #include "traffic/tcp/tcp_receiver.h"
 #include "traffic/tcp/tcp_sender.h"

@@ -3,8 +3,8 @@
 
 #include "platform/run_control.h"
 
-#include "model/errors.h"
-#include "model/params.h"
+#include "config/errors.h"
+#include "config/params.h"
 #include "platform/scenario.h"
 
 #include <algorithm>

@@ -11,7 +11,7 @@
 #ifndef CMSWITCH_PLATFORM_VCD_WRITER_H
 #define CMSWITCH_PLATFORM_VCD_WRITER_H
 
-#include "model/result.h"
+#include "config/result.h"
 #include "model/trace_signal.h"
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The seed-002 baselines: the conclusions the slides draw, on shortened runs.
-#include "model/errors.h"
+#include "config/errors.h"
 #include "platform/scenario.h"
 #include "testing.h"
 

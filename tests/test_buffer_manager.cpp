@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Buffer admission, checked against hand calculations.
-#include "model/errors.h"
+#include "config/errors.h"
 #include "model/ethernet_link.h"
 #include "model/event_domain.h"
 #include "model/switch/buffer_manager.h"

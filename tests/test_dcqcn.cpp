@@ -3,10 +3,10 @@
 // notification point's CNP spacing, one cut and alpha update per reaction-point variant, the paper's fast
 // recovery -> additive -> hyper increase sequence, DCQCN+'s timer period and increase rules; then whole RoCE
 // incasts against conservation, losslessness and line rate.
+#include "config/errors.h"
 #include "model/cm/dcqcn/dcqcn_endpoint.h"
 #include "model/cm/dcqcn/dcqcn_rp.h"
 #include "model/cm/dcqcn/dcqcn_scheme.h"
-#include "model/errors.h"
 #include "platform/scenario.h"
 #include "platform/sim_context.h"
 #include "testing.h"

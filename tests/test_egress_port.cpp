@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Egress queues: FIFO within a priority, strict priority across priorities, busy link back-pressure.
-#include "model/errors.h"
+#include "config/errors.h"
 #include "model/ethernet_link.h"
 #include "model/event_domain.h"
 #include "model/nic/host_nic.h"
-#include "model/switch/occupancy_stats.h"
+#include "model/port/occupancy_stats.h"
 #include "testing.h"
 
 #include <gtest/gtest.h>

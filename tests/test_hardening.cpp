@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Inputs that crashed, hung or gave silent nonsense, each reproduced; and the per-run memory.
-#include "model/errors.h"
+#include "config/errors.h"
 #include "model/rng.h"
 #include "platform/network.h"
 #include "platform/scenario.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Whole incast runs: conservation, determinism, the DCTCP claim, and the uncongested ceiling.
-#include "model/errors.h"
+#include "config/errors.h"
 #include "platform/network.h"
 #include "platform/scenario.h"
 #include "traffic/incast.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Whole-network runs of the overload scenario against formulas and conservation.
-#include "model/errors.h"
+#include "config/errors.h"
 #include "platform/scenario.h"
 #include "platform/scenarios/overload.h"
 #include "testing.h"

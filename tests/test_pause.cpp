@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // 802.3x PAUSE and 802.1Qbb PFC against hand-computed numbers, and a randomized lossless check.
+#include "config/errors.h"
 #include "model/cm/ecn/ecn_marking.h"
 #include "model/cm/pause/pause_config.h"
 #include "model/cm/pause/pause_generator.h"
-#include "model/errors.h"
 #include "model/ethernet_link.h"
 #include "model/event_domain.h"
 #include "model/nic/host_nic.h"

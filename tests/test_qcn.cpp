@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // QCN congestion point and reaction point against hand-computed values (docs/spec/qcn-cp.md, qcn-rp.md).
+#include "config/errors.h"
 #include "model/cm/qcn/qcn_congestion_points.h"
 #include "model/cm/qcn/qcn_cp.h"
 #include "model/cm/qcn/qcn_rp.h"
-#include "model/errors.h"
 #include "model/ethernet_link.h"
 #include "model/switch/ethernet_switch.h"
 #include "platform/scenario.h"

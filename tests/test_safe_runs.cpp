@@ -2,8 +2,8 @@
 // Safe runs: one simulation at a time per process (runs from several threads wait for each other and each gives
 // its solo result), the memory budget that refuses a run before it is built, progress and Ctrl-C while a model
 // builds, and the one switch-description reader.
-#include "model/errors.h"
-#include "model/switch_description.h"
+#include "config/errors.h"
+#include "config/switch_description.h"
 #include "platform/network.h"
 #include "platform/run_control.h"
 #include "platform/scenario.h"

@@ -2,8 +2,8 @@
 // A scheme added without editing the model: the demonstration "every-nth" marking (tests/scheme_plugin/) is
 // registered at run time and then offered by the incast scenario, with its parameter, in its help, its checks and
 // its report, like the built-in schemes.
+#include "config/errors.h"
 #include "model/cm/scheme.h"
-#include "model/errors.h"
 #include "platform/scenario.h"
 #include "scheme_plugin/every_nth_marking.h"
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // SCTP (RFC 4960 section 7), its ECN responses (seed 001: ECN, DCCC, dynamic DCCC) and DBL marking, against hand
 // values.
+#include "config/errors.h"
 #include "model/cm/dbl/dbl_queue_manager.h"
-#include "model/errors.h"
 #include "platform/network.h"
 #include "platform/scenario.h"
 #include "testing.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The parts of the TCP sender on their own: the congestion-control algorithms (RFC 5681 growth, RFC 3168 and
 // RFC 8257 responses) and the SACK scoreboard (RFC 6675 IsLost), against hand-computed values.
-#include "model/errors.h"
+#include "config/errors.h"
 #include "traffic/tcp/congestion_control.h"
 #include "traffic/tcp/dc_vegas.h"
 #include "traffic/tcp/dctcp.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Topology checks and forwarding tables.
-#include "model/errors.h"
+#include "config/errors.h"
 #include "platform/network.h"
 #include "testing.h"
 

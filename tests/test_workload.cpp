@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Flow-size distributions, Poisson flow arrivals and the workload scenario's FCTs, against hand values.
+#include "config/errors.h"
 #include "model/cm/pause/pause_config.h"
-#include "model/errors.h"
 #include "platform/scenario.h"
 #include "traffic/flow_size_distribution.h"
 

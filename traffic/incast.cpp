@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "traffic/incast.h"
 
-#include "model/errors.h"
+#include "config/errors.h"
 
 namespace cmswitch {
 

@@ -24,7 +24,7 @@ are notes, for JSON, which has no comments)::
     pool_kb = 16384
     alpha_by_queue = [1, 1, 0.5, 8, 1, 1, 1, 1]
 
-One reader for every front end: the core's (model/switch_description.h). A JSON file goes to it as it is; a TOML
+One reader for every front end: the core's (config/switch_description.h). A JSON file goes to it as it is; a TOML
 or YAML file is parsed here (strictly: a key given twice in one table is refused, YAML as its 1.2 core schema:
 ``yes``/``on`` are strings, not booleans, and a number with a leading zero such as ``010``, which YAML 1.1 reads
 as 8, is refused) and handed over as JSON. The core refuses a key given twice in two sections, an unknown key

@@ -11,8 +11,8 @@
 #ifndef CMSWITCH_MODEL_CM_SCHEME_H
 #define CMSWITCH_MODEL_CM_SCHEME_H
 
-#include "model/params.h"
-#include "model/result.h"
+#include "config/params.h"
+#include "config/result.h"
 
 #include <cstdint>
 #include <memory>

@@ -10,7 +10,7 @@
 #include "model/frame_pool.h"
 #include "model/frame_protocol.h"
 #include "model/nic/reaction_point.h"
-#include "model/switch/egress_port.h"
+#include "model/port/egress_port.h"
 
 #include <cstdint>
 #include <memory>

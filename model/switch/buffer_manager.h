@@ -19,7 +19,7 @@
 #include "model/drop_reason.h"
 #include "model/frame.h"
 #include "model/frame_protocol.h"
-#include "model/switch/occupancy_stats.h"
+#include "model/port/occupancy_stats.h"
 
 #include <array>
 #include <cstdint>

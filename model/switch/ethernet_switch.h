@@ -10,8 +10,8 @@
 #include "model/event_domain.h"
 #include "model/frame_pool.h"
 #include "model/frame_protocol.h"
+#include "model/port/egress_port.h"
 #include "model/switch/buffer_manager.h"
-#include "model/switch/egress_port.h"
 #include "model/switch/switch_hook.h"
 
 #include <array>

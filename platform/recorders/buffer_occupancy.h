@@ -10,7 +10,7 @@
 #ifndef CMSWITCH_PLATFORM_RECORDERS_BUFFER_OCCUPANCY_H
 #define CMSWITCH_PLATFORM_RECORDERS_BUFFER_OCCUPANCY_H
 
-#include "model/result.h"
+#include "config/result.h"
 
 #include <cstdint>
 

@@ -11,7 +11,7 @@
 #ifndef CMSWITCH_PLATFORM_RECORDERS_FLOW_COMPLETION_H
 #define CMSWITCH_PLATFORM_RECORDERS_FLOW_COMPLETION_H
 
-#include "model/result.h"
+#include "config/result.h"
 #include "traffic/flow_workload.h"
 
 #include <cstdint>

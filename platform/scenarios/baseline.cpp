@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "platform/scenarios/baseline.h"
 
-#include "model/errors.h"
+#include "config/errors.h"
 #include "model/units.h"
 #include "platform/network.h"
 #include "platform/queue_sampler.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "platform/scenarios/rdma_incast.h"
 
+#include "config/errors.h"
 #include "model/cm/dcqcn/dcqcn_endpoint.h"
 #include "model/cm/dcqcn/dcqcn_scheme.h"
-#include "model/errors.h"
 #include "model/units.h"
 #include "platform/delay_recorder.h"
 #include "platform/network.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The scenarios the command line and the Python package offer: one line each. A new scenario adds its line here
 // (its class in platform/scenarios/, deriving from scenario, its phases plan/build/report).
-#include "model/errors.h"
+#include "config/errors.h"
 #include "platform/scenario.h"
 #include "platform/scenarios/baseline.h"
 #include "platform/scenarios/incast.h"

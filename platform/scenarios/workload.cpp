@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "platform/scenarios/workload.h"
 
+#include "config/errors.h"
 #include "model/cm/pause/pause_generator.h"
-#include "model/errors.h"
 #include "model/units.h"
 #include "platform/network.h"
 #include "platform/recorders/buffer_occupancy.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "traffic/sctp/sctp_congestion_control.h"
 
-#include "model/errors.h"
+#include "config/errors.h"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "traffic/tcp/congestion_control.h"
 
-#include "model/errors.h"
+#include "config/errors.h"
 #include "traffic/tcp/dc_vegas.h"
 #include "traffic/tcp/dctcp.h"
 #include "traffic/tcp/newreno.h"

@@ -10,7 +10,7 @@
 #ifndef CMSWITCH_TRAFFIC_TCP_CONGESTION_CONTROL_H
 #define CMSWITCH_TRAFFIC_TCP_CONGESTION_CONTROL_H
 
-#include "model/params.h"
+#include "config/params.h"
 #include "traffic/tcp/tcp_config.h"
 
 #include <algorithm>

@@ -9,7 +9,7 @@
 #ifndef CMSWITCH_TRAFFIC_TCP_DC_VEGAS_H
 #define CMSWITCH_TRAFFIC_TCP_DC_VEGAS_H
 
-#include "model/params.h"
+#include "config/params.h"
 #include "traffic/tcp/congestion_control.h"
 
 namespace cmswitch {

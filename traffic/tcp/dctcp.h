@@ -6,7 +6,7 @@
 #ifndef CMSWITCH_TRAFFIC_TCP_DCTCP_H
 #define CMSWITCH_TRAFFIC_TCP_DCTCP_H
 
-#include "model/params.h"
+#include "config/params.h"
 #include "traffic/tcp/congestion_control.h"
 
 namespace cmswitch {

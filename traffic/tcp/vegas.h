@@ -11,7 +11,7 @@
 #ifndef CMSWITCH_TRAFFIC_TCP_VEGAS_H
 #define CMSWITCH_TRAFFIC_TCP_VEGAS_H
 
-#include "model/params.h"
+#include "config/params.h"
 #include "traffic/tcp/congestion_control.h"
 
 namespace cmswitch {

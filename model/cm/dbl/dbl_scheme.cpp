@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/cm/dbl/dbl_scheme.h"
 
-#include "model/errors.h"
-#include "model/params.h"
-#include "model/result.h"
+#include "config/errors.h"
+#include "config/params.h"
+#include "config/result.h"
 #include "model/switch/ethernet_switch.h"
 
 #include <memory>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/cm/dcqcn/dcqcn_endpoint.h"
 
+#include "config/errors.h"
 #include "model/control_frames.h"
-#include "model/errors.h"
 
 #include <algorithm>
 #include <cmath>

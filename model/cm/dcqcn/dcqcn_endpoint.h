@@ -24,7 +24,7 @@
 #include "model/cm/dcqcn/dcqcn_rp.h"
 #include "model/key_heap.h"
 #include "model/nic/reaction_point.h"
-#include "model/switch/egress_port.h"
+#include "model/port/egress_port.h"
 #include "model/trace_signal.h"
 
 #include <cstdint>

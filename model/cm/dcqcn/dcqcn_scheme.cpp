@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/cm/dcqcn/dcqcn_scheme.h"
 
-#include "model/errors.h"
+#include "config/errors.h"
 #include "model/nic/host_nic.h"
 #include "model/switch/ethernet_switch.h"
 #include "model/units.h"

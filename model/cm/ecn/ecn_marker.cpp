@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/cm/ecn/ecn_marker.h"
 
+#include "config/errors.h"
 #include "model/cm/ecn/ecn_marking.h"
-#include "model/errors.h"
 
 #include <sstream>
 

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
+#include "config/errors.h"
 #include "model/control_frames.h"
-#include "model/errors.h"
 #include "model/types.h"
 
 #include <string>

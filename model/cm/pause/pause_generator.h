@@ -9,7 +9,7 @@
 #define CMSWITCH_MODEL_CM_PAUSE_PAUSE_GENERATOR_H
 
 #include "model/cm/pause/pause_config.h"
-#include "model/switch/occupancy_stats.h"
+#include "model/port/occupancy_stats.h"
 #include "model/switch/switch_hook.h"
 #include "model/trace_signal.h"
 

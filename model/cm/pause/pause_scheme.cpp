@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/cm/pause/pause_scheme.h"
 
+#include "config/errors.h"
 #include "model/cm/pause/pause_generator.h"
-#include "model/errors.h"
 #include "model/switch/ethernet_switch.h"
 #include "model/units.h"
 

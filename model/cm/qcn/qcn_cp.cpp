@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/cm/qcn/qcn_cp.h"
 
-#include "model/errors.h"
+#include "config/errors.h"
 
 #include <algorithm>
 #include <cmath>

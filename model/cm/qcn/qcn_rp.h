@@ -21,8 +21,8 @@
 
 #include "model/frame.h"
 #include "model/nic/reaction_point.h"
+#include "model/port/egress_port.h"
 #include "model/rng.h"
-#include "model/switch/egress_port.h"
 #include "model/trace_signal.h"
 
 #include <cstdint>

@@ -2,8 +2,8 @@
 // What a run returns: an ordered summary of named scalars and named numeric tables (column-major, so that the
 // Python side turns each into a DataFrame without reshaping). JSON output is deterministic: keys in insertion
 // order, numbers in the shortest form that reads back to the same double.
-#ifndef CMSWITCH_MODEL_RESULT_H
-#define CMSWITCH_MODEL_RESULT_H
+#ifndef CMSWITCH_CONFIG_RESULT_H
+#define CMSWITCH_CONFIG_RESULT_H
 
 #include <cstdint>
 #include <deque>

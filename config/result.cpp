@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "model/result.h"
+#include "config/result.h"
 
-#include "model/params.h"
+#include "config/params.h"
 
 #include <cmath>
 #include <stdexcept>

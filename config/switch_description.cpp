@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "model/switch_description.h"
+#include "config/switch_description.h"
 
-#include "model/errors.h"
+#include "config/errors.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Bad input raises config_error naming the field and the allowed range; Python sees it as ValueError.
-#ifndef CMSWITCH_MODEL_ERRORS_H
-#define CMSWITCH_MODEL_ERRORS_H
+#ifndef CMSWITCH_CONFIG_ERRORS_H
+#define CMSWITCH_CONFIG_ERRORS_H
 
 #include <stdexcept>
 #include <string>

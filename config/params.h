@@ -2,8 +2,8 @@
 // Typed, range-checked scenario parameters: one table per scenario config gives the command-line flags, their
 // --help text (unit and default), and the validation that names the field and the allowed range. The Python
 // package fills the same tables, so both front ends accept and refuse exactly the same values.
-#ifndef CMSWITCH_MODEL_PARAMS_H
-#define CMSWITCH_MODEL_PARAMS_H
+#ifndef CMSWITCH_CONFIG_PARAMS_H
+#define CMSWITCH_CONFIG_PARAMS_H
 
 #include <cstdint>
 #include <string>
@@ -66,7 +66,7 @@ public:
     // with '_' are comments. A parameter
     // given after --switch overrides the file's value.
     void parse_args(const std::vector<std::string>& args);
-    // Sets every parameter a JSON switch description names (model/switch_description.h) and returns their names
+    // Sets every parameter a JSON switch description names (config/switch_description.h) and returns their names
     // in file order. config_error naming the file, the place and the key for a parse error, an unknown key, a key
     // given twice, a value of the wrong type or out of range.
     std::vector<std::string> load_json(const std::string& path_or_text);

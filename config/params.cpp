@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "model/params.h"
+#include "config/params.h"
 
-#include "model/errors.h"
-#include "model/switch_description.h"
+#include "config/errors.h"
+#include "config/switch_description.h"
 
 #include <charconv>
 #include <cmath>

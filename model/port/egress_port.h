@@ -3,14 +3,13 @@
 // link. Not a module: it lives inside the switch or NIC and uses that module's event queue. Buffer admission is
 // the owner's job; a frame's bytes leave the queue when its transmission starts (as in ns-2/ns-3, the frame
 // being serialized is on the wire, not in the queue).
-#ifndef CMSWITCH_MODEL_SWITCH_EGRESS_PORT_H
-#define CMSWITCH_MODEL_SWITCH_EGRESS_PORT_H
+#ifndef CMSWITCH_MODEL_PORT_EGRESS_PORT_H
+#define CMSWITCH_MODEL_PORT_EGRESS_PORT_H
 
 #include "model/event_domain.h"
 #include "model/frame.h"
 #include "model/frame_protocol.h"
-#include "model/switch/buffer_manager.h"
-#include "model/switch/occupancy_stats.h"
+#include "model/port/occupancy_stats.h"
 #include "model/trace_signal.h"
 
 #include <array>
@@ -20,6 +19,8 @@
 #include <vector>
 
 namespace cmswitch {
+
+class buffer_manager;   // the switch's (model/switch/buffer_manager.h); a NIC's port has none
 
 using frame_tx_socket = tlm::tlm_initiator_socket<32, frame_protocol>;
 

@@ -2,8 +2,8 @@
 // Time-weighted statistics of a gauge (queue bytes): exact time average, maximum, a histogram of the time spent
 // in each occupancy band, and the time-weighted distribution (percentiles, CDF) in log-linear buckets. Updated on
 // every change of the gauge; read at any time.
-#ifndef CMSWITCH_MODEL_SWITCH_OCCUPANCY_STATS_H
-#define CMSWITCH_MODEL_SWITCH_OCCUPANCY_STATS_H
+#ifndef CMSWITCH_MODEL_PORT_OCCUPANCY_STATS_H
+#define CMSWITCH_MODEL_PORT_OCCUPANCY_STATS_H
 
 #include "model/types.h"
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "model/switch/egress_port.h"
+#include "model/port/egress_port.h"
 
-#include "model/errors.h"
+#include "model/switch/buffer_manager.h"
+
+#include "config/errors.h"
 
 #include <algorithm>
 

@@ -9,10 +9,10 @@
 // leading zero (YAML 1.1 reads 010 as 8), sections nested more than 8 deep and JSON nested more than 32 deep are
 // refused with the file, the place and the key named (config_error). A section may share a parameter's name
 // ("scheduler": {"scheduler": "dwrr", ...}).
-#ifndef CMSWITCH_MODEL_SWITCH_DESCRIPTION_H
-#define CMSWITCH_MODEL_SWITCH_DESCRIPTION_H
+#ifndef CMSWITCH_CONFIG_SWITCH_DESCRIPTION_H
+#define CMSWITCH_CONFIG_SWITCH_DESCRIPTION_H
 
-#include "model/params.h"
+#include "config/params.h"
 
 #include <string>
 #include <vector>
