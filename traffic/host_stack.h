@@ -36,23 +36,19 @@ public:
     }
     void receive(frame* f, uint64_t now_ps) override {
         flow_endpoint* ep = f->flow < m_endpoints.size() ? m_endpoints[f->flow] : nullptr;
-        if (ep) {
+        if (ep)
             ep->on_frame(f, now_ps);
-        } else {
-            ++m_unclaimed_frames;
+        else   // no endpoint of that flow on this host: the frame is freed
             m_nic.pool().release(f);
-        }
     }
     void writable(uint32_t flow, uint64_t now_ps) override {
         if (flow < m_endpoints.size() && m_endpoints[flow])
             m_endpoints[flow]->on_writable(now_ps);
     }
-    uint64_t unclaimed_frames() const { return m_unclaimed_frames; }
 
 private:
     host_nic& m_nic;
     std::vector<flow_endpoint*> m_endpoints;
-    uint64_t m_unclaimed_frames = 0;
 };
 
 }   // namespace cmswitch

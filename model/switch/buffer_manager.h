@@ -207,7 +207,6 @@ public:
         return m_alpha[static_cast<size_t>(queue)] *
                static_cast<double>(m_shared_size > used ? m_shared_size - used : 0);
     }
-    uint64_t ingress_reserved_size() const { return m_ing_reserved; }
 
 protected:
     drop_reason check(int port, int prio, uint32_t bytes) const override;

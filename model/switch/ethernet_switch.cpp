@@ -17,7 +17,6 @@ ethernet_switch::ethernet_switch(sc_core::sc_module_name name, int num_ports, in
     const size_t n = static_cast<size_t>(num_ports);
     m_ports.resize(n);
     m_counters.resize(n);
-    m_port_rate.assign(n, 0);
     m_routes.assign(static_cast<size_t>(num_hosts), -1);
     for (size_t i = 0; i < n; ++i) {
         const std::string idx = std::to_string(i);

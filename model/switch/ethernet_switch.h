@@ -67,9 +67,7 @@ public:
     // Every transmitter learns its link rate (to turn received pause quanta into time).
     void set_port_rate(int port, uint64_t rate_bps) {
         m_ports[static_cast<size_t>(port)].configure_pause(rate_bps, ev_pause_expiry);
-        m_port_rate[static_cast<size_t>(port)] = rate_bps;
     }
-    uint64_t port_rate(int port) const { return m_port_rate[static_cast<size_t>(port)]; }
     uint64_t consumed_frames() const { return m_consumed_frames; }
     uint64_t consumed_bytes() const { return m_consumed_bytes; }
     uint64_t originated_frames() const { return m_originated_frames; }
@@ -133,7 +131,6 @@ private:
     std::vector<std::unique_ptr<frame_initiator_socket>> m_tx;
     std::vector<egress_port> m_ports;
     std::vector<port_counters> m_counters;
-    std::vector<uint64_t> m_port_rate;
     std::vector<int> m_routes;
     std::unique_ptr<buffer_manager> m_buffer;
     std::vector<std::unique_ptr<switch_hook>> m_hooks;   // in stage order

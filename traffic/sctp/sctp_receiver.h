@@ -22,7 +22,6 @@ public:
     void set_listener(listener* l) { m_listener = l; }
     void on_frame(frame* f, uint64_t now_ps) override;
 
-    uint32_t next_expected() const { return m_next; }
     uint64_t delivered_bytes() const { return m_delivered; }
     bool ecne_pending() const { return m_ecne; }
     uint32_t ce_packets() const { return m_ce_count; }

@@ -49,10 +49,8 @@ public:
     uint64_t ssthresh() const { return m_w.ssthresh; }
     uint64_t partial_bytes_acked() const { return m_pba; }
     uint64_t flight_bytes() const { return m_flight; }
-    uint32_t cum_tsn_ack() const { return m_base - 1; }   // highest TSN acknowledged cumulatively
     uint32_t next_tsn() const { return m_next_tsn; }
     bool in_fast_recovery() const { return m_in_fr; }
-    uint64_t unsent_bytes() const { return m_app_bytes; }
     bool idle() const { return m_chunks.empty() && m_app_bytes == 0; }
     bool local_lan() const { return have_rtt() && first_rtt_ps() < m_cfg.lan_rtt_ps; }
     // Sets the window (tests that start from a given state).

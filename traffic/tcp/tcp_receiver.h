@@ -27,7 +27,6 @@ public:
     void on_frame(frame* f, uint64_t now_ps) override;
     void on_timer(uint32_t tag) override;
     uint64_t rcv_nxt() const { return m_rcv_nxt; }
-    const std::vector<std::pair<uint64_t, uint64_t>>& out_of_order() const { return m_ooo; }
 
 private:
     void send_ack(uint64_t now, bool ece);

@@ -79,9 +79,7 @@ public:
     double rttvar_ps() const { return m_rtt.rttvar(); }
     const tcp_congestion_control& congestion_control() const { return *m_cc; }
     bool in_fast_recovery() const { return m_in_fr; }
-    uint64_t app_bytes() const { return m_app_end; }
     // SACK scoreboard: bytes above snd_una the receiver has reported, and the RFC 6675 pipe estimate.
-    uint64_t sacked_bytes() const { return m_sb.bytes(); }
     uint64_t pipe() const;
 
     // RFC 6298 estimator step, exposed for tests: a new RTT sample r (ps).

@@ -40,9 +40,6 @@ public:
     uint64_t headroom_used() const { return m_headroom_used; }
     uint64_t headroom_peak() const { return m_headroom_peak; }
     const occupancy_stats& headroom_occupancy() const { return m_headroom_occ; }   // the pool's fill over time
-    uint64_t ingress_headroom_bytes(int port, int cls) const {
-        return m_ingress[static_cast<size_t>(port * num_priorities + cls)].headroom;
-    }
     // The XOFF threshold of an ingress class (priority group) now: its reserved bytes plus the static XOFF or
     // alpha x the free shared bytes.
     uint64_t xoff_threshold(int cls = 0) const;
@@ -57,7 +54,6 @@ public:
     void track_groups() { m_track_groups = true; }
     const occupancy_stats& group_occupancy(int cls) const { return m_group_occ[static_cast<size_t>(cls)]; }
     // The priorities a PFC frame for a group names (the lossless priorities mapped to it).
-    uint8_t group_priorities(int cls) const { return m_group_prios[cls]; }
 
 private:
     struct ingress_class {
