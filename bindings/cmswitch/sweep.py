@@ -227,6 +227,7 @@ class _Sweep:
         self.keys = keys
         self.computed = self.reused = self.failed = 0
         self.bar = None
+        self.workers: List[Any] = []   # the worker processes of our own pool, seen as points were submitted
         self.pool: Optional[Any] = None
         self.own_pool = False
 
@@ -354,7 +355,13 @@ class _Sweep:
         assert self.pool is not None
         if _is_dask_client(self.pool):
             return self.pool.submit(sweep_point, cfg.scenario, cfg.to_dict(), self.budget, pure=False)
-        return self.pool.submit(sweep_point, cfg.scenario, cfg.to_dict(), self.budget)
+        fut = self.pool.submit(sweep_point, cfg.scenario, cfg.to_dict(), self.budget)
+        # kept here: once the pool breaks, its manager thread may drop its table of processes before we ask how
+        # they ended
+        for proc in list((getattr(self.pool, "_processes", None) or {}).values()):
+            if proc not in self.workers:
+                self.workers.append(proc)
+        return fut
 
     def _result(self, fut: Any) -> Dict[str, Any]:
         """A finished future's summary; a failure of the executor itself becomes the point's error."""
@@ -421,7 +428,8 @@ class _Sweep:
                         isolated = None
                     self.finished(i, summary)
                 if broken and make_pool is not None:
-                    codes = _exit_codes(self.pool)
+                    codes = _exit_codes(self.workers)
+                    self.workers = []
                     _terminate(self.pool)
                     if isolated is not None:   # it killed its worker by itself
                         self.finished(isolated, {"error": f"the worker process running this point died ({codes})"})
@@ -456,10 +464,11 @@ def _capacity(executor: Any) -> int:
     return 2 * n if isinstance(n, int) and n > 0 else 2 * usable_cores()
 
 
-def _exit_codes(pool: Any) -> str:
-    """How the pool's dead workers ended ("killed by SIGSEGV", "exit code 1"), for the error text."""
+def _exit_codes(workers: Iterable[Any]) -> str:
+    """How a broken pool's dead workers ended ("killed by SIGSEGV", "exit code 1"), for the error text. The pool
+    itself sends SIGTERM to the survivors of a break: that is named only when nothing else is."""
     out = []
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+    for proc in workers:
         code = getattr(proc, "exitcode", None)
         if code is None or code == 0:
             continue
@@ -470,7 +479,8 @@ def _exit_codes(pool: Any) -> str:
                 out.append(f"killed by signal {-code}")
         else:
             out.append(f"exit code {code}")
-    return ", ".join(sorted(set(out))) or "it ended without a result"
+    causes = set(out) - {"killed by SIGTERM"} or set(out)
+    return ", ".join(sorted(causes)) or "it ended without a result"
 
 
 def _terminate(pool: Any) -> None:
