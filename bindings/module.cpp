@@ -80,6 +80,10 @@ py::dict describe(const std::string& name) {
             d["integers"] = p.integers;
             break;
         }
+        if (p.is_set) {   // a profiled setting: None (the profile's value) by default
+            d["profile"] = p.profile_text;
+            d["default"] = py::none();
+        }
         params.append(d);
     }
     out["params"] = params;

@@ -123,6 +123,40 @@ void param_table::add_list(const std::string& name, std::vector<double>* field, 
     m_params.back().default_text = value_text(m_params.back());
 }
 
+void param_table::make_profiled(bool* is_set, const std::string& profile_text) {
+    param& p = m_params.back();
+    p.is_set = is_set;
+    p.profile_text = profile_text;
+    p.default_text = from_profile;
+    p.help += " [profile: " + profile_text + "]";
+}
+
+void param_table::add_int(const std::string& name, profiled<int64_t>* field, int64_t lo, int64_t hi,
+                          const std::string& unit, const std::string& help, const std::string& profile_text) {
+    add_int(name, &field->value, lo, hi, unit, help);
+    make_profiled(&field->set, profile_text);
+}
+
+void param_table::add_real(const std::string& name, profiled<double>* field, double lo, double hi,
+                           const std::string& unit, const std::string& help, const std::string& profile_text) {
+    add_real(name, &field->value, lo, hi, unit, help);
+    make_profiled(&field->set, profile_text);
+}
+
+void param_table::add_choice(const std::string& name, profiled<std::string>* field, std::vector<std::string> choices,
+                             const std::string& help, const std::string& profile_text) {
+    if (!field->set && field->value.empty())
+        field->value = choices.front();   // a valid value behind the unset one
+    add_choice(name, &field->value, std::move(choices), help);
+    make_profiled(&field->set, profile_text);
+}
+
+void param_table::add_flag(const std::string& name, profiled<bool>* field, const std::string& help,
+                           const std::string& profile_text) {
+    add_flag(name, &field->value, help);
+    make_profiled(&field->set, profile_text);
+}
+
 void param_table::add(param p) {
     if (find(p.name))
         throw model_error("parameter '" + p.name + "' declared twice (by '" + find(p.name)->group + "' and by '" +
@@ -153,6 +187,8 @@ const param_table::param* param_table::find(const std::string& name) const {
 }
 
 void param_table::check(const param& p) const {
+    if (p.unset())
+        return;
     switch (p.type) {
     case kind::integer: {
         const double v = static_cast<double>(*p.i);
@@ -212,6 +248,26 @@ void param_table::set(const std::string& name, const std::string& text) {
             names.push_back(q.name);
         throw config_error("unknown parameter '" + name + "': known parameters are " + join(names));
     }
+    if (p->is_set) {
+        if (text == from_profile) {
+            *p->is_set = false;
+            return;
+        }
+        const bool was = *p->is_set;
+        *p->is_set = true;   // (check() reads the new value)
+        try {
+            set_value(*p, text);
+        } catch (...) {
+            *p->is_set = was;
+            throw;
+        }
+        return;
+    }
+    set_value(*p, text);
+}
+
+void param_table::set_value(const param& pr, const std::string& text) {
+    const param* p = &pr;
     switch (p->type) {
     case kind::integer: {
         int64_t v = 0;
@@ -364,6 +420,8 @@ void param_table::parse_args(const std::vector<std::string>& args) {
         const param* p = find(name);
         if (p && p->type == kind::flag && !inline_value) {
             *p->b = true;
+            if (p->is_set)
+                *p->is_set = true;
             continue;
         }
         if (!inline_value) {
@@ -376,6 +434,8 @@ void param_table::parse_args(const std::vector<std::string>& args) {
 }
 
 std::string param_table::value_text(const param& p) const {
+    if (p.unset())
+        return from_profile;
     switch (p.type) {
     case kind::integer: return std::to_string(*p.i);
     case kind::real: return format_number(*p.d);
@@ -400,13 +460,14 @@ std::string param_table::help() const {
                 c = '-';
         s << "  " << flag;
         if (p.type == kind::flag)
-            s << "\n      " << p.help << " (flag; default " << p.default_text << ")\n";
+            s << (p.is_set ? " [true|false|profile]" : "") << "\n      " << p.help << " (flag; default "
+              << p.default_text << ")\n";
         else if (p.type == kind::list)
             s << " X,X,...\n      " << p.help << " [" << (p.count ? std::to_string(p.count) + " values, " : "")
               << "each in " << range_text(p) << "; default " << (p.default_text.empty() ? "none" : p.default_text)
               << "]\n";
         else if (p.type == kind::choice)
-            s << " {" << join(p.choices) << "}\n      " << p.help << " (default " << p.default_text << ")\n";
+            s << " {" << join(p.choices) << (p.is_set ? ", profile" : "") << "}\n      " << p.help << " (default " << p.default_text << ")\n";
         else
             s << " " << (p.type == kind::integer ? "N" : "X") << "\n      " << p.help << " [" << p.unit << "; default "
               << p.default_text << "; allowed " << range_text(p) << "]\n";

@@ -11,6 +11,22 @@
 
 namespace cmswitch {
 
+// A setting whose default comes from a profile (the host profile: platform/settings.h) unless it is set: the
+// table's value "profile" (Python: None) leaves or makes it unset; any other value, or assigning one in C++,
+// sets it. Read with or_profile(the profile's value).
+template <typename T>
+struct profiled {
+    T value{};
+    bool set = false;
+    profiled& operator=(const T& v) {
+        value = v;
+        set = true;
+        return *this;
+    }
+    T or_profile(const T& from_profile) const { return set ? value : from_profile; }
+    void clear() { set = false; }
+};
+
 class param_table {
 public:
     enum class kind { integer, real, choice, flag, list };
@@ -35,7 +51,13 @@ public:
         bool integers = false;   // list: every entry an integer
         std::string default_text;
         std::string group;   // who declared it: the scenario ("") or a scheme (its name)
+        // a profiled setting (see profiled<T>): its "is set" bit, and the profile's values for the help text
+        bool* is_set = nullptr;
+        std::string profile_text;
+        bool unset() const { return is_set && !*is_set; }
     };
+    // The text that leaves a profiled setting to its profile.
+    static constexpr const char* from_profile = "profile";
 
     void add_int(const std::string& name, int64_t* field, int64_t lo, int64_t hi, const std::string& unit,
                  const std::string& help);
@@ -49,6 +71,16 @@ public:
     // (count 0: any number). The empty list is allowed and means "not given" (the scenario's default rule).
     void add_list(const std::string& name, std::vector<double>* field, double lo, double hi, int count, bool integers,
                   const std::string& unit, const std::string& help);
+    // Profiled settings (profiled<T>): like the plain ones, default "profile"; profile_text says what each profile
+    // gives (for --help and the Python docs).
+    void add_int(const std::string& name, profiled<int64_t>* field, int64_t lo, int64_t hi, const std::string& unit,
+                 const std::string& help, const std::string& profile_text);
+    void add_real(const std::string& name, profiled<double>* field, double lo, double hi, const std::string& unit,
+                  const std::string& help, const std::string& profile_text);
+    void add_choice(const std::string& name, profiled<std::string>* field, std::vector<std::string> choices,
+                    const std::string& help, const std::string& profile_text);
+    void add_flag(const std::string& name, profiled<bool>* field, const std::string& help,
+                  const std::string& profile_text);
     // Parameters added from now on belong to `group` (a scheme's name; "" for the scenario's own).
     void begin_group(const std::string& group) { m_group = group; }
     // A larger smallest nonzero value for a real parameter (a sampling period, a timer), in its unit.
@@ -78,7 +110,9 @@ public:
 private:
     const param* find(const std::string& name) const;
     void check(const param& p) const;
+    void set_value(const param& p, const std::string& text);
     void add(param p);   // model_error if the name is taken
+    void make_profiled(bool* is_set, const std::string& profile_text);   // the parameter added last
     std::vector<param> m_params;
     std::string m_group;
 };

@@ -7,6 +7,10 @@ choices and docs come from the C++ parameter tables (``_core.describe``), the sa
 after a rebuild; the package and ``cmswitch-sim`` accept and refuse exactly the same values, and a bad value
 raises ``ValueError`` naming the field and what is allowed, before any simulation starts.
 
+A field marked "profile" (the hosts' TCP and egress settings: ``sack``, ``init_cwnd``, ``host_qdisc`` ...) is
+``None`` by default: it takes the value of the config's ``host_profile`` (``ns2`` or ``linux``); any other value
+overrides the profile.
+
 Field names carry their units (``buffer_kb`` is KB of 1024 bytes, ``min_rto_ms`` milliseconds, ``link_gbps``
 Gbit/s). A scenario ``name`` gives the class ``NameConfig`` (``rdma-incast`` -> ``RdmaIncastConfig``). A core
 parameter called ``scenario`` (the baseline scenario's workload) becomes the field named after the scenario
@@ -68,6 +72,8 @@ def describe_field(p: Mapping[str, Any]) -> str:
     else:
         what = "True or False"
     owner = f" [{p['group']} scheme]" if p.get("group") else ""
+    if p.get("profile"):
+        return f"{what}, or None; default None (the host profile's: {p['profile']}){owner}. {p['help']}"
     return f"{what}; default {p['default']!r}{owner}. {p['help']}"
 
 
@@ -85,6 +91,8 @@ def budget_mb(memory_budget_mb: Optional[float]) -> float:
 def _check(cls_name: str, name: str, value: Any, p: Mapping[str, Any]) -> None:
     where = f"{cls_name}.{name}"
     kind = p["type"]
+    if value is None and p.get("profile"):
+        return   # the host profile's value
     unit = f" {p['unit']}" if p.get("unit") else ""
     if kind == "bool":
         if not isinstance(value, bool):
@@ -164,7 +172,9 @@ class ScenarioConfig:
     def _set_checked(self, name: str, value: Any, p: Mapping[str, Any]) -> None:
         _check(type(self).__name__, name, value, p)
         # one representation per value, so that equal configs hash equal (64 and 64.0 KB)
-        if p["type"] == "int":
+        if value is None:
+            pass
+        elif p["type"] == "int":
             value = int(value)
         elif p["type"] == "float":
             value = float(value)
@@ -212,7 +222,7 @@ class ScenarioConfig:
         out = {}
         for f in fields(self):
             v = getattr(self, f.name)
-            out[f.metadata["core_name"]] = ("true" if v else "false") if isinstance(v, bool) else \
+            out[f.metadata["core_name"]] = "profile" if v is None else ("true" if v else "false") if isinstance(v, bool) else \
                 repr(v) if isinstance(v, float) else ",".join(repr(x) for x in v) if isinstance(v, tuple) else str(v)
         return out
 
@@ -257,7 +267,8 @@ def _make_class(scenario: str) -> Type[ScenarioConfig]:
     for p in desc["params"]:
         name = field_name(scenario, p["name"])
         meta = {"core_name": p["name"], "unit": p["unit"], "help": p["help"], "group": p["group"]}
-        spec.append((name, _TYPES[p["type"]], dataclasses.field(default=p["default"], metadata=meta)))
+        typ: Any = Optional[_TYPES[p["type"]]] if p.get("profile") else _TYPES[p["type"]]
+        spec.append((name, typ, dataclasses.field(default=p["default"], metadata=meta)))
         doc.append(f"    {name}: {describe_field(p)}")
     cls = dataclasses.make_dataclass(class_name(scenario), spec, bases=(ScenarioConfig,), frozen=True,
                                      namespace={"scenario": scenario, "__doc__": "\n".join(doc)})
@@ -323,6 +334,8 @@ def stub_text() -> str:
                 typ = "Literal[" + ", ".join(json.dumps(c) for c in p["choices"]) + "]"
             else:
                 typ = _TYPES[p["type"]].__name__
+            if p.get("profile"):
+                typ = f"Optional[{typ}]"
             out.append(f"    {field_name(scenario, p['name'])}: {typ} = ...")
             out.append(f'    """{_docstring(describe_field(p))}"""')
     out += ["", "def budget_mb(memory_budget_mb: Optional[float]) -> float: ...",
