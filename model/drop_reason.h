@@ -18,6 +18,7 @@ enum class drop_reason : uint8_t {
     rate_limiter_full,   // host NIC: the flow's rate limiter (a reaction point's queue) is full
     port_packet_limit,   // a transmit queue counted in frames ("packets" buffer policy) is full: tail drop
     aqm,   // an active queue manager refused the frame before the buffer (seed 001's DBL)
+    qdisc_limit,   // host: the queueing discipline's per-socket or total packet limit (fq)
     count_
 };
 constexpr int num_drop_reasons = static_cast<int>(drop_reason::count_);
@@ -34,6 +35,7 @@ inline const char* drop_reason_name(drop_reason r) {
     case drop_reason::rate_limiter_full: return "rate_limiter_full";
     case drop_reason::port_packet_limit: return "port_packet_limit";
     case drop_reason::aqm: return "aqm";
+    case drop_reason::qdisc_limit: return "qdisc_limit";
     case drop_reason::count_: break;
     }
     return "?";

@@ -28,7 +28,8 @@ enum class frame_kind : uint8_t {
 // ECN codepoint as in the IP header (RFC 3168).
 enum ecn_bits : uint8_t { ecn_not_ect = 0, ecn_ect1 = 1, ecn_ect0 = 2, ecn_ce = 3 };
 
-enum tcp_flags : uint8_t { tcp_ack = 1, tcp_ece = 2, tcp_cwr = 4, tcp_fin = 8 };
+// tcp_dsack: the ACK reports a duplicate segment (RFC 2883), ending at the frame's seq
+enum tcp_flags : uint8_t { tcp_ack = 1, tcp_ece = 2, tcp_cwr = 4, tcp_fin = 8, tcp_dsack = 16 };
 // kind == rdma: an ACK (ack = next byte expected) or a NACK (go back to ack); neither: data at seq.
 enum rdma_flags : uint8_t { rdma_ack = 1, rdma_nack = 2 };
 
@@ -60,6 +61,7 @@ struct frame_fields {
     uint32_t payload = 0;   // application bytes carried
     uint16_t ingress = 0xffff;   // inside a switch: the port it arrived on (PAUSE/PFC accounting); else 0xffff
     uint8_t sack_blocks = 0;   // TCP ACK: SACK blocks carried (RFC 2018), each [ack + begin, ack + end)
+    uint8_t host_counted = 0;   // at its source host: counted below its socket (host_qdisc.h) until it transmits
     // bookkeeping of the block that holds the frame (in the first 64 bytes with the wire fields: a queue's
     // enqueue and dequeue touch one cache line of a frame)
     struct frame* next = nullptr;   // intrusive link: pool free list, FIFO queues

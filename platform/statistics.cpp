@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "platform/statistics.h"
 
+#include <climits>
+
 #include <algorithm>
 #include <cmath>
 
@@ -191,10 +193,27 @@ void report_switch_ports(result& r, const network& net, uint64_t end_ps) {
             ports.column("drops").push_back(static_cast<double>(d));
         }
     table& hosts = r.add_table("hosts");
+    bool accounted = false;   // hosts count what waits below TCP (host_qdisc.h)
+    uint64_t below_max = 0, socket_max = 0;
+    int64_t excess = INT64_MIN;
     for (int h = 0; h < net.num_hosts(); ++h) {
+        const host_nic& nic = net.nic(h);
         hosts.column("host").push_back(h);
-        hosts.column("paused_ms").push_back(static_cast<double>(net.nic(h).egress().paused_ps(end_ps)) * 1e-9);
-        hosts.column("nic_queue_max_kb").push_back(static_cast<double>(net.nic(h).egress().occupancy().max()) / 1024);
+        hosts.column("paused_ms").push_back(static_cast<double>(nic.egress().paused_ps(end_ps)) * 1e-9);
+        hosts.column("nic_queue_max_kb").push_back(static_cast<double>(nic.egress().occupancy().max()) / 1024);
+        accounted = accounted || nic.shaped();
+        below_max = std::max(below_max, nic.qdisc().below_max_bytes());
+        socket_max = std::max(socket_max, nic.qdisc().socket_below_max_bytes());
+        excess = std::max(excess, nic.qdisc().excess_max_bytes());
+    }
+    if (accounted) {   // what the hosts held below TCP (qdisc, NIC queue): per host, and its largest
+        for (int h = 0; h < net.num_hosts(); ++h)
+            hosts.column("below_tcp_max_kb")
+                .push_back(static_cast<double>(net.nic(h).qdisc().below_max_bytes()) / 1024);
+        r.set("host_queue_max_kb", static_cast<double>(below_max) / 1024);
+        r.set("host_socket_queue_max_kb", static_cast<double>(socket_max) / 1024);
+        if (net.nic(0).qdisc().config().small_queues)
+            r.set("small_queue_excess_max_bytes", excess == INT64_MIN ? int64_t{0} : excess);
     }
     r.set("pause_frames", static_cast<int64_t>(pauses));
     r.set("paused_ms_max_port", max_paused);

@@ -4,6 +4,7 @@
 #ifndef CMSWITCH_PLATFORM_TOPOLOGY_H
 #define CMSWITCH_PLATFORM_TOPOLOGY_H
 
+#include "model/nic/host_qdisc.h"
 #include "model/switch/buffer_manager.h"
 
 #include <cstdint>
@@ -38,6 +39,7 @@ struct topology {
     std::vector<switch_spec> switches;
     std::vector<link_spec> links;
     uint64_t nic_queue_bytes = 1024 * 1024;   // host NIC egress queue limit
+    host_egress_config host_egress;   // every host's egress below its transports (a FIFO by default)
     // How blocks share event domains (event_domain.h): "shared" (one for the whole network), "grouped" (one for
     // all hosts, one per switch) or "per_block" (one per NIC and per switch). Results do not depend on it
     // beyond the order of simultaneous events; speed does (bench/).

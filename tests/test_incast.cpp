@@ -70,7 +70,7 @@ TEST(Incast, BadValuesNameTheField) {
     };
     expect_error({"--flows", "0"}, "flows");
     expect_error({"--min-rto-ms", "0"}, "min_rto_ms");
-    expect_error({"--transport", "cubic"}, "transport");
+    expect_error({"--transport", "bbr"}, "transport");
     expect_error({"--marking", "red", "--red-kmin-kb", "50", "--red-kmax-kb", "40"}, "red_kmax");
     expect_error({"--transport", "dctcp"}, "marking");
 }

@@ -21,14 +21,14 @@ tcp_ack_event ack_event(uint64_t ack, uint64_t newly, uint64_t snd_nxt, bool ece
 }   // namespace
 
 TEST(CongestionControl, RegistryNamesTheAlgorithmsAndRefusesOthers) {
-    EXPECT_EQ(congestion_control_names(), (std::vector<std::string>{"newreno", "dctcp", "vegas", "dc-vegas"}));
+    EXPECT_EQ(congestion_control_names(), (std::vector<std::string>{"newreno", "dctcp", "vegas", "dc-vegas", "cubic"}));
     EXPECT_EQ(find_congestion_control("newreno").feedback, ecn_feedback::classic);
     EXPECT_EQ(find_congestion_control("dctcp").feedback, ecn_feedback::per_segment);
     try {
-        find_congestion_control("cubic");
+        find_congestion_control("bbr");
         FAIL() << "no error";
     } catch (const config_error& e) {
-        EXPECT_STREQ(e.what(), "transport = 'cubic': allowed values are newreno, dctcp, vegas, dc-vegas");
+        EXPECT_STREQ(e.what(), "transport = 'bbr': allowed values are newreno, dctcp, vegas, dc-vegas, cubic");
     }
     tcp_config c;
     c.congestion_control = "dctcp";

@@ -21,6 +21,7 @@ void host_nic::reset() {
     m_dropped_frames = m_dropped_bytes = 0;
     for (auto& d : m_drop_frames)
         d = 0;
+    m_qdisc.reset();
 }
 
 void host_nic::set_reaction_point(std::unique_ptr<reaction_point> rp) {
@@ -29,27 +30,48 @@ void host_nic::set_reaction_point(std::unique_ptr<reaction_point> rp) {
     m_rp = std::move(rp);
     const uint8_t ev = m_rp ? m_rp->nic_events() : 0;
     m_rp_receives = (ev & reaction_point::on_receive_event) != 0;
-    m_port.set_dequeue_listener((ev & reaction_point::on_egress_dequeue_event) ? this : nullptr);
+    m_rp_dequeues = (ev & reaction_point::on_egress_dequeue_event) != 0;
+    update_dequeue_listener();
+}
+
+void host_nic::configure_egress(const host_egress_config& cfg) {
+    m_qdisc.configure(cfg, this);
+    m_shaped = cfg.active();
+    update_dequeue_listener();
+}
+
+void host_nic::update_dequeue_listener() {
+    m_port.set_dequeue_listener(m_shaped || m_rp_dequeues ? this : nullptr);
 }
 
 bool host_nic::send(frame* f, bool backpressured) {
     m_offered_frames++;
     m_offered_bytes += f->bytes;
+    if (m_shaped) {
+        m_qdisc.enqueue(f, now_ps());
+        return true;
+    }
+    return admit(f, now_ps(), backpressured);
+}
+
+bool host_nic::admit(frame* f, uint64_t now, bool backpressured) {
     const uint64_t held = m_port.bytes() + (m_rp ? m_rp->queued_bytes() : 0);
     if (held + f->bytes > m_limit) {
+        m_qdisc.forget(*f);
         drop(f, drop_reason::nic_queue_full);
         return false;
     }
     if (m_rp && m_rp->limiting(f->flow)) {
-        const auto taken = m_rp->take(f, now_ps(), backpressured);
+        const auto taken = m_rp->take(f, now, backpressured);
         if (taken == reaction_point::take_result::taken)
             return true;
         if (taken == reaction_point::take_result::over_limit) {   // the flow's rate limiter is full
+            m_qdisc.forget(*f);
             drop(f, drop_reason::rate_limiter_full);
             return false;
         }
     }
-    m_port.enqueue(f, now_ps());
+    m_port.enqueue(f, now);
     return true;
 }
 
@@ -89,13 +111,14 @@ void host_nic::on_event(uint32_t kind, uint32_t index, void* ptr) {
     }
     case ev_tx_done: m_port.on_tx_done(now_ps()); break;
     case ev_pause_expiry: m_port.on_pause_expiry(now_ps()); break;
+    case ev_qdisc: m_qdisc.on_timer(now_ps()); break;
     default: static_cast<timer_client*>(ptr)->on_timer(index); break;
     }
 }
 
 void host_nic::queued(uint64_t& frames, uint64_t& bytes) const {
-    frames += m_port.frames();
-    bytes += m_port.bytes();
+    frames += m_port.frames() + m_qdisc.queued_frames();
+    bytes += m_port.bytes() + m_qdisc.queued_bytes();
     if (m_rp) {
         frames += m_rp->queued_frames();
         bytes += m_rp->queued_bytes();

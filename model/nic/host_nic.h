@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A host's network interface: one egress port (8 strict-priority queues with a byte limit) onto the host's link,
-// and the receive path up to the host stack. It is also the host's timer service: a host's events (frame
+// behind the host's queueing discipline and small-queue accounting (host_qdisc.h: fifo, today's behaviour when
+// nothing else is configured, or fq with a NIC ring), and the receive path up to the host stack. It is also the host's timer service: a host's events (frame
 // arrivals, transmitter wakeups, timers of transports and applications) all run from the NIC's event_domain.
 #ifndef CMSWITCH_MODEL_NIC_HOST_NIC_H
 #define CMSWITCH_MODEL_NIC_HOST_NIC_H
@@ -9,6 +10,7 @@
 #include "model/event_domain.h"
 #include "model/frame_pool.h"
 #include "model/frame_protocol.h"
+#include "model/nic/host_qdisc.h"
 #include "model/nic/reaction_point.h"
 #include "model/port/egress_port.h"
 
@@ -28,7 +30,11 @@ protected:
     ~frame_receiver() = default;
 };
 
-class host_nic : public sc_core::sc_module, private event_handler, private nic_services, private dequeue_listener {
+class host_nic : public sc_core::sc_module,
+                 private event_handler,
+                 private nic_services,
+                 private dequeue_listener,
+                 private host_qdisc_owner {
 public:
     frame_initiator_socket tx{"tx"};
     frame_target_socket<host_nic> rx{"rx"};
@@ -46,11 +52,29 @@ public:
     bool send(frame* f, bool backpressured = false);
 
     // Back-pressure for senders that can wait (TCP): bytes the flow may hand to send() now without its
-    // reaction point's limiter overflowing; when it is too little, want_room() asks for a writable() call later.
-    uint64_t room(uint32_t flow) const { return m_rp ? m_rp->room(flow) : UINT64_MAX; }
+    // reaction point's limiter overflowing, or 0 when its socket is over its small-queue limit (host_qdisc.h;
+    // retransmission: twice the limit); when it is too little, want_room() asks for a writable() call later.
+    // exempt: the small queue does not hold the sender back (Linux: at most one segment unacknowledged).
+    uint64_t room(uint32_t flow, bool retransmission = false, bool exempt = false) const {
+        if (m_shaped && !exempt && m_qdisc.over_limit(flow, retransmission))
+            return 0;
+        return m_rp ? m_rp->room(flow) : UINT64_MAX;
+    }
     void want_room(uint32_t flow) {
+        if (m_shaped && m_qdisc.over_limit(flow))
+            m_qdisc.want_room(flow);
         if (m_rp)
             m_rp->want_room(flow);
+    }
+
+    // The host's egress below its transports (qdisc, small queues, NIC ring; host_qdisc.h). Before any frame.
+    void configure_egress(const host_egress_config& cfg);
+    const host_qdisc& qdisc() const { return m_qdisc; }
+    // Whether anything beyond a plain FIFO runs (a transport then reports its pacing rate).
+    bool shaped() const { return m_shaped; }
+    void set_pacing_rate(uint32_t flow, uint64_t bps) {
+        if (m_shaped)
+            m_qdisc.set_pacing_rate(flow, bps);
     }
 
     // Host timer service: on_timer(tag) is called on `client` at t_ps (>= now).
@@ -90,7 +114,7 @@ public:
     void in_flight(uint64_t& frames, uint64_t& bytes) const;
 
 private:
-    enum : uint32_t { ev_arrival = 0, ev_tx_done = 1, ev_timer = 2, ev_pause_expiry = 3 };
+    enum : uint32_t { ev_arrival = 0, ev_tx_done = 1, ev_timer = 2, ev_pause_expiry = 3, ev_qdisc = 4 };
     void receive(int, frame& f, sc_core::sc_time& delay);
     void on_event(uint32_t kind, uint32_t index, void* ptr) override;
     void transmit(frame* f, uint64_t now_ps) override { m_port.enqueue(f, now_ps); }
@@ -98,7 +122,22 @@ private:
     frame_pool& frames() override { return m_pool; }
     uint64_t egress_backlog_bytes() const override { return m_port.bytes(); }
     uint64_t egress_free_at() const override { return m_port.busy_until(); }
-    void on_dequeue(uint32_t, frame&, uint64_t now_ps) override { m_rp->on_egress_dequeue(now_ps); }
+    void on_dequeue(uint32_t, frame& f, uint64_t now_ps) override {
+        if (m_shaped)
+            m_qdisc.on_tx_start(f, now_ps);
+        if (m_rp_dequeues)
+            m_rp->on_egress_dequeue(now_ps);
+    }
+    // host_qdisc_owner
+    bool to_ring(frame* f, uint64_t now_ps) override { return admit(f, now_ps, true); }
+    uint64_t ring_queue_bytes(int queue) const override { return m_port.bytes(queue); }
+    int ring_queue_of(int prio) const override { return m_port.queue_of(prio); }
+    void qdisc_wakeup_at(uint64_t t_ps) override { m_events.schedule(t_ps, this, ev_qdisc, 0, nullptr); }
+    void socket_writable(uint32_t flow, uint64_t now_ps) override { flow_writable(flow, now_ps); }
+    void qdisc_drop(frame* f) override { drop(f, drop_reason::qdisc_limit); }
+    // Into the NIC queue or the reaction point's limiter, or dropped at the NIC's limit (false).
+    bool admit(frame* f, uint64_t now_ps, bool backpressured);
+    void update_dequeue_listener();
     void flow_writable(uint32_t flow, uint64_t now_ps) override {
         if (m_upper)
             m_upper->writable(flow, now_ps);
@@ -111,6 +150,9 @@ private:
     egress_port m_port;
     std::unique_ptr<reaction_point> m_rp;
     bool m_rp_receives = false;   // m_rp wants on_receive
+    bool m_rp_dequeues = false;   // m_rp wants on_egress_dequeue
+    host_qdisc m_qdisc;
+    bool m_shaped = false;   // m_qdisc.config().active()
     uint64_t m_offered_frames = 0, m_offered_bytes = 0;
     uint64_t m_delivered_frames = 0, m_delivered_bytes = 0;
     uint64_t m_dropped_frames = 0, m_dropped_bytes = 0;

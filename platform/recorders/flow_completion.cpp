@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "platform/recorders/flow_completion.h"
 
+#include "platform/network.h"
 #include "platform/statistics.h"
 
 #include <algorithm>
@@ -52,7 +53,10 @@ double flow_path_model::ideal_ps(int src, int dst, uint64_t bytes) const {
 }
 
 uint64_t flow_completion_recorder::report(result& r) const {
-    std::vector<double> fct[num_buckets], slow[num_buckets], all_slow;
+    std::vector<double> fct[num_buckets], slow[num_buckets], all_slow, wait[num_buckets];
+    bool accounted = false;   // hosts count what waits below TCP
+    for (int h = 0; h < m_net.num_hosts(); ++h)
+        accounted = accounted || m_net.nic(h).shaped();
     incast_times incasts;
     uint64_t started = 0, completed = 0, bytes_done = 0;
     table* ft = m_flow_table ? &r.add_table("flows") : nullptr;
@@ -74,10 +78,26 @@ uint64_t flow_completion_recorder::report(result& r) const {
         fct[b].push_back(t * 1e-9);
         slow[b].push_back(s);
         all_slow.push_back(s);
+        double wait_max_us = 0, wait_mean_us = 0;
+        if (accounted) {
+            if (const host_socket_stats* hs = m_net.nic(f.src).qdisc().socket_stats(f.flow)) {
+                wait_max_us = static_cast<double>(hs->wait_max_ps) * 1e-6;
+                if (hs->data_frames)
+                    wait_mean_us = static_cast<double>(hs->wait_sum_ps) / static_cast<double>(hs->data_frames) * 1e-6;
+            }
+            wait[b].push_back(wait_max_us);
+        }
         if (ft) {
+            ft->column("src").push_back(f.src);
+            ft->column("dst").push_back(f.dst);
+            ft->column("start_ms").push_back(static_cast<double>(f.start_ps) * 1e-9);
             ft->column("size_bytes").push_back(static_cast<double>(f.bytes));
             ft->column("fct_us").push_back(t * 1e-6);
             ft->column("slowdown").push_back(s);
+            if (accounted) {
+                ft->column("host_wait_max_us").push_back(wait_max_us);
+                ft->column("host_wait_mean_us").push_back(wait_mean_us);
+            }
         }
     }
     r.set("flows_started", static_cast<int64_t>(started));
@@ -94,6 +114,14 @@ uint64_t flow_completion_recorder::report(result& r) const {
         bt.column("slowdown_p50").push_back(percentile(slow[b], 0.5));
         bt.column("slowdown_p95").push_back(percentile(slow[b], 0.95));
         bt.column("slowdown_p99").push_back(percentile(slow[b], 0.99));
+        if (accounted) {
+            bt.column("host_wait_p50_us").push_back(percentile(wait[b], 0.5));
+            bt.column("host_wait_p99_us").push_back(percentile(wait[b], 0.99));
+        }
+    }
+    if (accounted) {
+        r.set("host_wait_p50_small_us", percentile(wait[0], 0.5));
+        r.set("host_wait_p99_small_us", percentile(wait[0], 0.99));
     }
     r.set("slowdown_p99_small", percentile(slow[0], 0.99));   // <= 10 KB
     r.set("slowdown_p99_large", percentile(slow[3], 0.99));   // 1-10 MB

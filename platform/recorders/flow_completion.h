@@ -3,9 +3,14 @@
 // Reports after the run:
 //   fct_by_size   per size bucket (<= 10 KB, 10-100 KB, 100 KB-1 MB, 1-10 MB, > 10 MB; the split of DCTCP and
 //                 HPCC): flows, FCT p50/p99 (ms), slowdown p50/p95/p99
-//   flows         every completed Poisson flow (size, FCT, slowdown), with flow_table
+//   flows         every completed Poisson flow (source, destination, start, size, FCT, slowdown, its longest and
+//                 mean wait in its host), with flow_table
 //   summary       flows started and completed, slowdown p50/p99 overall, of small and large flows, the incasts
-//                 (started, completed, completion time p50/p99)
+//                 (started, completed, completion time p50/p99); with hosts that account below TCP (a qdisc or
+//                 small queues), the split of small flows' FCT: p50/p99 of their longest host wait
+// A flow's host wait is how long one of its data frames spent in its sending host, from TCP's send to the start of
+// its transmission (qdisc and NIC queue): the longest per flow, so that FCT - host wait is what the network took of
+// a flow that fits in one window (fct_by_size: host_wait_p50_us, host_wait_p99_us per bucket).
 // The ideal FCT is the flow alone on an idle network: its whole wire size at the slower of its two host links,
 // one frame at the faster one and on every further link, and the propagation of every link on its path.
 #ifndef CMSWITCH_PLATFORM_RECORDERS_FLOW_COMPLETION_H
@@ -30,10 +35,12 @@ struct flow_path_model {
     double ideal_ps(int src, int dst, uint64_t bytes) const;
 };
 
+class network;
 class flow_completion_recorder {
 public:
-    flow_completion_recorder(const flow_workload& w, flow_path_model paths, bool flow_table)
-        : m_workload(w), m_paths(std::move(paths)), m_flow_table(flow_table) {}
+    // net: the hosts whose per-socket waits the report reads (their egress accounts below TCP, host_qdisc.h)
+    flow_completion_recorder(const flow_workload& w, flow_path_model paths, bool flow_table, const network& net)
+        : m_workload(w), m_paths(std::move(paths)), m_flow_table(flow_table), m_net(net) {}
     // Also gives the application bytes of the completed Poisson flows (the measured load).
     uint64_t report(result& r) const;
 
@@ -41,6 +48,7 @@ private:
     const flow_workload& m_workload;
     flow_path_model m_paths;
     bool m_flow_table;
+    const network& m_net;
 };
 
 }   // namespace cmswitch

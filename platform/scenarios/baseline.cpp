@@ -106,6 +106,7 @@ topology make_topology(const baseline_config& c, const baseline_plan& p, bool lo
         topo.host_service.push_back({p.hot_host, e.second, p.rate});
     }
     topo.nic_queue_bytes = uint64_t{1} << 30;   // open-loop UDP sources: their excess waits (or is paused) here
+    topo.host_egress = make_host_egress(c);
     return topo;
 }
 
@@ -346,6 +347,7 @@ void baseline_scenario::report(network& net, scenario_run& run, result& r) {
     report_switch_ports(r, net, p.end_ps);
     if (m_schemes.active(scheme_slot::marking)) {
         r.set("transport", c.transport);
+        report_host(r, c);
         r.set("marking", m_schemes.selected(scheme_slot::marking));
         m_schemes.report(scheme_slot::marking, net, r);
         uint64_t marks = 0;   // frames set to CE, every switch port

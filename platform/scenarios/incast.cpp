@@ -29,6 +29,10 @@ incast_scenario::incast_scenario() {
     t.add_real("sru_kb", &c.sru_kb, 1.0 / 1024, 1 << 22, "KB (1024 B)",
                "server response unit: bytes per server per round");
     declare_link_rate(t, c.link_gbps);
+    t.add_real("server_link_gbps", &c.server_link_gbps, 0, 1000, "Gbps",
+               "the servers' links, if not link_gbps (0): faster servers burst into the client's port as hosts on "
+               "faster links do (the differential check against Linux in namespaces, whose senders' veths run at "
+               "CPU speed)");
     declare_link_delay(t, c.delay_us);
     t.add_real("delay_skew_ns", &c.delay_skew_ns, 0, 1e6, "ns",
                "adds a random constant in [0, skew] to each server's link delay (drawn from the seed; breaks the "
@@ -97,6 +101,10 @@ incast_plan make_plan(const incast_config& c) {
 topology make_topology(const incast_config& c, const incast_plan& p) {
     const buffer_config buf = make_buffer_config(c);
     topology topo = star_topology(p.senders() + 1, p.rate_bps, p.delay_ps, buf);
+    topo.host_egress = make_host_egress(c);
+    if (c.server_link_gbps > 0)
+        for (int i = 1; i <= p.n; ++i)
+            topo.links[static_cast<size_t>(i)].rate_bps = gbps_to_bps(c.server_link_gbps);
     if (c.delay_skew_ns > 0) {
         rng skew(static_cast<uint64_t>(c.seed), stream_id(random_stream::delay_skew));
         for (int i = 1; i <= p.n; ++i)
@@ -250,9 +258,15 @@ void report_rounds(result& r, const incast_client& app) {
           static_cast<int64_t>(std::count_if(rt.begin(), rt.end(), [](double x) { return x > 300.0; })));
 }
 
-void report_tcp(result& r, const std::vector<tcp_stats>& stats) {
+void report_tcp(result& r, const std::vector<tcp_stats>& stats, bool rack_tlp) {
     uint64_t timeouts = 0, max_timeouts = 0, fr = 0, lt = 0, idle = 0, rexmit = 0, reductions = 0;
+    uint64_t segs = 0, probes = 0, probe_fixes = 0, rack = 0, dsacks = 0;
     for (const auto& st : stats) {
+        segs += st.retransmitted_segments;
+        probes += st.loss_probes;
+        probe_fixes += st.tlp_recoveries;
+        rack += st.rack_losses;
+        dsacks += st.dsacks;
         timeouts += st.timeouts;
         max_timeouts = std::max(max_timeouts, st.timeouts);
         fr += st.fast_retransmits;
@@ -269,6 +283,13 @@ void report_tcp(result& r, const std::vector<tcp_stats>& stats) {
     r.set("idle_restarts", static_cast<int64_t>(idle));
     r.set("retransmitted_bytes", static_cast<int64_t>(rexmit));
     r.set("ecn_reductions", static_cast<int64_t>(reductions));
+    if (rack_tlp) {   // the counters Linux's nstat shows: TcpRetransSegs, TCPLossProbes, TCPLossProbeRecovery, ...
+        r.set("retransmitted_segments", static_cast<int64_t>(segs));
+        r.set("loss_probes", static_cast<int64_t>(probes));
+        r.set("loss_probe_recoveries", static_cast<int64_t>(probe_fixes));
+        r.set("rack_losses", static_cast<int64_t>(rack));
+        r.set("dsacks", static_cast<int64_t>(dsacks));
+    }
 }
 
 void report_bottleneck(result& r, const network& net, const incast_plan& p) {
@@ -392,6 +413,7 @@ void incast_scenario::report(network& net, scenario_run& run, result& r) {
     }
     r.set("min_rto_ms", c.min_rto_ms);
     r.set("transport", c.transport);
+    report_host(r, c);
     r.set("marking", m_schemes.selected(scheme_slot::marking));
     m_schemes.report(scheme_slot::marking, net, r);
     uint64_t delivered = 0;
@@ -406,7 +428,7 @@ void incast_scenario::report(network& net, scenario_run& run, result& r) {
     m_schemes.report(scheme_slot::cm, net, r);
     series.report_min_rate(r, c, p.n);
     report_rounds(r, *w.app);
-    report_tcp(r, w.stats);
+    report_tcp(r, w.stats, p.tcp.rack_tlp);
     report_drops(r, net);
     report_bottleneck(r, net, p);
     report_switch_ports(r, net, p.end_ps);   // the ports and hosts tables, pause episodes

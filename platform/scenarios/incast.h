@@ -23,6 +23,7 @@ struct incast_config : buffer_settings, run_settings, tcp_settings {
     int64_t flows = 8;
     double sru_kb = 256;
     double link_gbps = 1;
+    double server_link_gbps = 0;
     double delay_us = 25;
     double delay_skew_ns = 0;
     std::string request_timing = "simultaneous";

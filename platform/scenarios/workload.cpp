@@ -160,9 +160,11 @@ scenario_plan workload_scenario::plan(result& r) {
         topo.hosts += static_cast<int>(c.uplinks);
         topo.switches[0].ports += static_cast<int>(c.uplinks);
     }
-    // a host queues what its flows send without limit (a host's qdisc with TCP small queues holds back its
-    // senders rather than dropping; 1 MB of NIC queue would drop the bursts of many concurrent flows)
+    // the hosts' egress (qdisc, small queues, NIC ring: the host profile's); a FIFO NIC queue (the ns2 profile)
+    // takes what the flows send without limit, for a host's qdisc holds back its senders rather than dropping
+    // (1 MB of NIC queue would drop the bursts of many concurrent flows)
     topo.nic_queue_bytes = uint64_t{1} << 34;
+    topo.host_egress = make_host_egress(c);
     flow_path_model& paths = pl->paths;
     for (int h = 0; h < topo.hosts; ++h)
         paths.host_rate_bps.push_back(h < pl->down_hosts ? host_rate : uplink_rate);
@@ -220,7 +222,7 @@ flow_workload_config workload_scenario::workload_settings(int hosts) const {
 
 struct workload_scenario::run_state : scenario_run {
     run_state(network& net, const workload_config& c, const planned& p, const flow_workload_config& wc)
-        : w(net.stacks(), p.tcp, *p.sizes, wc), fct(w, p.paths, c.flow_table), occupancy(net, c.queue_cdfs) {}
+        : w(net.stacks(), p.tcp, *p.sizes, wc), fct(w, p.paths, c.flow_table, net), occupancy(net, c.queue_cdfs) {}
     flow_workload w;
     flow_completion_recorder fct;
     buffer_occupancy_recorder occupancy;
@@ -241,6 +243,7 @@ void workload_scenario::report(network& net, scenario_run& run, result& r) {
     r.set("flow_size_mean_bytes", p.sizes->mean());
     r.set("load", c.load);
     r.set("transport", c.transport);
+    report_host(r, c);
     r.set("marking", m_schemes.selected(scheme_slot::marking));
     r.set("pause", m_schemes.selected(scheme_slot::pause));
     m_schemes.report(scheme_slot::pause, net, r);

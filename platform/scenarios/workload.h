@@ -25,7 +25,7 @@ struct workload_config : buffer_settings, run_settings, tcp_settings {
         alpha = 1;
         duration_s = 0.1;
         min_rto_ms = 10;
-        init_cwnd = 10;
+        host_profile = "linux";
     }
     std::string topology = "leaf-spine";
     int64_t hosts = 16;

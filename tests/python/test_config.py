@@ -70,7 +70,7 @@ def test_pause_split_is_the_core_rule_by_hand():
     ("min_rto_ms", 0.0, "IncastConfig.min_rto_ms = 0.0 is out of range"),               # float below range
     ("link_gbps", 0.0, "IncastConfig.link_gbps = 0.0 is out of range: allowed (0, 1000] Gbps"),  # open bound
     ("duration_s", float("nan"), "IncastConfig.duration_s = nan is out of range"),       # not finite
-    ("transport", "cubic", "IncastConfig.transport = 'cubic': allowed values are newreno, dctcp"),  # choice
+    ("transport", "bbr", "IncastConfig.transport = 'bbr': allowed values are newreno, dctcp"),  # choice
     ("ecn", 1, "IncastConfig.ecn = 1: must be True or False"),                           # bool
 ])
 def test_bad_values_raise_value_error_naming_the_field(field, value, words):

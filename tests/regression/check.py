@@ -27,7 +27,11 @@ ADDED = {"drops_rate_limiter_full", "qcn_cp", "qcn_rp", "pause_xoff_bytes", "pau
          "pause_episodes", "pause_episode_p50_us", "pause_episode_p99_us", "pause_episode_max_us",
          "queue_p50_kb", "queue_p90_kb", "queue_p99_kb", "queue_p999_kb",
          "bottleneck_queue_p50_kb", "bottleneck_queue_p90_kb", "bottleneck_queue_p99_kb", "bottleneck_queue_p999_kb",
-         "paused_ms_max_port", "cnms"}   # (incast now reports its switch ports as baseline does)
+         "paused_ms_max_port", "cnms",   # (incast now reports its switch ports as baseline does)
+         "drops_qdisc_limit",   # the host qdisc's packet limits (fq)
+         # the host profile and what it decided
+         "host_profile", "host_qdisc", "host_small_queues", "host_pacing", "tcp_init_cwnd", "tcp_sack", "tcp_rack_tlp",
+         "tcp_timestamps", "tcp_delayed_ack", "tcp_cwnd_validation", "tcp_abc"}
 # tables and table columns added on purpose (compared only where the expected output has them)
 ADDED_TABLES = {"pause_episodes", "queue_cdf", "bottleneck_queue_cdf", "ports", "hosts"}
 ADDED_COLUMNS = {"queue_p99_kb", "queue_p50_kb", "paused_ports_switch0", "paused_ports_switch1", "paused_ports_switch2",

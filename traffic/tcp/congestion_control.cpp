@@ -2,6 +2,7 @@
 #include "traffic/tcp/congestion_control.h"
 
 #include "config/errors.h"
+#include "traffic/tcp/cubic.h"
 #include "traffic/tcp/dc_vegas.h"
 #include "traffic/tcp/dctcp.h"
 #include "traffic/tcp/newreno.h"
@@ -11,10 +12,19 @@
 
 namespace cmswitch {
 
+void tcp_congestion_control::slow_start(tcp_window& w, uint64_t newly_acked) const {
+    if (m_abc)   // Linux tcp_slow_start: every byte acknowledged, up to ssthresh
+        w.cwnd = std::max(w.cwnd, std::min(w.cwnd + newly_acked, w.ssthresh));
+    else
+        w.cwnd += std::min<uint64_t>(newly_acked, m_mss);   // RFC 5681, L = 1 SMSS
+}
+
 void tcp_congestion_control::on_increase(tcp_window& w, const tcp_ack_event& a) {
     const uint64_t mss = m_mss;
     if (w.cwnd < w.ssthresh)
-        w.cwnd += std::min(a.newly_acked, mss);   // slow start (RFC 5681, L = 1 SMSS)
+        slow_start(w, a.newly_acked);
+    else if (m_abc)   // Linux tcp_cong_avoid_ai: one SMSS per window of bytes acknowledged
+        w.cwnd += std::max<uint64_t>(1, mss * a.newly_acked / w.cwnd);
     else
         w.cwnd += std::max<uint64_t>(1, mss * mss / w.cwnd);   // congestion avoidance: ~1 SMSS per RTT
 }
@@ -36,6 +46,8 @@ const std::vector<tcp_cc_entry>& congestion_controls() {
          false, &make<vegas>, &vegas::declare},
         {"dc-vegas", "DCTCP's law on Vegas' queue estimate (our reading of paper 004)", ecn_feedback::classic, false,
          &make<dc_vegas>, &dc_vegas::declare},
+        {"cubic", "RFC 9438 CUBIC as Linux tcp_cubic (without HyStart); RFC 3168 ECN response with ecn",
+         ecn_feedback::classic, false, &make<cubic>, &cubic::declare},
     };
     return all;
 }
@@ -66,6 +78,7 @@ void declare_congestion_control_params(param_table& t, tcp_config& cfg) {
 std::unique_ptr<tcp_congestion_control> make_congestion_control(const tcp_config& cfg) {
     std::unique_ptr<tcp_congestion_control> cc = find_congestion_control(cfg.congestion_control).make(cfg);
     cc->set_mss(cfg.mss);
+    cc->set_byte_counting(cfg.abc);
     return cc;
 }
 

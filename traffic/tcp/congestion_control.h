@@ -53,7 +53,8 @@ public:
     virtual bool ecn_capable() const = 0;
 
     // An ACK of new data outside loss recovery: grow the window. Default: RFC 5681 slow start (L = 1 SMSS) and
-    // congestion avoidance (cwnd += SMSS^2 / cwnd per ACK).
+    // congestion avoidance (cwnd += SMSS^2 / cwnd per ACK); with byte counting (tcp_config::abc, as Linux), slow
+    // start by the bytes acknowledged (up to ssthresh) and avoidance by SMSS x bytes acknowledged / cwnd.
     virtual void on_increase(tcp_window& w, const tcp_ack_event& a);
     // Every ACK of new data, in or out of recovery, after the sender has processed it (bookkeeping).
     virtual void on_acked(tcp_window& w, const tcp_ack_event& a) {
@@ -75,17 +76,25 @@ public:
         (void)a;
         return {};
     }
-    // ssthresh after a loss (fast retransmit or timeout) from x, the window the sender's loss rule chose
-    // (tcp_config::ssthresh_from). Default: max(x / 2, 2 SMSS) (RFC 5681).
-    virtual uint64_t loss_ssthresh(uint64_t x) const { return std::max<uint64_t>(x / 2, 2 * uint64_t{m_mss}); }
+    // A congestion event (fast retransmit, timeout, a loss a tail loss probe repaired): the ssthresh from x, the
+    // window the sender's loss rule chose (tcp_config::ssthresh_from). Default: max(x / 2, 2 SMSS) (RFC 5681). An
+    // algorithm may keep state of it (CUBIC's W_max).
+    virtual uint64_t loss_ssthresh(uint64_t x) { return std::max<uint64_t>(x / 2, 2 * uint64_t{m_mss}); }
     // A retransmission timeout (after the sender has reset its window).
     virtual void on_timeout() {}
 
     void set_mss(uint32_t mss) { m_mss = mss; }
     uint32_t mss() const { return m_mss; }
+    void set_byte_counting(bool abc) { m_abc = abc; }
+    bool byte_counting() const { return m_abc; }
+
+protected:
+    // Slow start as the sender's settings say (the default on_increase's), for algorithms that share it.
+    void slow_start(tcp_window& w, uint64_t newly_acked) const;
 
 private:
     uint32_t m_mss = 1460;
+    bool m_abc = false;
 };
 
 // One registered algorithm.

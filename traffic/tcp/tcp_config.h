@@ -24,17 +24,39 @@ struct tcp_config {
     double vegas_alpha = 2, vegas_beta = 4, vegas_gamma = 1;
     // DC-Vegas (our reading of paper 004, dc_vegas.h): queue estimate threshold K_v (segments) and gain
     double dcvegas_k = 4, dcvegas_g = 1.0 / 16;
+    // CUBIC (RFC 9438, cubic.h): C, beta_cubic, fast convergence
+    double cubic_c = 0.4, cubic_beta = 0.7;
+    bool cubic_fast_convergence = true;
     // Loss response: ssthresh = max(x / 2, 2 SMSS) with x the congestion window (Linux, FreeBSD and ns-2 do
     // this) or the FlightSize (RFC 5681 eq. 4). They differ when the sender is application-limited.
     enum class ssthresh_rule { cwnd, flight } ssthresh_from = ssthresh_rule::cwnd;
     bool limited_transmit = true;   // RFC 3042: one segment on each of the 1st and 2nd duplicate ACK
+    // RFC 3465 byte counting as Linux: slow start grows cwnd by the bytes each ACK acknowledges (not one SMSS),
+    // congestion avoidance by one SMSS per cwnd of bytes acknowledged (not per ACK): the same growth with delayed
+    // ACKs as without
+    bool abc = false;
     // RFC 5681 4.1: after more than an RTO without sending, restart from min(initial window, cwnd) (Linux
     // tcp_slow_start_after_idle, FreeBSD and ns-2's slow_start_restart_ do this too)
     bool slow_start_after_idle = true;
     bool sack = false;   // RFC 2018 SACK blocks with RFC 6675 loss recovery
+    bool dsack = false;   // RFC 2883: a receiver reports a duplicate segment at once (the sender's TLP reads it)
     bool timestamps = false;   // RFC 7323: RTT samples from every ACK of new data, retransmissions included
-    bool delayed_ack = false;
+    // RFC 8985 RACK-TLP (with sack): losses marked by time (RACK) instead of duplicate-ACK counts, a tail loss
+    // probe PTO after the last send, recovery with proportional rate reduction (RFC 6937), as Linux does; the
+    // probe timeout is 2 SRTT + tlp_min (Linux's 2 ms), or + the minimum RTO when one segment is out
+    bool rack_tlp = false;
+    uint64_t tlp_min_ps = 2000000000ull;   // 2 ms
+    // Linux / RFC 7661: the window grows only while the flow is cwnd-limited (in slow start: while cwnd is under
+    // twice the most it had out in the last window); a sender held back by its application or its host's small
+    // queues does not inflate it
+    bool cwnd_validation = false;
+    // Linux pacing rate: ratio x max(cwnd, flight) / SRTT, ss_ratio while cwnd < ssthresh / 2, else ca_ratio
+    double pacing_ss_ratio = 2.0, pacing_ca_ratio = 1.2;
+    bool delayed_ack = false;   // ACK every 2nd full segment (Linux: more than one MSS unacknowledged)
     uint64_t delayed_ack_ps = 40000000000ull;   // 40 ms
+    // with delayed_ack: the first segments of a connection, and those after out-of-order data, are ACKed at once
+    // (Linux quick-ACK mode, TCP_MAX_QUICKACKS)
+    uint32_t quickacks = 0;
     uint64_t jitter_ps = 0;   // random delay in [0, jitter] before each segment reaches the NIC
     // Which segments the jitter delays: all of them, or only those sent from the window (new data, timeout
     // retransmissions), not those sent in direct response to a duplicate or partial ACK -- the semantics of
@@ -55,6 +77,10 @@ struct tcp_stats {
     uint64_t limited_transmits = 0;   // segments sent by limited transmit (RFC 3042)
     uint64_t idle_restarts = 0;   // windows cut back after an idle period (RFC 5681 4.1)
     uint64_t retransmitted_segments = 0, retransmitted_bytes = 0;
+    uint64_t rack_losses = 0;   // segments RACK marked lost (rack_tlp)
+    uint64_t loss_probes = 0;   // tail loss probes sent (rack_tlp)
+    uint64_t tlp_recoveries = 0;   // probes that repaired a loss (the window was reduced for it)
+    uint64_t dsacks = 0;   // duplicate segments a receiver reported (dsack)
     uint64_t ecn_reductions = 0;
     uint64_t acks_sent = 0;
     uint64_t bytes_delivered = 0;   // in-order payload bytes at the receiver

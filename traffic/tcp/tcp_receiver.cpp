@@ -18,6 +18,7 @@ void tcp_receiver::on_frame(frame* f, uint64_t now) {
         return;
     }
     const uint64_t seq = f->seq, end = f->seq + f->payload;
+    const uint32_t payload = f->payload;
     const uint64_t tsval = f->ts_ps;
     const bool ce = f->ecn == ecn_ce;
     const bool cwr = (f->flags & tcp_cwr) != 0;
@@ -33,6 +34,8 @@ void tcp_receiver::on_frame(frame* f, uint64_t now) {
     } else {
         if (cwr)
             m_ece_latch = false;
+        if (ce && !m_ece_latch)   // Linux: a first CE mark is ACKed without delay (the sender may have a small cwnd)
+            m_quick = std::max<uint32_t>(m_quick, std::min<uint32_t>(2, m_cfg.quickacks));
         if (ce)
             m_ece_latch = true;
     }
@@ -41,7 +44,12 @@ void tcp_receiver::on_frame(frame* f, uint64_t now) {
     if (seq <= m_last_ack_sent && tsval >= m_ts_recent)   // RFC 7323 TS.Recent (echoed in every ACK, below)
         m_ts_recent = tsval;
 
+    if (!m_started) {   // Linux: quick-ACK mode for the first segments of a connection
+        m_started = true;
+        m_quick = m_cfg.quickacks;
+    }
     bool immediate = false;
+    uint64_t dsack_end = 0;   // a duplicate segment, reported at once (RFC 2883)
     const uint64_t before = m_rcv_nxt;
     if (seq <= m_rcv_nxt && end > m_rcv_nxt) {
         m_rcv_nxt = end;
@@ -51,6 +59,10 @@ void tcp_receiver::on_frame(frame* f, uint64_t now) {
             immediate = true;   // a hole was filled
         }
     } else if (seq > m_rcv_nxt) {
+        if (m_cfg.dsack)
+            for (const auto& b : m_ooo)
+                if (b.first <= seq && end <= b.second)
+                    dsack_end = end;
         auto it = std::lower_bound(m_ooo.begin(), m_ooo.end(), std::make_pair(seq, end));
         it = m_ooo.insert(it, {seq, end});
         // merge with neighbours
@@ -69,8 +81,12 @@ void tcp_receiver::on_frame(frame* f, uint64_t now) {
             m_sack_recent.insert(m_sack_recent.begin(), seq);
         }
         immediate = true;   // out of order: a duplicate ACK at once
+        m_quick = m_cfg.quickacks;   // (Linux: quick-ACK mode while the hole lasts and after)
     } else {
         immediate = true;   // old duplicate
+        if (m_cfg.dsack)
+            dsack_end = end;
+        m_quick = m_cfg.quickacks;
     }
     if (m_rcv_nxt > before) {
         m_stats.bytes_delivered += m_rcv_nxt - before;
@@ -78,8 +94,9 @@ void tcp_receiver::on_frame(frame* f, uint64_t now) {
             m_listener->on_delivered(m_flow, m_rcv_nxt, now);
     }
     ++m_unacked;
-    if (!m_cfg.delayed_ack || immediate || m_unacked >= 2) {
-        send_ack(now, ece());
+    m_unacked_bytes += payload;
+    if (!m_cfg.delayed_ack || immediate || dsack_end || m_quick > 0 || m_unacked_bytes > m_cfg.mss) {
+        send_ack(now, ece(), dsack_end);
     } else {
         m_delack_deadline = now + m_cfg.delayed_ack_ps;
         if (!m_delack_pending) {
@@ -102,10 +119,11 @@ void tcp_receiver::on_timer(uint32_t) {
     send_ack(now, ece());
 }
 
-void tcp_receiver::send_ack(uint64_t now, bool ece) {
+void tcp_receiver::send_ack(uint64_t now, bool ece, uint64_t dsack_end) {
     frame* f = m_host.nic().pool().acquire();
     f->kind = frame_kind::tcp;
-    f->flags = static_cast<uint8_t>(tcp_ack | (ece ? tcp_ece : 0));
+    f->flags = static_cast<uint8_t>(tcp_ack | (ece ? tcp_ece : 0) | (dsack_end ? tcp_dsack : 0));
+    f->seq = dsack_end;
     f->ack = m_rcv_nxt;
     int n = 0;
     if (m_cfg.sack) {
@@ -144,7 +162,9 @@ void tcp_receiver::send_ack(uint64_t now, bool ece) {
     f->prio = m_cfg.prio;
     f->created_ps = now;
     m_last_ack_sent = m_rcv_nxt;
+    m_quick -= std::min(m_quick, m_unacked);   // Linux tcp_dec_quickack_mode: by the segments this ACK covers
     m_unacked = 0;
+    m_unacked_bytes = 0;
     m_stats.acks_sent++;
     m_host.nic().send(f);
 }

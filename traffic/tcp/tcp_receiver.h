@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The receiving end of one TCP flow: cumulative ACKs, out-of-order buffering, immediate ACK for out-of-order
-// data, optional delayed ACK (every 2nd segment or a timeout), SACK blocks (RFC 2018: the newest first),
-// timestamp echo (RFC 7323 TS.Recent rules), and the ECN echo its congestion-control algorithm asks for
-// (ecn_feedback: the RFC 3168 latch until CWR, or DCTCP's per-segment CE state machine).
+// data, optional delayed ACK as Linux does it (an ACK once more than one full segment is unacknowledged, else after
+// the delayed-ACK timeout; quick-ACK mode, every segment ACKed, for the first `quickacks` segments and again after
+// out-of-order or duplicate data or a first CE mark), SACK blocks (RFC 2018: the newest first), D-SACK (RFC 2883:
+// an immediate ACK saying a segment arrived twice), timestamp echo (RFC 7323 TS.Recent rules), and the ECN echo its
+// congestion-control algorithm asks for (ecn_feedback: the RFC 3168 latch until CWR, or DCTCP's per-segment CE
+// state machine).
 #ifndef CMSWITCH_TRAFFIC_TCP_TCP_RECEIVER_H
 #define CMSWITCH_TRAFFIC_TCP_TCP_RECEIVER_H
 
@@ -29,7 +32,7 @@ public:
     uint64_t rcv_nxt() const { return m_rcv_nxt; }
 
 private:
-    void send_ack(uint64_t now, bool ece);
+    void send_ack(uint64_t now, bool ece, uint64_t dsack_end = 0);
     bool ece() const { return m_feedback == ecn_feedback::per_segment ? m_ce_state : m_ece_latch; }
 
     host_stack& m_host;
@@ -46,7 +49,10 @@ private:
     uint64_t m_last_ack_sent = 0;   // RFC 7323 Last.ACK.sent
     bool m_ece_latch = false;   // RFC 3168
     bool m_ce_state = false;   // per segment (DCTCP)
-    uint32_t m_unacked = 0;
+    uint32_t m_unacked = 0;   // segments since the last ACK
+    uint64_t m_unacked_bytes = 0;
+    uint32_t m_quick = 0;   // quick-ACK mode: segments still to ACK at once
+    bool m_started = false;
     bool m_delack_pending = false;
     uint64_t m_delack_deadline = 0;
 };

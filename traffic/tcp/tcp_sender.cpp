@@ -13,6 +13,7 @@ const char* tcp_event_name(tcp_event e) {
     case tcp_event::recovery_exit: return "recovery_exit";
     case tcp_event::limited_transmit: return "limited_transmit";
     case tcp_event::ack: return "ack";
+    case tcp_event::loss_probe: return "loss_probe";
     }
     return "?";
 }
@@ -37,6 +38,8 @@ tcp_sender::tcp_sender(host_stack& host, uint32_t flow, int dst, const tcp_confi
 
 void tcp_sender::write(uint64_t bytes) {
     m_app_end += bytes;
+    if (!m_sent_any)
+        update_pacing_rate();
     try_send(now_ps());
 }
 
@@ -51,13 +54,19 @@ void tcp_sender::on_frame(frame* f, uint64_t now) {
     ack_info a;
     a.ack = f->ack;
     a.ece = (f->flags & tcp_ece) != 0;
+    a.dsack = (f->flags & tcp_dsack) != 0;
+    a.dsack_end = f->seq;
     a.tsecr = m_cfg.timestamps ? f->ts_ps : 0;
     a.echo = f->ts_ps;
     a.nsack = m_cfg.sack ? std::min<int>(f->sack_blocks, max_sack_blocks) : 0;
     for (int i = 0; i < a.nsack; ++i)
         a.sack[i] = {f->ack + f->sack[i].begin, f->ack + f->sack[i].end};
     m_host.nic().pool().release(f);
-    on_ack(a, now);
+    if (m_cfg.rack_tlp)
+        on_ack_rack(a, now);
+    else
+        on_ack(a, now);
+    update_pacing_rate();
 }
 
 void tcp_sender::rtt_sample(uint64_t r) {
@@ -147,7 +156,8 @@ void tcp_sender::on_new_ack(const ack_info& a, tcp_ack_event& ev, uint64_t now) 
         }
     } else {
         ev.snd_nxt = m_snd_nxt;
-        m_cc->on_increase(m_w, ev);
+        if (cwnd_limited())
+            m_cc->on_increase(m_w, ev);
         m_snd_una = ack;
     }
     if (m_high_rxt < m_snd_una)
@@ -204,10 +214,8 @@ void tcp_sender::on_dupack(uint64_t now) {
         }
         if (m_cfg.rwnd_bytes && m_snd_nxt + len - m_snd_una > m_cfg.rwnd_bytes)
             break;
-        if (m_host.nic().room(m_flow) < len + m_cfg.header_bytes) {
-            m_host.nic().want_room(m_flow);
+        if (!host_takes(len, m_snd_nxt < m_high_tx))
             break;
-        }
         send_segment(m_snd_nxt, static_cast<uint32_t>(len), now, true);
         m_snd_nxt += len;
         m_stats.limited_transmits++;
@@ -252,6 +260,8 @@ uint64_t tcp_sender::lost_below() const {
 }
 
 uint64_t tcp_sender::pipe() const {
+    if (m_cfg.rack_tlp)
+        return m_rack.pipe();
     if (m_high_tx <= m_snd_una)
         return 0;
     // RFC 6675 SetPipe(): each unSACKed byte in [HighACK, HighData) counts once if not lost and once more if it
@@ -311,10 +321,8 @@ void tcp_sender::sack_send(uint64_t now) {
         const int rule = next_seg(seq, len);
         if (rule == 0)
             break;
-        if (m_host.nic().room(m_flow) < len + m_cfg.header_bytes) {
-            m_host.nic().want_room(m_flow);
+        if (!host_takes(len, seq < m_high_tx))
             break;
-        }
         send_segment(seq, len, now);
         if (seq + len > m_snd_nxt)
             m_snd_nxt = seq + len;
@@ -329,7 +337,7 @@ void tcp_sender::sack_send(uint64_t now) {
 
 // ---------------------------------------------------------------------------------------------- sending
 
-void tcp_sender::try_send(uint64_t now) {
+void tcp_sender::restart_after_idle(uint64_t now) {
     if (m_cfg.slow_start_after_idle && m_sent_any && m_snd_una == m_high_tx && m_snd_nxt < m_app_end &&
         now - m_last_send_ps > m_rto) {
         const uint64_t iw = static_cast<uint64_t>(m_cfg.initial_cwnd) * m_cfg.mss;
@@ -338,7 +346,56 @@ void tcp_sender::try_send(uint64_t now) {
             m_stats.idle_restarts++;
         }
     }
+}
+
+bool tcp_sender::host_takes(uint64_t len, bool retransmission) {
+    host_nic& nic = m_host.nic();
+    // Linux sends whatever the small queue holds when at most one segment is unacknowledged
+    const bool exempt = nic.shaped() && m_high_tx - m_snd_una <= m_cfg.mss;
+    if (nic.room(m_flow, retransmission, exempt) >= len + m_cfg.header_bytes)
+        return true;
+    nic.want_room(m_flow);
+    return false;
+}
+
+bool tcp_sender::cwnd_limited() const {
+    if (!m_cfg.cwnd_validation || m_is_cwnd_limited)
+        return true;
+    return m_w.cwnd < m_w.ssthresh && m_w.cwnd < 2 * m_max_flight;   // slow start: up to twice what was out
+}
+
+void tcp_sender::cwnd_validate(bool cwnd_limited) {
+    // Linux tcp_cwnd_validate: the strongest signal of the window's use over the current window of data
+    const uint64_t flight = m_high_tx - m_snd_una;
+    if (m_snd_una >= m_cwnd_usage_seq || cwnd_limited || (!m_is_cwnd_limited && flight > m_max_flight)) {
+        m_is_cwnd_limited = cwnd_limited;
+        m_max_flight = flight;
+        m_cwnd_usage_seq = m_snd_nxt;
+    }
+}
+
+void tcp_sender::update_pacing_rate() {
+    if (!m_host.nic().shaped())
+        return;
+    const double srtt = m_rtt.srtt();
+    if (srtt <= 0) {
+        m_pacing_bps = 0;   // no RTT yet: unpaced (Linux: a rate without the division)
+    } else {
+        const double ratio = m_w.cwnd < m_w.ssthresh / 2 ? m_cfg.pacing_ss_ratio : m_cfg.pacing_ca_ratio;
+        const double bytes = static_cast<double>(std::max(m_w.cwnd, m_high_tx - m_snd_una));
+        m_pacing_bps = static_cast<uint64_t>(ratio * bytes * 8 / (srtt * 1e-12));
+    }
+    m_host.nic().set_pacing_rate(m_flow, m_pacing_bps);
+}
+
+void tcp_sender::try_send(uint64_t now) {
+    if (m_cfg.rack_tlp) {
+        rack_send(now);
+        return;
+    }
+    restart_after_idle(now);
     const uint64_t wnd = window();
+    bool sent = false, window_full = false;
     while (m_snd_nxt < m_app_end) {
         if (m_cfg.sack && m_snd_nxt < m_high_tx) {   // go-back-N after a timeout: skip what the receiver has
             m_snd_nxt = m_sb.skip(m_snd_nxt);
@@ -349,15 +406,18 @@ void tcp_sender::try_send(uint64_t now) {
         if (m_cfg.sack && m_snd_nxt < m_high_tx)
             len = m_sb.clip(m_snd_nxt, m_snd_nxt + len) - m_snd_nxt;
         const uint64_t in_flight = m_cfg.sack ? flight() - m_sb.sacked_in(m_snd_una, m_snd_nxt) : flight();
-        if (in_flight > 0 && in_flight + len > wnd)
-            break;
-        if (m_host.nic().room(m_flow) < len + m_cfg.header_bytes) {   // our NIC's rate limiter is full: wait
-            m_host.nic().want_room(m_flow);
+        if (in_flight > 0 && in_flight + len > wnd) {
+            window_full = true;
             break;
         }
+        if (!host_takes(len, m_snd_nxt < m_high_tx))   // our NIC's rate limiter or small queue is full: wait
+            break;
         send_segment(m_snd_nxt, static_cast<uint32_t>(len), now);
         m_snd_nxt += len;
+        sent = true;
     }
+    if (m_cfg.cwnd_validation && (sent || window_full))
+        cwnd_validate(window_full || flight() + m_cfg.mss > wnd);
 }
 
 void tcp_sender::send_segment(uint64_t seq, uint32_t len, uint64_t now, bool direct) {
@@ -367,6 +427,11 @@ void tcp_sender::send_segment(uint64_t seq, uint32_t len, uint64_t now, bool dir
     m_sent_any = true;
     m_stats.segments_sent++;
     m_stats.bytes_sent += len;
+    if (m_cfg.rack_tlp) {
+        m_rack.on_send(seq, len, now, seq < m_high_tx);
+        if (m_in_fr)
+            m_prr_out += len;
+    }
     if (seq < m_high_tx) {
         m_stats.retransmitted_segments++;
         m_stats.retransmitted_bytes += std::min<uint64_t>(len, m_high_tx - seq);
@@ -412,8 +477,13 @@ void tcp_sender::to_nic(const segment& seg) {
 
 void tcp_sender::arm_rto(uint64_t now) {
     // RFC 6298 5.1/5.3: the timer expires one current RTO from now, earlier or later than before
+    set_timer(timer_kind::rto, now + m_rto);
+}
+
+void tcp_sender::set_timer(timer_kind kind, uint64_t deadline) {
+    m_timer_kind = kind;
     m_rto_armed = true;
-    m_rto_deadline = now + m_rto;
+    m_rto_deadline = deadline;
     if (m_rto_entry_pending && m_rto_entry_ps <= m_rto_deadline)
         return;   // that entry will find the later deadline and move itself there
     ++m_rto_gen;
@@ -444,7 +514,14 @@ void tcp_sender::on_timer(uint32_t tag) {
         m_host.nic().schedule_timer(m_rto_deadline, this, timer_rto | (m_rto_gen << timer_kind_bits));
         return;
     }
-    on_rto(now);
+    if (m_timer_kind == timer_kind::loss_probe)
+        on_loss_probe(now);
+    else if (m_timer_kind == timer_kind::reorder)
+        on_reorder_timeout(now);
+    else if (m_cfg.rack_tlp)
+        rack_on_rto(now);
+    else
+        on_rto(now);
 }
 
 void tcp_sender::on_rto(uint64_t now) {

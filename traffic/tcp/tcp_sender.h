@@ -7,7 +7,13 @@
 //  - limited transmit (RFC 3042) on the 1st and 2nd duplicate ACK;
 //  - retransmission timer per RFC 6298 with a settable minimum, exponential back-off and Karn's rule, or RTT
 //    samples from timestamps (RFC 7323) on every ACK of new data; go-back-N from snd_una after a timeout
-//    (skipping SACKed data); slow start after idle (RFC 5681 4.1).
+//    (skipping SACKed data); slow start after idle (RFC 5681 4.1);
+//  - or, with rack_tlp (and SACK), loss recovery as Linux runs it: RACK (RFC 8985) marks segments lost by time
+//    (rack.h), recovery retransmits them under proportional rate reduction (RFC 6937), a tail loss probe goes out
+//    2 SRTT after the last send (RFC 8985 section 7; Linux's timer), a timeout marks everything unSACKed lost.
+// Below TCP it tells its host its pacing rate (Linux: ratio x max(cwnd, flight) / SRTT) and waits when its host
+// holds too much of it (TCP small queues, model/nic/host_qdisc.h); with cwnd_validation the window grows only while
+// it is cwnd-limited (Linux tcp_is_cwnd_limited).
 // The advertised window is a fixed setting (rwnd_bytes), unlimited by default: the switch buffer is the limit.
 #ifndef CMSWITCH_TRAFFIC_TCP_TCP_SENDER_H
 #define CMSWITCH_TRAFFIC_TCP_TCP_SENDER_H
@@ -17,6 +23,7 @@
 #include "traffic/host_stack.h"
 #include "traffic/rtt_estimator.h"
 #include "traffic/tcp/congestion_control.h"
+#include "traffic/tcp/rack.h"
 #include "traffic/tcp/sack_scoreboard.h"
 #include "traffic/tcp/tcp_config.h"
 #include "traffic/transport_listener.h"
@@ -30,7 +37,7 @@ namespace cmswitch {
 
 // What a sender did, for recorders (traces of loss recovery). Called synchronously; must not call back. A timeout
 // or fast retransmit is reported with the state that triggered it (before the sender reacts); the others after.
-enum class tcp_event : uint8_t { timeout, fast_retransmit, recovery_exit, limited_transmit, ack };
+enum class tcp_event : uint8_t { timeout, fast_retransmit, recovery_exit, limited_transmit, ack, loss_probe };
 const char* tcp_event_name(tcp_event e);
 
 class tcp_sender;
@@ -74,7 +81,15 @@ public:
     uint64_t recover() const { return m_recover; }
     uint32_t dupacks() const { return m_dupacks; }
     uint64_t rto_ps() const { return m_rto; }
-    uint64_t rto_deadline_ps() const { return m_rto_armed ? m_rto_deadline : 0; }   // 0: timer not running
+    // The retransmission timer (with rack_tlp also the loss probe's and RACK's reorder timer): its deadline, 0 when
+    // it is not running, and which it is.
+    enum class timer_kind : uint8_t { rto, loss_probe, reorder };
+    uint64_t rto_deadline_ps() const { return m_rto_armed ? m_rto_deadline : 0; }
+    timer_kind timer() const { return m_timer_kind; }
+    // Whether the window may grow (cwnd_validation: the flow was cwnd-limited in the last window; always otherwise).
+    bool cwnd_limited() const;
+    uint64_t pacing_rate_bps() const { return m_pacing_bps; }
+    const rack_scoreboard& rack() const { return m_rack; }
     double srtt_ps() const { return m_rtt.srtt(); }
     double rttvar_ps() const { return m_rtt.rttvar(); }
     const tcp_congestion_control& congestion_control() const { return *m_cc; }
@@ -90,6 +105,8 @@ private:
     struct ack_info {
         uint64_t ack;
         bool ece;
+        bool dsack;   // the receiver got a duplicate ending at dsack_end
+        uint64_t dsack_end;
         uint64_t tsecr;   // 0: none
         uint64_t echo;   // the send time of the segment answered (tcp_ack_event::delay_ps)
         int nsack;
@@ -111,7 +128,27 @@ private:
     };
     void to_nic(const segment& s);
     void arm_rto(uint64_t now);
+    void set_timer(timer_kind kind, uint64_t deadline);
     void on_rto(uint64_t now);
+    // whether the host takes len more payload bytes now (its reaction point's limiter, its small queue); if not,
+    // it will say when (on_writable)
+    bool host_takes(uint64_t len, bool retransmission);
+    void restart_after_idle(uint64_t now);
+    void cwnd_validate(bool cwnd_limited);
+    void update_pacing_rate();
+    // RACK-TLP (tcp_sender_rack.cpp)
+    void on_ack_rack(const ack_info& a, uint64_t now);
+    void rack_send(uint64_t now);
+    uint64_t rack_detect(uint64_t now, bool* armed);   // armed: set the reorder timer if one waits (and say so)
+    void rack_enter_recovery(uint64_t now);
+    void rack_prr(uint64_t delivered, bool una_advanced, uint64_t newly_lost);
+    void rack_arm_after_ack(uint64_t now);
+    bool schedule_loss_probe(uint64_t now, bool advancing_rto);
+    void rearm_rto_from_head(uint64_t now);
+    void process_tlp_ack(const ack_info& a, bool advanced, uint64_t delivered);
+    void on_loss_probe(uint64_t now);
+    void on_reorder_timeout(uint64_t now);
+    void rack_on_rto(uint64_t now);
     uint64_t flight() const { return m_snd_nxt - m_snd_una; }
     uint64_t loss_ssthresh() const;
     uint64_t window() const { return m_cfg.rwnd_bytes ? std::min(m_w.cwnd, m_cfg.rwnd_bytes) : m_w.cwnd; }
@@ -167,6 +204,17 @@ private:
     uint64_t m_rto_deadline = 0, m_rto_entry_ps = 0;
     uint32_t m_rto_gen = 0;
     bool m_send_cwr = false;   // RFC 3168: CWR on the next segment
+    timer_kind m_timer_kind = timer_kind::rto;
+    // cwnd validation (Linux tcp_cwnd_validate): cwnd-limited in the current window, the most in flight
+    bool m_is_cwnd_limited = false;
+    uint64_t m_max_flight = 0, m_cwnd_usage_seq = 0;
+    uint64_t m_pacing_bps = 0;
+    // RACK-TLP: the segments in flight, loss state (after a timeout, until recover), PRR, the probe's episode
+    rack_scoreboard m_rack;
+    bool m_in_loss = false;
+    uint64_t m_prr_delivered = 0, m_prr_out = 0, m_prior_cwnd = 0;
+    uint64_t m_tlp_high_seq = 0;   // 0: no probe outstanding
+    bool m_tlp_retrans = false;
     // send jitter: segments sent by TCP, not yet handed to the NIC (no frame exists for them yet, so that
     // every frame in the pool is in a queue or on a link)
     std::vector<segment> m_jitter_fifo;

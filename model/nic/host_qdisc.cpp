@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/nic/host_qdisc.h"
+
+#include <algorithm>
+#include <climits>
+#include <functional>
+
+namespace cmswitch {
+
+namespace {
+size_t hash_flow(uint32_t flow) {
+    return static_cast<size_t>((static_cast<uint64_t>(flow) * 0x9e3779b97f4a7c15ull) >> 32);
+}
+}   // namespace
+
+void host_qdisc::configure(const host_egress_config& cfg, host_qdisc_owner* owner) {
+    m_cfg = cfg;
+    m_owner = owner;
+    reset();
+}
+
+void host_qdisc::reset() {
+    m_sockets.clear();
+    m_index_keys.clear();
+    m_index_slots.clear();
+    for (auto& l : m_lists)
+        l = fq_lists{};
+    m_backlog = 0;
+    for (auto& n : m_queue_frames)
+        n = 0;
+    m_throttled.clear();
+    m_wakeup_at = UINT64_MAX;
+    m_frames = m_bytes = 0;
+    m_below = m_below_max = m_socket_below_max = 0;
+    m_excess_max = INT64_MIN;
+    m_filling = false;
+}
+
+// ------------------------------------------------------------------------------------------- socket index
+
+uint32_t host_qdisc::find(uint32_t flow) const {
+    if (m_index_keys.empty())
+        return none;
+    const size_t mask = m_index_keys.size() - 1;
+    for (size_t i = hash_flow(flow) & mask;; i = (i + 1) & mask) {
+        if (m_index_keys[i] == 0)
+            return none;
+        if (m_index_keys[i] == flow + 1)
+            return m_index_slots[i];
+    }
+}
+
+void host_qdisc::grow_index() {
+    std::vector<uint32_t> keys(std::max<size_t>(64, m_index_keys.size() * 2), 0), slots(keys.size(), none);
+    const size_t mask = keys.size() - 1;
+    for (size_t j = 0; j < m_index_keys.size(); ++j) {
+        if (!m_index_keys[j])
+            continue;
+        size_t i = hash_flow(m_index_keys[j] - 1) & mask;
+        while (keys[i])
+            i = (i + 1) & mask;
+        keys[i] = m_index_keys[j];
+        slots[i] = m_index_slots[j];
+    }
+    m_index_keys.swap(keys);
+    m_index_slots.swap(slots);
+}
+
+uint32_t host_qdisc::slot_of(uint32_t flow) {
+    const uint32_t found = find(flow);
+    if (found != none)
+        return found;
+    if ((m_sockets.size() + 1) * 2 > m_index_keys.size())
+        grow_index();
+    const size_t mask = m_index_keys.size() - 1;
+    size_t i = hash_flow(flow) & mask;
+    while (m_index_keys[i])
+        i = (i + 1) & mask;
+    const auto slot = static_cast<uint32_t>(m_sockets.size());
+    m_index_keys[i] = flow + 1;
+    m_index_slots[i] = slot;
+    m_sockets.emplace_back();
+    m_sockets.back().flow = flow;
+    m_sockets.back().credit = m_cfg.fq_initial_quantum_bytes;
+    return slot;
+}
+
+const host_socket_stats* host_qdisc::socket_stats(uint32_t flow) const {
+    const uint32_t s = find(flow);
+    return s == none ? nullptr : &m_sockets[s].stats;
+}
+
+// ------------------------------------------------------------------------------------------- small queues
+
+uint64_t host_qdisc::limit_of(const socket& s) const {
+    uint64_t lim = m_cfg.tsq_max_bytes;
+    if (s.pacing_bps > 0)   // about 1 ms at the pacing rate, as Linux's sk_pacing_rate >> sk_pacing_shift
+        lim = static_cast<uint64_t>(static_cast<uint128>(s.pacing_bps) * m_cfg.tsq_ps / 8000000000000ull);
+    lim = std::max<uint64_t>(lim, 2 * uint64_t{s.frame_max});
+    // capped by tcp_limit_output_bytes (Linux 6.16 on: every socket; before, only sockets no qdisc paced)
+    return std::min(lim, std::max<uint64_t>(m_cfg.tsq_max_bytes, 2 * uint64_t{s.frame_max}));
+}
+
+uint64_t host_qdisc::limit_bytes(uint32_t flow) const {
+    const uint32_t s = find(flow);
+    return s == none ? m_cfg.tsq_max_bytes : limit_of(m_sockets[s]);
+}
+
+uint64_t host_qdisc::below_bytes(uint32_t flow) const {
+    const uint32_t s = find(flow);
+    return s == none ? 0 : m_sockets[s].below;
+}
+
+bool host_qdisc::over_limit(uint32_t flow, bool retransmission) const {
+    const uint32_t s = find(flow);
+    if (s == none)
+        return false;
+    const socket& k = m_sockets[s];
+    // a socket whose fq queue is full waits as one over its small queue (Linux: the qdisc's drop stops the send
+    // loop and the segment stays unsent, not lost)
+    if (m_cfg.fq() && k.q.frames >= m_cfg.fq_flow_limit)
+        return true;
+    return m_cfg.small_queues && k.below > (retransmission ? 2 : 1) * limit_of(k);
+}
+
+void host_qdisc::want_room(uint32_t flow) {
+    socket& k = m_sockets[slot_of(flow)];
+    if (!k.want_room)
+        k.stats.throttled++;
+    k.want_room = true;
+}
+
+void host_qdisc::set_pacing_rate(uint32_t flow, uint64_t bps) {
+    m_sockets[slot_of(flow)].pacing_bps = bps;
+}
+
+// ---------------------------------------------------------------------------------------------- the path
+
+void host_qdisc::enqueue(frame* f, uint64_t now) {
+    const uint32_t slot = slot_of(f->flow);
+    socket& k = m_sockets[slot];
+    f->host_counted = 1;
+    k.below += f->bytes;
+    k.frame_max = std::max(k.frame_max, f->bytes);
+    k.stats.below_max_bytes = std::max(k.stats.below_max_bytes, k.below);
+    m_socket_below_max = std::max(m_socket_below_max, k.below);
+    if (f->payload > 0 && m_cfg.small_queues) {
+        const uint64_t limit = limit_of(k);
+        const int64_t excess = static_cast<int64_t>(k.below) - static_cast<int64_t>(limit);
+        k.stats.limit_max_bytes = std::max(k.stats.limit_max_bytes, limit);
+        k.stats.excess_max_bytes = std::max(k.stats.excess_max_bytes, excess);
+        m_excess_max = std::max(m_excess_max, excess);
+    }
+    m_below += f->bytes;
+    m_below_max = std::max(m_below_max, m_below);
+    if (!m_cfg.fq()) {
+        hand_to_ring(f, now);
+        return;
+    }
+    if (k.q.frames >= m_cfg.fq_flow_limit || m_frames >= m_cfg.fq_limit) {
+
+        forget(*f);
+        m_owner->qdisc_drop(f);
+        return;
+    }
+    k.queue = static_cast<uint8_t>(m_owner->ring_queue_of(f->prio));
+    uint64_t departure = now;
+    if (m_cfg.pacing && f->payload > 0) {   // Linux's TCP earliest-departure-time stamp
+        const uint64_t prior = k.wstamp_ps;
+        k.wstamp_ps = std::max(k.wstamp_ps, now);
+        departure = k.wstamp_ps;
+        if (k.pacing_bps > 0 && k.data_sent >= m_cfg.unpaced_segments) {
+            uint64_t gap = static_cast<uint64_t>(static_cast<uint128>(f->payload) * 8000000000000ull / k.pacing_bps);
+            gap -= std::min(gap / 2, k.wstamp_ps - prior);   // time lost while the socket was idle, up to half
+            k.wstamp_ps += gap;
+        }
+        ++k.data_sent;
+    }
+    f->enq_ps = departure;   // (the NIC queue overwrites it when the frame gets there)
+    if (f->kind == frame_kind::tcp && f->payload > 0 && departure > f->ts_ps)
+        f->ts_ps = departure;   // Linux's TCP timestamp is the departure time it stamps (TSval, RTT samples)
+    k.q.push(f);
+    ++m_frames;
+    m_bytes += f->bytes;
+    ++m_queue_frames[k.queue];
+    m_backlog |= static_cast<uint8_t>(1u << k.queue);
+    if (k.where == place::detached) {
+        if (now > k.idle_since + m_cfg.fq_refill_delay_ps)
+            k.credit = std::max<int64_t>(k.credit, m_cfg.fq_quantum_bytes);
+        push_tail(k.queue, slot, place::new_list);
+    }
+    fill(now);
+}
+
+void host_qdisc::hand_to_ring(frame* f, uint64_t now) {
+    m_owner->to_ring(f, now);
+}
+
+void host_qdisc::forget(const frame& f) {
+    if (!f.host_counted)
+        return;
+    const uint32_t s = find(f.flow);
+    m_sockets[s].below -= f.bytes;
+    m_below -= f.bytes;
+}
+
+void host_qdisc::on_tx_start(const frame& f, uint64_t now) {
+    if (f.host_counted) {
+        const uint32_t slot = find(f.flow);
+        socket& k = m_sockets[slot];
+        k.below -= f.bytes;
+        m_below -= f.bytes;
+        if (f.payload > 0 && f.created_ps <= now) {
+            const uint64_t wait = now - f.created_ps;
+            k.stats.data_frames++;
+            k.stats.data_bytes += f.bytes;
+            k.stats.wait_sum_ps += wait;
+            k.stats.wait_max_ps = std::max(k.stats.wait_max_ps, wait);
+        }
+        if (k.want_room && !over_limit(k.flow)) {
+            k.want_room = false;
+            m_owner->socket_writable(k.flow, now);   // (may queue more here: m_sockets may grow)
+        }
+    }
+    if (m_cfg.fq())
+        fill(now);
+}
+
+void host_qdisc::on_timer(uint64_t now) {
+    if (now >= m_wakeup_at)
+        m_wakeup_at = UINT64_MAX;
+    fill(now);
+}
+
+// ------------------------------------------------------------------------------------------------ fq
+
+void host_qdisc::push_tail(int queue, uint32_t slot, place list) {
+    fq_lists& l = m_lists[queue];
+    socket& k = m_sockets[slot];
+    k.where = list;
+    k.next = none;
+    uint32_t& head = list == place::new_list ? l.new_head : l.old_head;
+    uint32_t& tail = list == place::new_list ? l.new_tail : l.old_tail;
+    if (tail == none)
+        head = slot;
+    else
+        m_sockets[tail].next = slot;
+    tail = slot;
+}
+
+void host_qdisc::release_throttled(uint64_t now) {
+    const auto later = std::greater<std::pair<uint64_t, uint32_t>>();
+    while (!m_throttled.empty() && m_throttled.front().first <= now) {
+        const uint32_t slot = m_throttled.front().second;
+        std::pop_heap(m_throttled.begin(), m_throttled.end(), later);
+        m_throttled.pop_back();
+        push_tail(m_sockets[slot].queue, slot, place::old_list);
+    }
+}
+
+// Linux fq_dequeue for one NIC queue: new sockets before old ones; a socket out of credit gets a quantum and goes
+// to the end of the old list; a socket whose head frame is not due waits in the throttled heap; an empty socket
+// leaves (through the old list once if it was new and old sockets wait, so that new ones cannot starve them).
+frame* host_qdisc::fq_dequeue(int queue, uint64_t now) {
+    fq_lists& l = m_lists[queue];
+    for (;;) {
+        const bool from_new = l.new_head != none;
+        uint32_t& head = from_new ? l.new_head : l.old_head;
+        uint32_t& tail = from_new ? l.new_tail : l.old_tail;
+        if (head == none)
+            return nullptr;
+        const uint32_t slot = head;
+        socket& k = m_sockets[slot];
+        auto pop_head = [&] {
+            head = k.next;
+            if (head == none)
+                tail = none;
+            k.next = none;
+        };
+        if (k.credit <= 0) {
+            k.credit += m_cfg.fq_quantum_bytes;
+            pop_head();
+            push_tail(queue, slot, place::old_list);
+            continue;
+        }
+        frame* f = k.q.head;
+        if (!f) {
+            pop_head();
+            if (from_new && l.old_head != none) {
+                push_tail(queue, slot, place::old_list);
+            } else {
+                k.where = place::detached;
+                k.idle_since = now;
+            }
+            continue;
+        }
+        if (f->enq_ps > now) {   // paced: not due yet
+            pop_head();
+            k.where = place::throttled;
+            m_throttled.emplace_back(f->enq_ps, slot);
+            std::push_heap(m_throttled.begin(), m_throttled.end(), std::greater<std::pair<uint64_t, uint32_t>>());
+            continue;
+        }
+        k.q.pop();
+        --m_frames;
+        --m_queue_frames[queue];
+        m_bytes -= f->bytes;
+        k.credit -= f->bytes;
+        return f;
+    }
+}
+
+void host_qdisc::fill(uint64_t now) {
+    if (m_filling)   // a frame handed over started at once and its completion came back here
+        return;
+    m_filling = true;
+    release_throttled(now);
+    for (bool moved = true; moved && m_backlog;) {
+        moved = false;
+        for (int q = num_priorities - 1; q >= 0; --q) {
+            if (!((m_backlog >> q) & 1))
+                continue;
+            while (m_owner->ring_queue_bytes(q) < m_cfg.ring_bytes) {
+                frame* f = fq_dequeue(q, now);
+                if (!f)
+                    break;
+                hand_to_ring(f, now);
+                moved = true;
+            }
+            if (m_queue_frames[q] == 0)
+                m_backlog &= static_cast<uint8_t>(~(1u << q));
+        }
+    }
+    if (!m_throttled.empty() && m_throttled.front().first < m_wakeup_at) {
+        m_wakeup_at = m_throttled.front().first;
+        m_owner->qdisc_wakeup_at(m_wakeup_at);
+    }
+    m_filling = false;
+}
+
+}   // namespace cmswitch

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0
+// A host's egress below its transports, as Linux builds it (net/sched/sch_fq.c, net/ipv4/tcp_output.c):
+//  - a queueing discipline per NIC queue (traffic class): fifo (frames go straight to the NIC queue; the NIC's
+//    byte limit drops) or fq (a queue per socket, served round robin by a byte quantum, sockets that were idle
+//    first; a paced socket's frames wait for their earliest departure times);
+//  - TCP small queues: every socket's bytes below its transport (in the qdisc, the NIC queue or a reaction
+//    point's limiter) are counted from the transport's send to the start of their transmission (the model's TX
+//    completion), and a socket over its limit is told when it falls back under it;
+//  - the NIC ring: with fq, the NIC queue of a traffic class holds at most ring_bytes that the qdisc handed over,
+//    so that frames wait in per-socket queues, not in one FIFO.
+// Per socket it keeps what a report splits a flow completion time with: how long its data frames waited in the
+// host (from the transport's send to the start of transmission) and the most bytes it had below the transport.
+// Not a module: the NIC owns it (host_nic.h) and gives it its frames, completions and timer.
+#ifndef CMSWITCH_MODEL_NIC_HOST_QDISC_H
+#define CMSWITCH_MODEL_NIC_HOST_QDISC_H
+
+#include "model/frame.h"
+#include "model/port/egress_port.h"
+
+#include <climits>
+#include <cstdint>
+#include <vector>
+
+namespace cmswitch {
+
+struct host_egress_config {
+    enum class qdisc_kind : uint8_t { fifo, fq };
+    qdisc_kind qdisc = qdisc_kind::fifo;
+    // fq (Linux sch_fq defaults): a socket's quantum per round, a new socket's first credit, the frames one
+    // socket and the whole qdisc may hold (more are dropped), and the idle time after which a socket that
+    // returns gets a full quantum again. Linux's limits are 100 and 10000 packets, and with GSO a packet carries up
+    // to 64 KB (44 full segments); the model hands the qdisc single frames, so its limits are 44 times Linux's.
+    uint32_t fq_quantum_bytes = 2 * 1514;
+    uint32_t fq_initial_quantum_bytes = 10 * 1514;
+    uint32_t fq_flow_limit = 100 * 44;
+    uint32_t fq_limit = 10000 * 44;
+    uint64_t fq_refill_delay_ps = 40000000000ull;   // 40 ms
+    // fq: a socket's data frames leave no earlier than its pacing schedule (the earliest departure time Linux's
+    // TCP stamps on each segment: a frame's time after the previous one is its payload at the pacing rate, less up
+    // to half of it for time the socket lost idle; a socket's first unpaced_segments data frames are not paced)
+    bool pacing = false;
+    uint32_t unpaced_segments = 10;
+    // fq: bytes the qdisc may have handed to each NIC queue that have not started transmission (at least one frame)
+    uint64_t ring_bytes = 3000;
+    // TCP small queues: a socket may send while it has at most min(max(2 frames, tsq_ps at its pacing rate),
+    // tsq_max_bytes) below its transport (Linux 6.16 on: sk_pacing_shift 10, tcp_limit_output_bytes 4 MB)
+    bool small_queues = false;
+    uint64_t tsq_ps = 976562500;   // 2^-10 s
+    uint64_t tsq_max_bytes = 4u << 20;
+
+    bool fq() const { return qdisc == qdisc_kind::fq; }
+    bool active() const { return fq() || small_queues; }   // anything beyond the plain FIFO path
+};
+
+// What one socket (a flow's endpoint on this host) did below its transport.
+struct host_socket_stats {
+    uint64_t data_frames = 0, data_bytes = 0;   // frames with payload that started transmission
+    uint128 wait_sum_ps = 0;   // over them: start of transmission - the transport's send
+    uint64_t wait_max_ps = 0;
+    uint64_t below_max_bytes = 0;   // the most bytes it had below its transport at once
+    uint64_t limit_max_bytes = 0;   // the highest small-queue limit it had when it sent
+    int64_t excess_max_bytes = INT64_MIN;   // the most its bytes below TCP exceeded its limit just after a send
+    uint64_t throttled = 0;   // times it found itself over its small-queue limit
+};
+
+// What the qdisc needs of its NIC.
+class host_qdisc_owner {
+public:
+    // Puts f into the NIC queue (or its reaction point); false if the NIC dropped it (the qdisc has accounted
+    // for it already).
+    virtual bool to_ring(frame* f, uint64_t now_ps) = 0;
+    virtual uint64_t ring_queue_bytes(int queue) const = 0;
+    virtual int ring_queue_of(int prio) const = 0;
+    // Calls host_qdisc::on_timer at t_ps (one pending request at a time is enough: a later one replaces it).
+    virtual void qdisc_wakeup_at(uint64_t t_ps) = 0;
+    // The socket of `flow` may send again (its small queue has room).
+    virtual void socket_writable(uint32_t flow, uint64_t now_ps) = 0;
+    // A frame the qdisc refused (fq limits): counted and released by the NIC.
+    virtual void qdisc_drop(frame* f) = 0;
+
+protected:
+    ~host_qdisc_owner() = default;
+};
+
+class host_qdisc {
+public:
+    void configure(const host_egress_config& cfg, host_qdisc_owner* owner);
+    const host_egress_config& config() const { return m_cfg; }
+    void reset();
+
+    // A transport's frame: counted below its socket, then queued (fq; ring filled at once) or handed to the NIC.
+    void enqueue(frame* f, uint64_t now);
+    // f starts transmission (it is still valid): its socket's bytes and wait, small-queue wake-ups, the ring refill.
+    void on_tx_start(const frame& f, uint64_t now);
+    // The NIC dropped f after the qdisc counted it (before its release).
+    void forget(const frame& f);
+    // The wake-up asked for with qdisc_wakeup_at.
+    void on_timer(uint64_t now);
+
+    // Small queues: whether `flow`'s socket is over its limit (retransmission: twice the limit, as Linux).
+    bool over_limit(uint32_t flow, bool retransmission = false) const;
+    // The socket of `flow` is told (socket_writable) when it is back under its limit.
+    void want_room(uint32_t flow);
+    // The socket's pacing rate in bit/s (0: none known yet). TCP sets it on every ACK (Linux: sk_pacing_rate).
+    void set_pacing_rate(uint32_t flow, uint64_t bps);
+    uint64_t limit_bytes(uint32_t flow) const;
+    // Bytes of `flow`'s socket below its transport now (0 for a socket that never sent).
+    uint64_t below_bytes(uint32_t flow) const;
+
+    // Frames and bytes held in the qdisc (not yet in the NIC queue).
+    uint64_t queued_frames() const { return m_frames; }
+    uint64_t queued_bytes() const { return m_bytes; }
+    // The most bytes this host held below its transports at once (qdisc, NIC queue, reaction point), and the most
+    // one of its sockets did.
+    uint64_t below_max_bytes() const { return m_below_max; }
+    uint64_t socket_below_max_bytes() const { return m_socket_below_max; }
+    // Small queues: the most a socket's bytes below TCP exceeded its limit just after one of its data frames came
+    // (INT64_MIN: none came). Linux's check lets a socket send while at or under its limit, so this is at most a
+    // frame, unless the socket sent with one segment unacknowledged (exempt).
+    int64_t excess_max_bytes() const { return m_excess_max; }
+    // The socket of `flow` on this host, or null if it never sent.
+    const host_socket_stats* socket_stats(uint32_t flow) const;
+
+private:
+    static constexpr uint32_t none = UINT32_MAX;
+    enum class place : uint8_t { detached, new_list, old_list, throttled };
+    struct socket {
+        uint32_t flow = 0;
+        uint32_t next = none;   // in its list
+        place where = place::detached;
+        uint8_t queue = 0;   // the NIC queue (traffic class) of its frames
+        bool want_room = false;
+        frame_fifo q;
+        int64_t credit = 0;
+        uint64_t idle_since = 0;
+        uint64_t pacing_bps = 0;
+        uint64_t wstamp_ps = 0;   // the pacing schedule: the next frame's earliest departure
+        uint32_t data_sent = 0;   // data frames queued so far (the first unpaced_segments go unpaced)
+        uint32_t frame_max = 0;   // its largest frame (the 2-frame floor of the limit)
+        uint64_t below = 0;
+        host_socket_stats stats;
+    };
+    struct fq_lists {
+        uint32_t new_head = none, new_tail = none, old_head = none, old_tail = none;
+    };
+
+    uint32_t slot_of(uint32_t flow);   // finds or adds the socket
+    uint32_t find(uint32_t flow) const;
+    void grow_index();
+    uint64_t limit_of(const socket& s) const;
+    void push_tail(int queue, uint32_t slot, place list);
+    frame* fq_dequeue(int queue, uint64_t now);
+    void release_throttled(uint64_t now);
+    void fill(uint64_t now);
+    void hand_to_ring(frame* f, uint64_t now);
+
+    host_egress_config m_cfg;
+    host_qdisc_owner* m_owner = nullptr;
+    std::vector<socket> m_sockets;
+    std::vector<uint32_t> m_index_keys, m_index_slots;   // open addressing: flow + 1 (0: empty) -> slot
+    fq_lists m_lists[num_priorities];
+    uint8_t m_backlog = 0;   // NIC queues whose qdisc holds frames
+    uint32_t m_queue_frames[num_priorities] = {};
+    std::vector<std::pair<uint64_t, uint32_t>> m_throttled;   // min-heap of (departure time, slot)
+    uint64_t m_wakeup_at = UINT64_MAX;
+    uint64_t m_frames = 0, m_bytes = 0;
+    uint64_t m_below = 0, m_below_max = 0, m_socket_below_max = 0;
+    int64_t m_excess_max = INT64_MIN;
+    bool m_filling = false;
+};
+
+}   // namespace cmswitch
+#endif

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Linux-like host against hand-computed values: RACK (RFC 8985 section 6), the tail loss probe (section 7,
+// Linux's timer), CUBIC (RFC 9438), D-SACK and quick-ACK at the receiver, cwnd validation (Linux
+// tcp_is_cwnd_limited), and the host egress below TCP: fq's round robin by quantum, TCP small queues.
+#include "platform/network.h"
+#include "testing.h"
+#include "traffic/tcp/cubic.h"
+#include "traffic/tcp/rack.h"
+#include "traffic/tcp/tcp_receiver.h"
+#include "traffic/tcp/tcp_sender.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <vector>
+
+using namespace cmswitch;
+
+namespace {
+constexpr uint64_t us = 1000000ull;   // picoseconds
+constexpr uint64_t ms = 1000 * us;
+constexpr uint64_t mss = 1460;
+
+// Host 1 sends to host 0 through one switch (1 Gb/s links, `delay` each), with the hosts' egress `egress`.
+struct bench {
+    sim_context ctx;
+    network net;
+    tcp_config cfg;
+    tcp_stats st, rx_st;
+    explicit bench(uint64_t delay_ps, host_egress_config egress = {})
+        : net([&] {
+              buffer_config b;
+              b.port_limit_bytes = 1 << 20;
+              topology t = star_topology(2, 1000000000ull, delay_ps, b);
+              t.host_egress = egress;
+              return t;
+          }()) {}
+};
+
+class at_time final : public timer_client {
+public:
+    at_time(host_nic& nic, uint64_t t_ps, std::function<void()> fn) : m_fn(std::move(fn)) {
+        nic.schedule_timer(t_ps, this, 0);
+    }
+    void on_timer(uint32_t) override { m_fn(); }
+
+private:
+    std::function<void()> m_fn;
+};
+
+frame* ack_frame(frame_pool& pool, uint64_t ack, std::vector<std::pair<uint64_t, uint64_t>> sack = {}) {
+    frame* f = pool.acquire();
+    f->kind = frame_kind::tcp;
+    f->bytes = 40;
+    f->ack = ack;
+    f->flags = tcp_ack;
+    for (const auto& b : sack) {
+        f->sack[f->sack_blocks].begin = static_cast<uint32_t>(b.first - ack);
+        f->sack[f->sack_blocks].end = static_cast<uint32_t>(b.second - ack);
+        ++f->sack_blocks;
+    }
+    return f;
+}
+
+frame* data_frame(frame_pool& pool, uint32_t flow, uint64_t seq, uint32_t len) {
+    frame* f = pool.acquire();
+    f->kind = frame_kind::tcp;
+    f->flow = flow;
+    f->seq = seq;
+    f->payload = len;
+    f->bytes = len + 40;
+    return f;
+}
+
+// Records the frames of given flows that reach a host, in arrival order.
+struct recorder final : public flow_endpoint {
+    recorder(host_stack& host, std::vector<uint32_t> flows) : pool(host.nic().pool()) {
+        for (uint32_t f : flows)
+            host.bind(f, this);
+    }
+    void on_frame(frame* f, uint64_t now) override {
+        order.push_back(f->flow);
+        flags.push_back(f->flags);
+        seqs.push_back(f->seq);
+        acks.push_back(f->ack);
+        times.push_back(now);
+        pool.release(f);
+    }
+    frame_pool& pool;
+    std::vector<uint32_t> order;
+    std::vector<uint8_t> flags;
+    std::vector<uint64_t> seqs, acks, times;
+};
+}   // namespace
+
+TEST(Rack, MarksASegmentLostOnlyAfterTheReorderingWindow) {
+    // Four segments sent at 0, 10, 20 and 30 us. At 120 us the third (sent at 20 us) is SACKed: RACK.rtt = 100 us,
+    // RACK.xmit_ts = 20 us. With a reordering window of 25 us the first is lost at 0 + 100 + 25 = 125 us, the second
+    // at 135 us; the fourth, sent after the SACKed one, is not suspected at all.
+    rack_scoreboard r;
+    for (uint64_t i = 0; i < 4; ++i)
+        r.on_send(i * 1000, 1000, i * 10 * us, false);
+    const rack_scoreboard::range sacked{2000, 3000};
+    EXPECT_EQ(r.on_ack(0, &sacked, 1, 120 * us, 0), 1000u);
+    EXPECT_EQ(r.rack_rtt_ps(), 100 * us);
+    EXPECT_EQ(r.rack_xmit_ps(), 20 * us);
+    EXPECT_EQ(r.min_rtt_ps(), 100 * us);
+    uint64_t wait = 0;
+    EXPECT_EQ(r.detect_loss(120 * us, 25 * us, &wait), 0u);
+    EXPECT_EQ(wait, 15 * us);   // the reorder timer: until the second segment's deadline, 135 us
+    EXPECT_EQ(r.detect_loss(125 * us, 25 * us, &wait), 1000u);   // the first segment, exactly at its deadline
+    EXPECT_EQ(wait, 10 * us);
+    EXPECT_EQ(r.detect_loss(134 * us, 25 * us, &wait), 0u);
+    EXPECT_EQ(r.detect_loss(135 * us, 25 * us, &wait), 1000u);
+    EXPECT_EQ(wait, 0u);
+    EXPECT_EQ(r.lost_bytes(), 2000u);
+    EXPECT_EQ(r.pipe(), 4000u - 1000u - 2000u);   // outstanding - SACKed - lost
+    // the reordering window: RFC 8985 / Linux, min(min_rtt / 4, srtt); 0 in recovery while no reordering was seen
+    EXPECT_EQ(r.reo_wnd(false, 200 * us, 3), 25 * us);
+    EXPECT_EQ(r.reo_wnd(true, 200 * us, 3), 0u);
+    // retransmitting the first lost segment takes it out of the pipe's lost count and puts it back in flight
+    uint64_t seq = 0, len = 0;
+    ASSERT_TRUE(r.next_lost(0, seq, len));
+    EXPECT_EQ(seq, 0u);
+    r.on_send(0, 1000, 140 * us, true);
+    EXPECT_EQ(r.pipe(), 2000u);
+    ASSERT_TRUE(r.next_lost(0, seq, len));
+    EXPECT_EQ(seq, 1000u);
+    // an ACK of the retransmission sooner than min_rtt after it cannot be for it (RFC 8985 6.2 step 2): RACK stays
+    EXPECT_EQ(r.on_ack(1000, nullptr, 0, 150 * us, 0), 1000u);
+    EXPECT_FALSE(r.advanced());
+    EXPECT_EQ(r.rack_xmit_ps(), 20 * us);
+}
+
+TEST(Rack, ReorderingSeenOpensTheWindowEvenInRecovery) {
+    // a segment never retransmitted that arrives after a later one was SACKed: reordering (RFC 8985 6.2 step 4)
+    rack_scoreboard r;
+    for (uint64_t i = 0; i < 3; ++i)
+        r.on_send(i * 1000, 1000, i * us, false);
+    const rack_scoreboard::range b{2000, 3000};
+    r.on_ack(0, &b, 1, 100 * us, 0);
+    EXPECT_FALSE(r.reordering_seen());
+    r.on_ack(1000, nullptr, 0, 101 * us, 0);   // the original [0, 1000) arrives late
+    EXPECT_TRUE(r.reordering_seen());
+    EXPECT_EQ(r.reo_wnd(true, 400 * us, 3), r.min_rtt_ps() / 4);
+}
+
+TEST(Tlp, TheProbeGoesTwoSrttAfterTheLastAckAndResendsTheTail) {
+    // Ten segments at t = 0, eight of them ACKed at 100 us (RTT sample 100 us: SRTT 100 us). Two segments are out,
+    // so the probe timeout is 2 SRTT + 2 ms (Linux's TCP_TIMEOUT_MIN) = 2.2 ms from the ACK, under the 200 ms RTO:
+    // the probe goes at 2.3 ms and resends the last segment (no new data waits).
+    bench b(1 * us);
+    b.cfg.initial_cwnd = 10;
+    b.cfg.sack = b.cfg.rack_tlp = true;
+    tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));   // no receiver: we play the ACKs
+    recorder seen(b.net.stack(0), {0});
+    frame_pool& pool = b.net.pool();
+    s.write(10 * mss);
+    at_time ack(b.net.nic(1), 100 * us, [&] {
+        s.on_frame(ack_frame(pool, 8 * mss), now_ps());
+        EXPECT_DOUBLE_EQ(s.srtt_ps(), 100.0 * us);
+        EXPECT_EQ(s.timer(), tcp_sender::timer_kind::loss_probe);
+        EXPECT_EQ(s.rto_deadline_ps(), 100 * us + 2 * 100 * us + 2 * ms);
+    });
+    b.ctx.run_until(2299 * us);
+    EXPECT_EQ(b.st.loss_probes, 0u);
+    b.ctx.run_until(2400 * us);
+    EXPECT_EQ(b.st.loss_probes, 1u);
+    EXPECT_EQ(b.st.retransmitted_segments, 1u);
+    ASSERT_EQ(seen.seqs.size(), 11u);
+    EXPECT_EQ(seen.seqs.back(), 9 * mss);   // the tail segment again
+    EXPECT_EQ(s.timer(), tcp_sender::timer_kind::rto);   // then the RTO, from the probe
+    EXPECT_EQ(b.st.timeouts, 0u);
+}
+
+TEST(Tlp, WithOneSegmentOutTheProbeWaitsForADelayedAckUpToTheRto) {
+    // RFC 8985 7.2: one segment out, PTO = 2 SRTT + the worst delayed ACK (Linux: the minimum RTO), at most the
+    // RTO: with min RTO 200 ms and SRTT 100 us, 200.2 ms capped by the RTO of 200 ms.
+    bench b(1 * us);
+    b.cfg.initial_cwnd = 10;
+    b.cfg.sack = b.cfg.rack_tlp = true;
+    tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
+    frame_pool& pool = b.net.pool();
+    s.write(10 * mss);
+    at_time ack(b.net.nic(1), 100 * us, [&] {
+        s.on_frame(ack_frame(pool, 9 * mss), now_ps());
+        EXPECT_EQ(s.timer(), tcp_sender::timer_kind::loss_probe);
+        EXPECT_EQ(s.rto_deadline_ps(), 100 * us + 200 * ms);
+    });
+    b.ctx.run_until(1 * ms);
+}
+
+TEST(Tlp, RackRepairsAHoleWhenTheProbeBringsASack) {
+    // The first of ten segments is lost; the other nine are SACKed at 100 us: with 3 or more segments SACKed the
+    // reordering window is 0, so RACK marks the hole lost at once, recovery starts and retransmits it (no timeout,
+    // no probe).
+    bench b(1 * us);
+    b.cfg.initial_cwnd = 10;
+    b.cfg.sack = b.cfg.rack_tlp = true;
+    tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
+    frame_pool& pool = b.net.pool();
+    s.write(10 * mss);
+    at_time ack(b.net.nic(1), 100 * us, [&] {
+        s.on_frame(ack_frame(pool, 0, {{mss, 10 * mss}}), now_ps());
+        EXPECT_TRUE(s.in_fast_recovery());
+        EXPECT_EQ(b.st.rack_losses, 1u);
+        EXPECT_EQ(b.st.retransmitted_segments, 1u);
+        EXPECT_EQ(s.ssthresh(), 5 * mss);   // max(cwnd / 2, 2 SMSS)
+    });
+    b.ctx.run_until(1 * ms);
+    EXPECT_EQ(b.st.loss_probes, 0u);
+    EXPECT_EQ(b.st.timeouts, 0u);
+}
+
+TEST(Cubic, TheWindowCurveAndFastConvergence) {
+    // RFC 9438: W(t) = C (t - K)^3 + W_max; after a loss at W_max = 100 segments, beta 0.7: cwnd 70,
+    // K = cbrt(W_max (1 - beta) / C) = cbrt(75) = 4.2172 s; W(0) = 70, W(K) = 100, W(K + 1 s) = 100.4.
+    tcp_config c;
+    c.congestion_control = "cubic";
+    c.mss = 1000;
+    auto cc = make_congestion_control(c);
+    auto& cu = static_cast<cubic&>(*cc);
+    tcp_window w{100 * 1000, UINT64_MAX};
+    w.ssthresh = cu.loss_ssthresh(w.cwnd);
+    EXPECT_EQ(w.ssthresh, 70000u);
+    EXPECT_DOUBLE_EQ(cu.w_max(), 100.0);
+    w.cwnd = w.ssthresh;
+    const uint64_t t0 = 1000 * ms;
+    cu.on_increase(w, tcp_ack_event{t0, 0, 1000, 0, 0, 0, false, false});   // the epoch starts: K from W_max
+    EXPECT_NEAR(cu.k_s(), std::cbrt(75.0), 1e-12);
+    EXPECT_NEAR(cu.k_s(), 4.2172, 1e-4);
+    EXPECT_NEAR(cubic::window(0, cu.k_s(), 100, 0.4), 70.0, 1e-9);
+    EXPECT_NEAR(cubic::window(cu.k_s(), cu.k_s(), 100, 0.4), 100.0, 1e-12);
+    EXPECT_NEAR(cubic::window(cu.k_s() + 1, cu.k_s(), 100, 0.4), 100.4, 1e-9);
+    // at t = K (RTT 0) the target is W_max = 100: each segment acknowledged adds (100 - cwnd) / cwnd segments
+    const uint64_t cwnd_before = w.cwnd;
+    const uint64_t tk = t0 + static_cast<uint64_t>(cu.k_s() * 1e12);
+    cu.on_increase(w, tcp_ack_event{tk, 0, 1000, 0, 0, 0, false, false});
+    const double cw = static_cast<double>(cwnd_before) / 1000;
+    EXPECT_NEAR(static_cast<double>(w.cwnd - cwnd_before), (100 - cw) / cw * 1000, 1.0);
+    // fast convergence: a loss at 90 segments, below W_max = 100: W_max = 90 (1 + 0.7) / 2 = 76.5
+    EXPECT_EQ(cu.loss_ssthresh(90 * 1000), 63000u);
+    EXPECT_DOUBLE_EQ(cu.w_max(), 76.5);
+    // without fast convergence, W_max is the window at the loss
+    c.cubic_fast_convergence = false;
+    auto plain = make_congestion_control(c);
+    plain->loss_ssthresh(100 * 1000);
+    plain->loss_ssthresh(90 * 1000);
+    EXPECT_DOUBLE_EQ(static_cast<cubic&>(*plain).w_max(), 90.0);
+}
+
+TEST(Receiver, ADuplicateSegmentIsReportedAtOnceWithADsack) {
+    bench b(1 * us);
+    b.cfg.sack = b.cfg.dsack = true;
+    tcp_receiver r(b.net.stack(0), 0, 1, b.cfg, b.rx_st);
+    recorder acks(b.net.stack(1), {0});
+    frame_pool& pool = b.net.pool();
+    r.on_frame(data_frame(pool, 0, 0, 1000), 0);
+    r.on_frame(data_frame(pool, 0, 0, 1000), 0);   // again: a duplicate
+    b.ctx.run_until(1 * ms);
+    ASSERT_EQ(acks.flags.size(), 2u);
+    EXPECT_FALSE(acks.flags[0] & tcp_dsack);
+    EXPECT_TRUE(acks.flags[1] & tcp_dsack);
+    EXPECT_EQ(acks.seqs[1], 1000u);   // the duplicate's end
+    EXPECT_EQ(acks.acks[1], 1000u);
+}
+
+TEST(Receiver, QuickAcksFirstThenOneAckPerTwoFullSegments) {
+    // Linux: quick-ACK mode for the first 16 segments (an ACK each), then an ACK once more than one full segment
+    // is unacknowledged: 20 in-order segments bring 16 + 2 ACKs; an odd last one waits for the 40 ms timer.
+    bench b(1 * us);
+    b.cfg.delayed_ack = true;
+    b.cfg.quickacks = 16;
+    tcp_receiver r(b.net.stack(0), 0, 1, b.cfg, b.rx_st);
+    recorder acks(b.net.stack(1), {0});
+    frame_pool& pool = b.net.pool();
+    for (uint64_t i = 0; i < 21; ++i)
+        r.on_frame(data_frame(pool, 0, i * mss, mss), 0);
+    b.ctx.run_until(1 * ms);
+    EXPECT_EQ(acks.acks.size(), 18u);
+    EXPECT_EQ(acks.acks.back(), 20 * mss);
+    b.ctx.run_until(41 * ms);
+    ASSERT_EQ(acks.acks.size(), 19u);
+    EXPECT_EQ(acks.acks.back(), 21 * mss);   // the delayed ACK of the 21st
+    EXPECT_NEAR(static_cast<double>(acks.times.back()), 40.0 * ms, 0.1 * ms);
+}
+
+TEST(CwndValidation, AnApplicationLimitedSenderDoesNotGrowItsWindow) {
+    // IW 10, but the application writes 2 segments: in slow start the window may grow only while it is under twice
+    // what was out (Linux tcp_is_cwnd_limited): 10 > 2 x 2, so it stays; without the rule, +1 SMSS per ACK.
+    for (const bool validate : {true, false}) {
+        bench b(1 * us);
+        b.cfg.initial_cwnd = 10;
+        b.cfg.cwnd_validation = validate;
+        tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
+        tcp_receiver r(b.net.stack(0), 0, 1, b.cfg, b.rx_st);
+        s.write(2 * mss);
+        b.ctx.run_until(1 * ms);
+        EXPECT_EQ(s.snd_una(), 2 * mss);
+        EXPECT_EQ(s.cwnd(), (validate ? 10 : 12) * mss) << validate;
+    }
+}
+
+TEST(SmallQueues, ASenderStopsAtItsLimitAndResumesOnEachCompletion) {
+    // fq host with small queues, limit 10 frames (15000 B, no pacing rate yet): IW 100 wants 100 segments at t = 0.
+    // The first frame starts on the idle link at once; the sender then queues while its bytes below TCP are at
+    // most the limit: 11 more (16500 B, one frame over it, as Linux's check before each send allows). Each start
+    // of a transmission (one per 12 us at 1 Gb/s) lets one more segment down.
+    host_egress_config e;
+    e.qdisc = host_egress_config::qdisc_kind::fq;
+    e.small_queues = true;
+    e.tsq_max_bytes = 15000;
+    bench b(1 * us, e);
+    b.cfg.initial_cwnd = 100;
+    b.cfg.cwnd_validation = true;
+    tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
+    tcp_receiver r(b.net.stack(0), 0, 1, b.cfg, b.rx_st);
+    s.write(100 * mss);
+    const host_qdisc& q = b.net.nic(1).qdisc();
+    EXPECT_EQ(s.snd_nxt(), 12 * mss);
+    EXPECT_EQ(q.below_bytes(0), 11 * 1500u);
+    EXPECT_EQ(q.socket_stats(0)->throttled, 1u);
+    // after 10 more frame times (12 us each) 10 more segments went down, no more
+    b.ctx.run_until(10 * 12 * us + 1);
+    EXPECT_EQ(s.snd_nxt(), 22 * mss);
+    EXPECT_LE(q.below_bytes(0), 15000u + 1500u);
+    b.ctx.run_until(20 * ms);
+    EXPECT_EQ(s.snd_una(), 100 * mss);   // all delivered, no loss
+    EXPECT_EQ(b.st.retransmitted_segments, 0u);
+    EXPECT_LE(q.excess_max_bytes(), 1500);   // never more than one frame over the limit
+    // held back by its small queue, the sender was never cwnd-limited: its window did not grow
+    EXPECT_EQ(s.cwnd(), 100 * mss);
+}
+
+TEST(Fq, TwoSocketsTakeTurnsByQuantum) {
+    // fq with a quantum of 3000 B: 1500-byte frames of two sockets, six each, queued at t = 0 (socket A first).
+    // A's first frame goes at once (the link is idle), its second fills the NIC ring; then the sockets alternate
+    // two frames a turn; B, new, goes before A's third (a socket back from idle is served first).
+    host_egress_config e;
+    e.qdisc = host_egress_config::qdisc_kind::fq;
+    e.fq_quantum_bytes = e.fq_initial_quantum_bytes = 3000;
+    e.ring_bytes = 1;
+    bench b(1 * us, e);
+    recorder seen(b.net.stack(0), {1, 2});
+    frame_pool& pool = b.net.pool();
+    for (uint32_t flow : {1u, 2u})
+        for (int i = 0; i < 6; ++i) {
+            frame* f = pool.acquire();
+            f->kind = frame_kind::udp;
+            f->flow = flow;
+            f->bytes = 1500;
+            f->src = 1;
+            f->dst = 0;
+            b.net.nic(1).send(f);
+        }
+    b.ctx.run_until(1 * ms);
+    EXPECT_EQ(seen.order, (std::vector<uint32_t>{1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2}));
+}
