@@ -36,6 +36,7 @@ enum class random_stream : uint64_t {
     dbl = 9000000,   // + switch: DBL exceed-action draws
     sctp_app = 10000000,   // + host: seed 001's testbed applications (elephant sizes)
     workload = 11000000,   // + host: flow arrivals, sizes, destinations (+ 2^20: the incasts)
+    incast_requests = 12000000,   // the incast client's request offsets (request_timing spread)
 };
 constexpr uint64_t stream_id(random_stream s, uint64_t index = 0) {
     return static_cast<uint64_t>(s) + index;

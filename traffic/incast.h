@@ -5,6 +5,7 @@
 #ifndef CMSWITCH_TRAFFIC_INCAST_H
 #define CMSWITCH_TRAFFIC_INCAST_H
 
+#include "model/rng.h"
 #include "traffic/tcp/tcp_receiver.h"
 #include "traffic/tcp/tcp_sender.h"
 
@@ -18,8 +19,11 @@ namespace cmswitch {
 //  - simultaneous: every server gets its request at the same instant, one unloaded request latency after the
 //    round ends (the idealization of the paper's ns-2 runs: no request frames, no serialization among them);
 //  - serialized: the client sends one request frame per server through its NIC (n x 64-byte frames one after
-//    another, behind any ACKs waiting there), so server i starts i x 0.512 us (at 1 Gbps) after server 0.
-enum class request_timing { simultaneous, serialized };
+//    another, behind any ACKs waiting there), so server i starts i x 0.512 us (at 1 Gbps) after server 0;
+//  - spread: as simultaneous, but each server starts at a random time (uniform, drawn anew every round) up to a
+//    spread after the others: hosts whose CPUs take turns (the kernel incast of validation/linux, where 64 servers
+//    on 2 cores start over about 10 ms).
+enum class request_timing { simultaneous, serialized, spread };
 request_timing parse_request_timing(const std::string& name);   // throws config_error
 
 // Server side: on a request, writes one SRU into its connection.
@@ -59,10 +63,12 @@ class incast_client final : public tcp_receiver::listener, public timer_client {
 public:
     // receivers[i] receives flow first_flow + i from server host server_hosts[i], served by servers[i]. Starts
     // the first round at start_ps (with simultaneous timing its requests arrive then). request_latency_ps: for
-    // simultaneous timing, the time from the end of a round to the requests' arrival.
+    // simultaneous timing, the time from the end of a round to the requests' arrival; spread_ps and r: the spread
+    // timing's largest offset and its draws.
     incast_client(host_stack& host, std::vector<tcp_receiver*> receivers, std::vector<incast_server*> servers,
                   std::vector<int> server_hosts, uint32_t first_flow, uint64_t sru_bytes, uint32_t request_bytes,
-                  request_timing timing, uint64_t request_latency_ps, uint64_t start_ps);
+                  request_timing timing, uint64_t request_latency_ps, uint64_t start_ps, uint64_t spread_ps = 0,
+                  rng r = rng());
     void on_delivered(uint32_t flow, uint64_t in_order_bytes, uint64_t now_ps) override;
     void on_timer(uint32_t) override { start_round(now_ps(), now_ps()); }
 
@@ -79,6 +85,8 @@ private:
     std::vector<int> m_server_hosts;
     request_timing m_timing;
     uint64_t m_request_latency;
+    uint64_t m_spread;
+    rng m_rng;
     uint32_t m_first_flow;
     uint64_t m_sru;
     uint32_t m_request_bytes;

@@ -33,16 +33,24 @@ incast_scenario::incast_scenario() {
                "the servers' links, if not link_gbps (0): faster servers burst into the client's port as hosts on "
                "faster links do (the differential check against Linux in namespaces, whose senders' veths run at "
                "CPU speed)");
+    t.add_real("server_uplink_gbps", &c.server_uplink_gbps, 0, 1000, "Gbps",
+               "the servers behind a switch of their own whose one link into the client's switch runs at this rate "
+               "(0: none, the servers are on the client's switch): a shared path, as the senders of the "
+               "differential check against Linux share the CPUs that move their packets (its buffer takes "
+               "everything)");
     declare_link_delay(t, c.delay_us);
     t.add_real("delay_skew_ns", &c.delay_skew_ns, 0, 1e6, "ns",
                "adds a random constant in [0, skew] to each server's link delay (drawn from the seed; breaks the "
                "exact ties of perfectly symmetric servers without random timing; the flows table lists the delays)");
     declare_tcp(t, c);
     m_schemes.declare(t, scheme_slot::marking, "switch ECN marking on the instantaneous queue");
-    t.add_choice("request_timing", &c.request_timing, {"simultaneous", "serialized"},
+    t.add_choice("request_timing", &c.request_timing, {"simultaneous", "serialized", "spread"},
                  "simultaneous: every server gets the next request at the same instant, one unloaded request "
                  "latency after the round ends (the paper's and ns-2's idealization); serialized: the client sends "
-                 "one 64-byte request frame per server through its NIC");
+                 "one 64-byte request frame per server through its NIC; spread: as simultaneous, each server at a "
+                 "random time up to request_spread_us later, drawn every round (servers whose CPUs take turns)");
+    t.add_real("request_spread_us", &c.request_spread_us, 0, 1e7, "us",
+               "request_timing spread: the largest offset of a server's start");
     t.add_int("bulk_flows", &c.bulk_flows, 0, 1000, "flows",
               "long-lived TCP flows to the client, each from a host of its own");
     t.add_int("elephant_flows", &c.elephant_flows, 0, 1000, "flows",
@@ -97,6 +105,26 @@ incast_plan make_plan(const incast_config& c) {
     return p;
 }
 
+// The servers on a switch of their own (switch 1, server i on port i - 1, port n up to switch 0), the other hosts on
+// the client's switch (port 0 the client, then the bulk, elephant and UDP hosts, then the uplink); link i is still
+// server i's. The servers' switch holds whatever its uplink cannot take at once.
+void put_servers_behind_uplink(topology& topo, const incast_plan& p, uint64_t uplink_bps) {
+    const int others = p.senders() - p.n;
+    buffer_config big;
+    big.port_limit_bytes = uint64_t{1} << 32;
+    topo.switches[0].ports = 1 + others + 1;
+    topo.switches.push_back(switch_spec{p.n + 1, big});
+    for (int i = 1; i <= p.n; ++i) {
+        link_spec& l = topo.links[static_cast<size_t>(i)];
+        l.b = node_ref::of_switch(1);
+        l.b_port = i - 1;
+    }
+    for (int k = 0; k < others; ++k)
+        topo.links[static_cast<size_t>(p.n + 1 + k)].b_port = 1 + k;
+    topo.links.push_back(
+        link_spec{node_ref::of_switch(1), p.n, node_ref::of_switch(0), 1 + others, uplink_bps, p.delay_ps});
+}
+
 // A star: the client is host 0, then the servers (1..n), the bulk and elephant hosts, the UDP host.
 topology make_topology(const incast_config& c, const incast_plan& p) {
     const buffer_config buf = make_buffer_config(c);
@@ -105,6 +133,8 @@ topology make_topology(const incast_config& c, const incast_plan& p) {
     if (c.server_link_gbps > 0)
         for (int i = 1; i <= p.n; ++i)
             topo.links[static_cast<size_t>(i)].rate_bps = gbps_to_bps(c.server_link_gbps);
+    if (c.server_uplink_gbps > 0)
+        put_servers_behind_uplink(topo, p, gbps_to_bps(c.server_uplink_gbps));
     if (c.delay_skew_ns > 0) {
         rng skew(static_cast<uint64_t>(c.seed), stream_id(random_stream::delay_skew));
         for (int i = 1; i <= p.n; ++i)
@@ -151,7 +181,8 @@ struct incast_workload {
         const uint32_t request_bytes = 64;
         const uint64_t request_latency = 2 * (serialization_ps(request_bytes, p.rate_bps) + p.delay_ps);
         app.reset(new incast_client(net.stack(client), rx, srv, hosts, 0, p.sru_bytes, request_bytes, p.timing,
-                                    request_latency, 0));
+                                    request_latency, 0, us_to_ps(c.request_spread_us),
+                                    rng(seed, stream_id(random_stream::incast_requests))));
         for (int j = 0; j < p.nb + p.ne; ++j) {
             const int host = p.n + 1 + j;
             const uint32_t flow = static_cast<uint32_t>(p.n + j);

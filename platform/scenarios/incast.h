@@ -24,9 +24,11 @@ struct incast_config : buffer_settings, run_settings, tcp_settings {
     double sru_kb = 256;
     double link_gbps = 1;
     double server_link_gbps = 0;
+    double server_uplink_gbps = 0;
     double delay_us = 25;
     double delay_skew_ns = 0;
     std::string request_timing = "simultaneous";
+    double request_spread_us = 0;
     int64_t bulk_flows = 0;
     int64_t elephant_flows = 0;
     double elephant_min_mb = 100;
