@@ -127,6 +127,61 @@ TEST(Workload, IncastsCompleteAndBadSettingsNameTheField) {
     EXPECT_THROW(make_scenario("workload")->params().parse_args({"--flow-sizes", "zipf"}), config_error);
 }
 
+TEST(Workload, LargeFlowsThroughOneBottleneckShareItAsProcessorSharing) {
+    // M/G/1-PS (Kleinrock): Poisson flows of any size distribution served by fair sharing of a link of capacity C at
+    // load rho complete on average in (size / C) / (1 - rho): a mean slowdown of 1 / (1 - rho) at every size. Here
+    // 16 hosts send to host 0 on one switch at 10 Gb/s (its link is the one bottleneck: load rho / 16 per sender),
+    // sizes uniform over 100 KB - 1 MB (a CSV of our own), DCTCP on Linux hosts (fq, small queues, pacing): the
+    // mean slowdown of the flows of 500 KB and more (their fixed costs, a few us, are under 1 % of their ideal)
+    // within 20 % of 1 / (1 - rho). 0.5 s of arrivals: about 1600 x rho flows of them at each load.
+    const std::string path = ::testing::TempDir() + "cmswitch_ps_sizes.csv";
+    {
+        std::ofstream f(path);
+        f << "100000,0\n1000000,100\n";
+    }
+    for (const double rho : {0.3, 0.5, 0.7}) {
+        const result r = run_workload({"--topology",
+                                       "star",
+                                       "--hosts",
+                                       "17",
+                                       "--flow-destinations",
+                                       "0",
+                                       "--load",
+                                       std::to_string(rho / 16),
+                                       "--flow-sizes",
+                                       path,
+                                       "--transport",
+                                       "dctcp",
+                                       "--marking",
+                                       "step",
+                                       "--duration-s",
+                                       "0.5",
+                                       "--drain-ms",
+                                       "100",
+                                       "--flow-table",
+                                       "--seed",
+                                       "3"});
+        EXPECT_EQ(std::get<std::string>(*r.get("host_profile")), "linux");
+        EXPECT_EQ(r.number("flows_completed"), r.number("flows_started")) << rho;
+        const table* flows = r.find_table("flows");
+        ASSERT_NE(flows, nullptr);
+        const auto& size = flows->columns[3].second;   // src, dst, start_ms, size_bytes, fct_us, slowdown, ...
+        const auto& slowdown = flows->columns[5].second;
+        ASSERT_EQ(flows->columns[3].first, "size_bytes");
+        ASSERT_EQ(flows->columns[5].first, "slowdown");
+        double sum = 0;
+        int n = 0;
+        for (size_t i = 0; i < size.size(); ++i)
+            if (size[i] >= 500000) {
+                sum += slowdown[i];
+                ++n;
+            }
+        ASSERT_GT(n, 150) << rho;
+        const double ps = 1 / (1 - rho);
+        EXPECT_NEAR(sum / n, ps, 0.2 * ps) << "rho " << rho << ": mean slowdown of " << n << " flows";
+    }
+}
+
 TEST(Workload, TheUsersOwnFlowSizeCsv) {
     // half the flows 1000 B, half uniform over 1000-3000 B: mean 0.5 x 1000 + 0.5 x 2000 = 1500 B by hand
     const std::string path = ::testing::TempDir() + "cmswitch_sizes.csv";
