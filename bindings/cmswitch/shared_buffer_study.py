@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import pandas as pd
 
 from .config import config_class
-from .study import pause_split, write_html
+from .study import PROFILE_TEXT, pause_split, write_html
 from .files import write_csv
 from .sweep import sweep
 
@@ -298,7 +298,8 @@ def _report(out, base, df, minbuf, figures, target, elapsed, mingood=None, targe
              f"thresholds (alpha per point; the buffer is per switch); {len(df)} points "
              f"({int((~df['feasible']).sum())} infeasible) in {elapsed:.0f} s. Target: p99 FCT slowdown of flows up "
              f"to 10 KB <= {target:g}" + (f"; incast goodput >= {target_goodput:g} Gb/s" if target_goodput else "")
-             + ".")
+             + f". Hosts: the `{base.host_profile}` profile ({PROFILE_TEXT.get(base.host_profile, '')}), minRTO "
+             f"{base.min_rto_ms:g} ms.")
     reading = []
     for r in minbuf.itertuples():
         if r.smallest_from_which_all_meet_kb is None or (isinstance(r.smallest_from_which_all_meet_kb, float) and math.isnan(r.smallest_from_which_all_meet_kb)):

@@ -15,6 +15,12 @@ from .files import write_csv
 from .sweep import sweep
 
 PACKET_KB = 1500 / 1024
+# what each host profile is (the core's host_profile: platform/settings.h)
+PROFILE_TEXT = {
+    "linux": "Linux 6.x servers: IW 10, SACK, D-SACK, timestamps, RACK-TLP, delayed ACKs with quick-ACK, byte "
+             "counting, cwnd grows only while cwnd-limited, fq with pacing and TCP small queues",
+    "ns2": "the TCP validated against ns-2 2.35: IW 2, no SACK or timestamps, an ACK per segment, one FIFO NIC queue",
+}
 
 
 def scheme_overrides(scheme: str, buffer_kb: float) -> Dict[str, Any]:
@@ -136,7 +142,7 @@ def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
     schemes = list(schemes)
     for s in schemes:
         scheme_overrides(s, 64)   # unknown names fail before any run
-    base = base or IncastConfig(duration_s=duration_s, jitter_ns=500.0, sample_us=0.0)
+    base = base or IncastConfig(duration_s=duration_s, jitter_ns=500.0, sample_us=0.0, host_profile="linux")
     cases = [(s, float(r)) for s in schemes for r in min_rtos_ms]
     # every point is in the sweep: those the core refuses (a PFC buffer too small for one XOFF + headroom per
     # server) come back with the reason in the "infeasible" column and are marked as such in plots and tables
@@ -154,7 +160,8 @@ def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
         df["infeasible"] = ""
     write_csv(df, os.path.join(out, "points.csv"))
 
-    line_rate = base.link_gbps * 1000 * 1460 / 1500   # payload share of the link
+    mss = 1448 if bool(df["tcp_timestamps"].iloc[0]) else 1460   # (the hosts' timestamps take 12 payload bytes)
+    line_rate = base.link_gbps * 1000 * mss / 1500   # payload share of the link
     target = target_fraction * line_rate
     feasible = df[df["infeasible"].fillna("") == ""]
     mean = feasible.groupby(["scheme", "min_rto_ms", "flows", "buffer_kb"])["goodput_mbps"].mean().reset_index()
@@ -260,7 +267,8 @@ def _write_report(out, base, schemes, min_rtos_ms, flows, buffers_kb, seeds, tar
           f"Incast (seed 000 set-up): 1 client, N servers, {base.link_gbps:g} Gbps links, SRU {base.sru_kb:g} KB, "
           f"TCP minRTO {', '.join(f'{r:g}' for r in min_rtos_ms)} ms, {base.duration_s:g} s simulated per run, "
           f"seeds {list(seeds)}, {runs}. Goodput is the mean over seeds; the servers add up "
-          f"to {base.jitter_ns:g} ns of random delay per segment.", "",
+          f"to {base.jitter_ns:g} ns of random delay per segment. Hosts: the `{base.host_profile}` profile "
+          f"({PROFILE_TEXT.get(base.host_profile, base.host_profile)}).", "",
           "Schemes: " + "; ".join(f"**{s}**: {SCHEME_TEXT[s]}" for s in schemes) + ".", "",
           "## Reading", ""] + [f"- {line}" for line in reading] + [
           "", f"## Smallest buffer (KB) with mean goodput >= {target:.0f} Mbps (90 % of the payload line rate)", "",

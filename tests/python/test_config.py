@@ -26,7 +26,10 @@ def test_fields_are_the_core_parameter_tables_in_order(cls):
     assert [f.metadata["core_name"] for f in fields] == [p["name"] for p in spec]
     types = {"int": int, "float": float, "choice": str, "bool": bool, "list": tuple}
     for f, p in zip(fields, spec):
-        assert f.default == p["default"] and type(f.default) is types[p["type"]], f.name
+        if p.get("profile"):   # a setting the host profile decides: None (the profile's value) by default
+            assert f.default is None and p["default"] is None, f.name
+        else:
+            assert f.default == p["default"] and type(f.default) is types[p["type"]], f.name
         assert f.name == (cls.scenario if p["name"] == "scenario" else p["name"])
         assert f.metadata["unit"] == p["unit"] and f.metadata["group"] == p["group"]
         assert f.name in cls.__doc__
@@ -40,6 +43,26 @@ def test_scheme_parameters_are_fields_of_every_scenario_that_offers_the_scheme()
         assert {f.name for f in dataclasses.fields(cls)} >= set(qcn), cls.__name__
         assert cls.field_info("qcn_qeq_kb")["default"] == 26000 / 1024   # Q_eq = 26 000 bytes (802.1Qau)
     assert cmswitch.IncastConfig.field_info("pause_xoff_kb")["group"] == "pause"
+
+
+def test_host_profile_settings_are_none_until_given_and_the_profile_decides_them():
+    # the workload's hosts are Linux servers by default: SACK, IW 10, fq; the incast's the ns-2 stack; a setting
+    # given wins over the profile, None gives it back, and the run reports what was decided
+    cfg = cmswitch.WorkloadConfig(topology="star", hosts=4, duration_s=0.002)
+    assert cfg.host_profile == "linux" and cfg.sack is None and cfg.init_cwnd is None
+    assert cfg.to_params()["sack"] == "profile"
+    s = cmswitch.run(cfg).summary
+    assert (s["tcp_sack"], s["tcp_init_cwnd"], s["host_qdisc"], s["tcp_rack_tlp"]) == (True, 10, "fq", True)
+    s = cmswitch.run(cfg.replace(sack=False)).summary   # no SACK: the profile's RACK-TLP gives way
+    assert (s["tcp_sack"], s["tcp_rack_tlp"], s["host_qdisc"]) == (False, False, "fq")
+    s = cmswitch.run(cfg.replace(host_profile="ns2", init_cwnd=4)).summary
+    assert (s["tcp_sack"], s["tcp_init_cwnd"], s["host_qdisc"]) == (False, 4, "fifo")
+    assert cfg.replace(sack=False).replace(sack=None) == cfg
+    assert cmswitch.IncastConfig().host_profile == "ns2"
+    with pytest.raises(ValueError, match="rack_tlp = true needs sack = true"):
+        cmswitch.run(cfg.replace(sack=False, rack_tlp=True))
+    with pytest.raises(ValueError, match="WorkloadConfig.sack = 'yes': must be True or False"):
+        cfg.replace(sack="yes")
 
 
 def test_baseline_workload_field_is_the_core_scenario_parameter():
