@@ -134,7 +134,7 @@ def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
                   workers: Optional[int] = None, store=None, progress: bool = True,
                   base: Optional[IncastConfig] = None, memory_budget_mb: Optional[float] = None) -> pd.DataFrame:
     """Incast over buffer sizes x flow counts for each scheme and TCP minimum RTO (seed 000's set-up, 10 s per
-    run, five seeds for 95 % confidence intervals: 2520 points, about 7 minutes on 2 cores); writes a report
+    run, five seeds for 95 % confidence intervals: 2520 points, about 12 minutes on 2 cores); writes a report
     folder `out`: points.csv (every point; PFC points whose lossless split does not fit the buffer are
     recorded with the reason in `infeasible`, not run), min_buffer.csv, goodput_vs_flows_<scheme>_rto<ms>.png,
     goodput_vs_buffer_<n>flows.png, queue_vs_flows.png, report.md and index.html (the plots with a short
