@@ -315,11 +315,11 @@ void host_qdisc::fill(uint64_t now) {
         return;
     m_filling = true;
     release_throttled(now);
-    for (bool moved = true; moved && m_backlog;) {
+    for (bool moved = true; moved && m_backlog;) {   // (again if a completion queued more meanwhile)
         moved = false;
-        for (int q = num_priorities - 1; q >= 0; --q) {
-            if (!((m_backlog >> q) & 1))
-                continue;
+        for (unsigned pending = m_backlog; pending;) {   // the queues with frames, highest first
+            const int q = 31 - __builtin_clz(pending);
+            pending &= ~(1u << q);
             while (m_owner->ring_queue_bytes(q) < m_cfg.ring_bytes) {
                 frame* f = fq_dequeue(q, now);
                 if (!f)

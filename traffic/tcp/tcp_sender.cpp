@@ -26,7 +26,8 @@ tcp_sender::tcp_sender(host_stack& host, uint32_t flow, int dst, const tcp_confi
     : m_host(host), m_flow(flow), m_dst(dst), m_cfg(cfg), m_stats(stats), m_rng(r), m_cc(make_congestion_control(cfg)),
       m_ecn_codepoint(m_cc->ecn_capable() ? ecn_ect0 : ecn_not_ect), m_cc_on_acked(m_cc->wants_on_acked()),
       m_cc_delay(m_cc->wants_delay_samples()), m_w{static_cast<uint64_t>(cfg.initial_cwnd) * cfg.mss, UINT64_MAX},
-      m_rto(cfg.initial_rto_ps ? std::max(cfg.initial_rto_ps, cfg.min_rto_ps) : cfg.min_rto_ps) {
+      m_rto(cfg.initial_rto_ps ? std::max(cfg.initial_rto_ps, cfg.min_rto_ps) : cfg.min_rto_ps),
+      m_host_shaped(host.nic().shaped()) {
     host.bind(flow, this);
     // waveform: host<h>.flow<f>.cwnd (bytes), if a trace selects it
     if (model_trace::active())   // (no name is built for a run without a trace)
@@ -38,7 +39,7 @@ tcp_sender::tcp_sender(host_stack& host, uint32_t flow, int dst, const tcp_confi
 
 void tcp_sender::write(uint64_t bytes) {
     m_app_end += bytes;
-    if (!m_sent_any)
+    if (!m_sent_any && m_host_shaped)
         update_pacing_rate();
     try_send(now_ps());
 }
@@ -66,7 +67,8 @@ void tcp_sender::on_frame(frame* f, uint64_t now) {
         on_ack_rack(a, now);
     else
         on_ack(a, now);
-    update_pacing_rate();
+    if (m_host_shaped)
+        update_pacing_rate();
 }
 
 void tcp_sender::rtt_sample(uint64_t r) {
@@ -351,7 +353,7 @@ void tcp_sender::restart_after_idle(uint64_t now) {
 bool tcp_sender::host_takes(uint64_t len, bool retransmission) {
     host_nic& nic = m_host.nic();
     // Linux sends whatever the small queue holds when at most one segment is unacknowledged
-    const bool exempt = nic.shaped() && m_high_tx - m_snd_una <= m_cfg.mss;
+    const bool exempt = m_host_shaped && m_high_tx - m_snd_una <= m_cfg.mss;
     if (nic.room(m_flow, retransmission, exempt) >= len + m_cfg.header_bytes)
         return true;
     nic.want_room(m_flow);
@@ -375,8 +377,6 @@ void tcp_sender::cwnd_validate(bool cwnd_limited) {
 }
 
 void tcp_sender::update_pacing_rate() {
-    if (!m_host.nic().shaped())
-        return;
     const double srtt = m_rtt.srtt();
     if (srtt <= 0) {
         m_pacing_bps = 0;   // no RTT yet: unpaced (Linux: a rate without the division)

@@ -209,6 +209,7 @@ private:
     bool m_is_cwnd_limited = false;
     uint64_t m_max_flight = 0, m_cwnd_usage_seq = 0;
     uint64_t m_pacing_bps = 0;
+    bool m_host_shaped;   // the host accounts below TCP (host_nic::shaped): it wants the pacing rate
     // RACK-TLP: the segments in flight, loss state (after a timeout, until recover), PRR, the probe's episode
     rack_scoreboard m_rack;
     bool m_in_loss = false;
