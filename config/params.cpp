@@ -467,7 +467,8 @@ std::string param_table::help() const {
               << "each in " << range_text(p) << "; default " << (p.default_text.empty() ? "none" : p.default_text)
               << "]\n";
         else if (p.type == kind::choice)
-            s << " {" << join(p.choices) << (p.is_set ? ", profile" : "") << "}\n      " << p.help << " (default " << p.default_text << ")\n";
+            s << " {" << join(p.choices) << (p.is_set ? ", profile" : "") << "}\n      " << p.help << " (default "
+              << p.default_text << ")\n";
         else
             s << " " << (p.type == kind::integer ? "N" : "X") << "\n      " << p.help << " [" << p.unit << "; default "
               << p.default_text << "; allowed " << range_text(p) << "]\n";
