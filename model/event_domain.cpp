@@ -86,6 +86,20 @@ std::vector<timed_entry> event_domain::pending() const {
     return out;
 }
 
+void event_domain::frames_in_flight(uint64_t& frames, uint64_t& bytes) const {
+    auto add = [&](const entry& e) {
+        if (const frame* f = e.handler->arriving_frame(e.kind, e.ptr)) {
+            ++frames;
+            bytes += f->bytes;
+        }
+    };
+    for (const auto& b : m_buckets)
+        for (const entry& e : b)
+            add(e);
+    for (const entry& e : m_heap.keys())
+        add(e);
+}
+
 void event_domain::past(uint64_t t_ps, uint64_t now) const {
     throw model_error(std::string(name()) + ": an event was scheduled at " + std::to_string(t_ps) +
                       " ps, before the current time " + std::to_string(now) + " ps");

@@ -27,6 +27,9 @@ namespace cmswitch {
 class event_handler {
 public:
     virtual void on_event(uint32_t kind, uint32_t index, void* ptr) = 0;
+    // The frame a pending event of this block carries on a link into it (its arrival), or null: the end-of-run
+    // account counts frames in flight from the domains' pending entries, one pass over each domain.
+    virtual const frame* arriving_frame(uint32_t /*kind*/, void* /*ptr*/) const { return nullptr; }
 
 protected:
     ~event_handler() = default;
@@ -75,6 +78,8 @@ public:
 
     // The entries not yet dispatched, in no particular order.
     std::vector<timed_entry> pending() const;
+    // Adds the frames and bytes that pending arrivals carry (event_handler::arriving_frame), without a copy.
+    void frames_in_flight(uint64_t& frames, uint64_t& bytes) const;
     uint64_t dispatched() const { return m_dispatched; }
     void reset();
 

@@ -323,7 +323,6 @@ conservation network::account() const {
         c.dropped_frames += n->dropped_frames();
         c.dropped_bytes += n->dropped_bytes();
         n->queued(c.queued_frames, c.queued_bytes);
-        n->in_flight(c.in_flight_frames, c.in_flight_bytes);
     }
     for (const auto& s : m_switches) {
         c.offered_frames += s->originated_frames();   // CNMs and PAUSE frames start at switches
@@ -336,8 +335,9 @@ conservation network::account() const {
                 c.dropped_bytes += s->counters(p).drop_bytes[static_cast<size_t>(r)];
             }
         s->queued(c.queued_frames, c.queued_bytes);
-        s->in_flight(c.in_flight_frames, c.in_flight_bytes);
     }
+    for (const auto& d : m_domains)   // frames on links: pending arrivals, one pass over each domain
+        d->frames_in_flight(c.in_flight_frames, c.in_flight_bytes);
     c.live_frames = m_pool.live();
     return c;
 }

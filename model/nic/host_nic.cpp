@@ -125,12 +125,4 @@ void host_nic::queued(uint64_t& frames, uint64_t& bytes) const {
     }
 }
 
-void host_nic::in_flight(uint64_t& frames, uint64_t& bytes) const {
-    for (const auto& e : m_events.pending())
-        if (e.handler == this && e.kind == ev_arrival) {
-            ++frames;
-            bytes += static_cast<const frame*>(e.ptr)->bytes;
-        }
-}
-
 }   // namespace cmswitch

@@ -208,12 +208,4 @@ void ethernet_switch::queued(uint64_t& frames, uint64_t& bytes) const {
     }
 }
 
-void ethernet_switch::in_flight(uint64_t& frames, uint64_t& bytes) const {
-    for (const auto& e : m_events.pending())
-        if (e.handler == this && e.kind == ev_arrival) {
-            ++frames;
-            bytes += static_cast<const frame*>(e.ptr)->bytes;
-        }
-}
-
 }   // namespace cmswitch

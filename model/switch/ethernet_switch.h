@@ -91,8 +91,10 @@ public:
     void track_queue_occupancy();
     // Adds the frames and bytes waiting in egress queues.
     void queued(uint64_t& frames, uint64_t& bytes) const;
-    // Adds the frames and bytes on the incoming links (sent to this block, last bit not yet in).
-    void in_flight(uint64_t& frames, uint64_t& bytes) const;
+    // A frame on the incoming link (sent to this block, last bit not yet in): a pending arrival.
+    const frame* arriving_frame(uint32_t kind, void* ptr) const override {
+        return kind == ev_arrival ? static_cast<const frame*>(ptr) : nullptr;
+    }
 
 private:
     enum : uint32_t { ev_arrival = 0, ev_tx_done = 1, ev_pause_expiry = 2, ev_hook_timer = 3 };
