@@ -7,7 +7,7 @@ namespace cmswitch {
 
 void rack_scoreboard::clear() {
     m_segs.clear();
-    m_sacked = m_lost = m_rexmit_out = 0;
+    m_sacked = m_lost = m_rexmit_out = m_unrepaired = 0;
     m_sacked_segs = 0;
     m_retrans_top = m_high_sacked = 0;
     m_xmit = m_end = m_rtt = 0;
@@ -40,6 +40,8 @@ void rack_scoreboard::set_flags(segment& s, uint8_t flags) {
                 add(m_lost);
             if (f & rexmit_out)
                 add(m_rexmit_out);
+            else if (f & lost)
+                add(m_unrepaired);
         }
     };
     count(s.flags, -1);
@@ -174,6 +176,8 @@ uint64_t rack_scoreboard::reo_wnd(bool in_recovery, uint64_t srtt_ps, uint32_t d
 }
 
 bool rack_scoreboard::next_lost(uint64_t from, uint64_t& seq, uint64_t& len) const {
+    if (m_unrepaired == 0)
+        return false;   // nothing waits (the common case: no search per ACK)
     for (size_t i = first_at_or_above(from); i < m_segs.size(); ++i) {
         const segment& s = m_segs[i];
         if ((s.flags & lost) && !(s.flags & (sacked | rexmit_out))) {

@@ -71,6 +71,7 @@ private:
 
     std::deque<segment> m_segs;
     uint64_t m_sacked = 0, m_lost = 0, m_rexmit_out = 0;
+    uint64_t m_unrepaired = 0;   // lost, not SACKed, not retransmitted since: what next_lost() finds
     uint32_t m_sacked_segs = 0;
     uint64_t m_retrans_top = 0;   // the highest end of a retransmitted record (loss detection scans up to it)
     uint64_t m_high_sacked = 0;   // the highest SACKed byte seen (a segment delivered below it arrived late)
