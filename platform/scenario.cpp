@@ -4,6 +4,10 @@
 #include "model/units.h"
 
 #include <cmath>
+#include <ctime>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "config/errors.h"
 #include "platform/network.h"
@@ -33,18 +37,52 @@ scenario_plan scenario::prepare(result& r) {
     return plan(r);
 }
 
+namespace {
+thread_local run_phases t_phases;
+
+double thread_cpu_s() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+double heap_in_use() {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    const struct mallinfo2 m = mallinfo2();
+    return static_cast<double>(m.uordblks + m.hblkhd);
+#else
+    return 0;
+#endif
+}
+}   // namespace
+
+const run_phases& last_run_phases() {
+    return t_phases;
+}
+
 result scenario::run() {
     const run_clock clock;
+    run_phases ph;
+    const double cpu0 = thread_cpu_s();
+    const double heap0 = heap_in_use();
+    double cpu_built = 0, cpu_ran = 0;
     result r;
     const scenario_plan p = prepare(r);
     {
         sim_context ctx;
         network net(p.topo);
         std::unique_ptr<scenario_run> built = build(net, r);
+        cpu_built = thread_cpu_s();
+        ph.heap_built_bytes = heap_in_use() - heap0;
         ctx.run_until(p.end_ps);
         report(net, *built, r);
+        cpu_ran = thread_cpu_s();
         // what build made goes before the network, the network before the context
     }
+    ph.setup_cpu_s = cpu_built - cpu0;
+    ph.run_cpu_s = cpu_ran - cpu_built;
+    ph.teardown_cpu_s = thread_cpu_s() - cpu_ran;
+    t_phases = ph;
     clock.report(r);
     return r;
 }

@@ -127,6 +127,16 @@ private:
     std::chrono::steady_clock::time_point m_t0;
 };
 
+// Where the last scenario::run() of this thread spent its CPU time (the calling thread's CPU clock) and the heap
+// its model took: for the benchmarks (bench/bench_scale), not part of a result (results are deterministic).
+struct run_phases {
+    double setup_cpu_s = 0;   // validate, plan, build the network and the traffic
+    double run_cpu_s = 0;   // the simulation and the report (with the end-of-run account)
+    double teardown_cpu_s = 0;   // destroying the model
+    double heap_built_bytes = 0;   // heap in use after the build less before it (glibc's count; 0 elsewhere)
+};
+const run_phases& last_run_phases();
+
 // What every run ends its summary with: the conservation account (model_error if it fails), simulated_s,
 // events and, if given, what an event is.
 void report_run_end(result& r, const network& net, double simulated_s, const char* events_kind = nullptr);
