@@ -4,6 +4,7 @@
 #include "config/errors.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 namespace cmswitch {
@@ -20,10 +21,12 @@ void event_domain::set_bucket_shift(int shift) {
         throw model_error(std::string(name()) + ": bucket shift " + std::to_string(shift) + " outside [10, 40]");
     if (m_ring_count || !m_heap.empty())
         throw model_error(std::string(name()) + ": bucket width changed with events pending");
-    bucket_shift = shift;
+    bucket_shift = m_set_shift = shift;
 }
 
 void event_domain::reset() {
+    bucket_shift = m_set_shift;
+    m_emptied = 0;
     for (auto& b : m_buckets)
         b.clear();
     for (auto& w : m_occupied)
@@ -58,6 +61,8 @@ void event_domain::dispatch() {
         ++m_dispatched;
         model_clock::now = e.t_ps;
         e.handler->on_event(e.kind, e.index, e.ptr);
+        if ((m_dispatched & 0xffff) == 0)
+            adapt();
         if ((m_dispatched & 0xffff) == 0 && model_clock::interrupt_poll && model_clock::interrupt_poll()) {
             model_clock::interrupted = true;   // stop here, unarmed: the kernel runs out of work, the run loop throws
             model_clock::now = now;
@@ -154,6 +159,33 @@ void event_domain::place_in_long_bucket(std::vector<entry>& bucket) {
     *at = k;
 }
 
+void event_domain::adapt() {
+    // 65,536 events went out since the last call, from m_emptied buckets (a bucket refilled and emptied again
+    // counts twice: it is what the calendar walked)
+    const double per_bucket = 65536.0 / static_cast<double>(std::max<uint64_t>(1, m_emptied));
+    m_emptied = 0;
+    int shift = bucket_shift;
+    if (per_bucket > 8 && shift > min_shift)   // to about 2 per bucket
+        shift = std::max(min_shift, shift - static_cast<int>(std::log2(per_bucket / 2)));
+    else if (per_bucket < 1.5 && shift < m_set_shift)
+        ++shift;
+    if (shift == bucket_shift)
+        return;
+    // every bucketed entry back through the heap, and the calendar restarted at the last dispatched time (every
+    // pending entry is due at or after it)
+    for (auto& bucket : m_buckets) {
+        for (const entry& x : bucket)
+            m_heap.push(x);
+        bucket.clear();
+    }
+    for (auto& w : m_occupied)
+        w = 0;
+    m_ring_count = 0;
+    bucket_shift = shift;
+    m_cur = model_clock::now >> shift;
+    migrate();
+}
+
 void event_domain::migrate() {
     while (!m_heap.empty() && (m_heap.top().t_ps >> bucket_shift) < m_cur + num_buckets) {
         const entry e = m_heap.top();
@@ -201,8 +233,10 @@ void event_domain::pop_peeked() {
     const uint64_t idx = m_cur & (num_buckets - 1);
     std::vector<entry>& bucket = m_buckets[idx];
     bucket.pop_back();
-    if (bucket.empty())
+    if (bucket.empty()) {
         m_occupied[idx / 64] &= ~(1ull << (idx % 64));
+        ++m_emptied;
+    }
     --m_ring_count;
 }
 

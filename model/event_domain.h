@@ -75,6 +75,7 @@ public:
     // the first event only.
     void set_bucket_shift(int shift);
     uint64_t activations() const { return m_activations; }
+    int bucket_shift_now() const { return bucket_shift; }   // the width adapt() chose (2^shift ps)
 
     // The entries not yet dispatched, in no particular order.
     std::vector<timed_entry> pending() const;
@@ -102,20 +103,28 @@ private:
     // Calendar queue: the near future (4096 buckets of 2^shift ps: 17 ms at the default 4.2 us, 268 us at a 40
     // Gb/s network's 65 ns; measured in bench/) in buckets kept sorted (earliest last); what lies beyond waits in
     // a binary heap and moves into the buckets as the calendar advances. Pops cost O(1) where a heap of the same
-    // entries costs O(log n).
+    // entries costs O(log n). The width set from the fastest link suits a small network; a large one has many
+    // more events per bucket (a k = 16 fat-tree: about a thousand in 262 ns, each insertion moving hundreds), so
+    // the calendar counts the events it dispatches per bucket it empties and narrows its buckets while that is
+    // over 8 (to about 2), widening them back, never past the set width, under 1.5 (adapt()). Only the layout
+    // changes: entries still come out in (time, seq) order, so results do not depend on it.
     int bucket_shift = 22;
+    int m_set_shift = 22;   // set_bucket_shift's: the widest adapt() goes back to
     static constexpr uint64_t num_buckets = 4096;
+    static constexpr int min_shift = 6;   // 64 ps
     void push(const entry& e);
     const entry* peek();   // earliest entry, or null; advances the calendar to its bucket
     void pop_peeked();   // removes the entry peek() returned
     void ring_insert(const entry& e);
     [[gnu::noinline]] static void place_in_long_bucket(std::vector<entry>& bucket);
     void migrate();
+    void adapt();   // every 65,536 dispatches: the bucket width from the events per emptied bucket
 
     std::vector<std::vector<entry>> m_buckets;
     uint64_t m_occupied[num_buckets / 64] = {};   // bit per non-empty bucket, to skip empty ones fast
     uint64_t m_cur = 0;   // absolute bucket number of the calendar's first bucket
     size_t m_ring_count = 0;
+    uint64_t m_emptied = 0;   // buckets emptied since the last adapt()
     key_heap<entry> m_heap;   // beyond the calendar's end
     uint64_t m_seq = 0;
     uint64_t m_armed_ps = std::numeric_limits<uint64_t>::max();

@@ -91,3 +91,46 @@ TEST(EventDomain, EntriesScheduledBehindTheCalendarAfterAPauseKeepTheirOrder) {
     EXPECT_EQ(std::get<0>(r.seen[3]), 1044000000ull);
     EXPECT_EQ(std::get<0>(r.seen[4]), 1056000000ull);
 }
+
+namespace {
+// 1,000 streams, each scheduling its next entry 0-2 ns after its last (ties included), 300,000 entries in all:
+// hundreds of entries per 4.2 us bucket, then one stream alone, an entry every 10 us.
+struct dense_streams final : event_handler {
+    event_domain* d = nullptr;
+    rng g{11, 0};
+    uint32_t scheduled = 0;
+    std::vector<std::pair<uint64_t, uint32_t>> seen;   // time, scheduling order
+    void on_event(uint32_t, uint32_t index, void*) override {
+        seen.emplace_back(now_ps(), index);
+        if (scheduled < 300000) {
+            d->schedule(now_ps() + g.below(2001), this, 0, scheduled++, nullptr);
+        } else if (scheduled < 300000 + 140000 && (index == 299999 || index >= 300000)) {
+            d->schedule(now_ps() + 10000000, this, 0, scheduled++, nullptr);   // one stream goes on alone
+        }
+    }
+};
+}   // namespace
+
+TEST(EventDomain, NarrowsItsBucketsWhereEventsCrowdAndKeepsTheOrder) {
+    // The calendar's width is set for the fastest link (4.2 us here); crowded, it narrows its buckets (adapt())
+    // and widens them back when the entries thin out. The order must not change: by time, then scheduling order.
+    sim_context ctx;
+    event_domain d("d", true);
+    d.set_bucket_shift(22);
+    dense_streams s;
+    s.d = &d;
+    for (; s.scheduled < 1000; ++s.scheduled)
+        d.schedule(0, &s, 0, s.scheduled, nullptr);
+    ctx.run_until(200000000ull);   // 200 us: the dense part (about 300 ns of model time per 1,000 entries)
+    const int narrowed = d.bucket_shift_now();
+    EXPECT_LE(narrowed, 14);   // 1,000 entries per ~2 ns: from 4.2 us to at most 16 ns wide
+    ctx.run_until(2000000000000ull);   // the sparse tail, 10 us apart
+    EXPECT_GT(d.bucket_shift_now(), narrowed);
+    ASSERT_EQ(s.seen.size(), static_cast<size_t>(s.scheduled));
+    for (size_t i = 1; i < s.seen.size(); ++i) {
+        ASSERT_LE(s.seen[i - 1].first, s.seen[i].first) << i;
+        if (s.seen[i - 1].first == s.seen[i].first) {
+            ASSERT_LT(s.seen[i - 1].second, s.seen[i].second) << i;
+        }
+    }
+}
