@@ -7,7 +7,7 @@ root=$(dirname "$here")
 build="$root/build-bench"
 reps=${1:-3}
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMSWITCH_BUILD_TESTS=OFF >/dev/null
-cmake --build "$build" --target bench_forwarding bench_incast bench_rdma bench_testbed bench_workload >/dev/null
+cmake --build "$build" --target bench_forwarding bench_incast bench_rdma bench_scale bench_testbed bench_workload >/dev/null
 out="$here/RESULTS.md"
 {
   echo "# Speed benchmarks"
@@ -47,6 +47,14 @@ out="$here/RESULTS.md"
   echo "Target: at least 2 M frames per wall second."
   echo
   "$build/bench/bench_workload" "$reps"
+  echo
+  echo "## Scaling: cost per frame from 16 hosts to thousands (CPU seconds of the simulating thread, one run each)"
+  echo
+  echo "Targets: a k = 16 fat-tree's CPU ns per switch frame at most 2 x the k = 4 figure and its 20 ms under 20 CPU s;"
+  echo "the 4,000-flow incast's CPU per data frame at most 2 x the 16-flow figure; under 10 KB per idle host at k = 16;"
+  echo "set-up of a 4,000-host network under 0.3 CPU s."
+  echo
+  "$build/bench/bench_scale"
   echo
   echo "Comparisons with earlier builds (instructions and wall time per frame): [NOTES.md](NOTES.md)."
   if [ -x "$root/.venv/bin/python" ]; then
