@@ -120,7 +120,7 @@ void network::build() {
         m_nics.emplace_back(new host_nic(("host" + std::to_string(h)).c_str(), h, m_topo.nic_queue_bytes, m_pool, d));
         if (m_topo.host_egress.active())
             m_nics.back()->configure_egress(m_topo.host_egress);
-        m_stacks.emplace_back(new host_stack(*m_nics.back()));
+        m_stacks.emplace_back(new host_stack(*m_nics.back(), m_flows));
         m_created.push_back({block::host, m_nics.size() - 1});
     }
     for (size_t s = 0; s < m_topo.switches.size(); ++s) {

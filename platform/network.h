@@ -88,6 +88,7 @@ private:
     topology m_topo;
     frame_pool m_pool;
     std::vector<std::unique_ptr<host_nic>> m_nics;
+    flow_directory m_flows;   // every host's flow endpoints (before the stacks: they refer to it)
     std::vector<std::unique_ptr<host_stack>> m_stacks;
     std::vector<std::unique_ptr<ethernet_switch>> m_switches;
     std::vector<std::unique_ptr<ethernet_link>> m_links;

@@ -2,6 +2,7 @@
 // The parts of the TCP sender on their own: the congestion-control algorithms (RFC 5681 growth, RFC 3168 and
 // RFC 8257 responses) and the SACK scoreboard (RFC 6675 IsLost), against hand-computed values.
 #include "config/errors.h"
+#include "traffic/host_stack.h"
 #include "traffic/tcp/congestion_control.h"
 #include "traffic/tcp/dc_vegas.h"
 #include "traffic/tcp/dctcp.h"
@@ -198,4 +199,33 @@ TEST(DcVegas, QueueEstimateAgainstKvThenDctcpCut) {
     d.end_of_rtt(w);
     EXPECT_DOUBLE_EQ(d.alpha(), 0.96875 * 15 / 16);
     EXPECT_EQ(w.cwnd, 10312u);
+}
+
+namespace {
+struct null_endpoint final : flow_endpoint {
+    void on_frame(frame*, uint64_t) override {}
+};
+}   // namespace
+
+TEST(FlowDirectory, FindsEachHostsEndOfAFlowAndRefusesAThird) {
+    // one flat table for the network: flow -> its endpoint on each of its two hosts
+    flow_directory d;
+    null_endpoint a, b, c;
+    d.bind(7, 3, &a);   // the sender on host 3
+    d.bind(7, 900, &b);   // the receiver on host 900
+    EXPECT_EQ(d.find(7, 3), &a);
+    EXPECT_EQ(d.find(7, 900), &b);
+    EXPECT_EQ(d.find(7, 4), nullptr);   // a frame of flow 7 at another host: nobody listens
+    EXPECT_EQ(d.find(8, 3), nullptr);
+    EXPECT_EQ(d.find(1u << 30, 3), nullptr);   // beyond the table
+    d.bind(7, 3, &c);   // rebinding on the same host replaces
+    EXPECT_EQ(d.find(7, 3), &c);
+    try {
+        d.bind(7, 5, &a);
+        FAIL() << "a third host bound flow 7";
+    } catch (const model_error& e) {
+        EXPECT_NE(std::string(e.what()).find("flow 7: endpoints on hosts 3 and 900 already, a third on host 5"),
+                  std::string::npos)
+            << e.what();
+    }
 }

@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
-// What runs above a host NIC: a table of flow endpoints by flow id. Frames arriving at the host go to the
-// endpoint registered for their flow; a frame of a flow nobody listens to is counted and released.
+// What runs above a host NIC: the flow endpoints of the host, found by flow id. Frames arriving at the host go to
+// the endpoint registered for their flow; a frame of a flow nobody listens to is counted and released.
+//
+// The endpoints of every host live in one flow_directory per network, a flat array indexed by flow id with the
+// two ends of each flow (a flow has one endpoint on each of its two hosts): memory grows with the flows, not with
+// hosts x flows as a table per host indexed by the global flow id did (4,000 incast servers: 64 MB of such tables).
 #ifndef CMSWITCH_TRAFFIC_HOST_STACK_H
 #define CMSWITCH_TRAFFIC_HOST_STACK_H
 
+#include "config/errors.h"
 #include "model/nic/host_nic.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace cmswitch {
@@ -22,33 +29,63 @@ protected:
     ~flow_endpoint() = default;
 };
 
+class flow_directory {
+public:
+    // Registers ep as host's endpoint of flow (a later call for the same flow and host replaces it).
+    void bind(uint32_t flow, int host, flow_endpoint* ep) {
+        if (flow >= m_slots.size())
+            m_slots.resize(std::max<size_t>(flow + 1, m_slots.size() * 3 / 2), slot{});
+        slot& s = m_slots[flow];
+        for (int i = 0; i < 2; ++i)
+            if (s.host[i] == host || s.host[i] < 0) {
+                s.host[i] = host;
+                s.ep[i] = ep;
+                return;
+            }
+        throw model_error("flow " + std::to_string(flow) + ": endpoints on hosts " + std::to_string(s.host[0]) +
+                          " and " + std::to_string(s.host[1]) + " already, a third on host " + std::to_string(host) +
+                          " (a flow has one endpoint on each of its two hosts)");
+    }
+    flow_endpoint* find(uint32_t flow, int host) const {
+        if (flow >= m_slots.size())
+            return nullptr;
+        const slot& s = m_slots[flow];
+        return s.host[0] == host ? s.ep[0] : s.host[1] == host ? s.ep[1] : nullptr;
+    }
+
+private:
+    struct slot {
+        int32_t host[2] = {-1, -1};
+        flow_endpoint* ep[2] = {nullptr, nullptr};
+    };
+    std::vector<slot> m_slots;
+};
+
 class host_stack final : public frame_receiver {
 public:
-    explicit host_stack(host_nic& nic) : m_nic(nic) { nic.set_receiver(this); }
+    host_stack(host_nic& nic, flow_directory& flows) : m_nic(nic), m_flows(flows), m_host(nic.host_id()) {
+        nic.set_receiver(this);
+    }
 
     host_nic& nic() { return m_nic; }
     int host_id() const { return m_nic.host_id(); }
     // Registers ep for frames of `flow` arriving at this host.
-    void bind(uint32_t flow, flow_endpoint* ep) {
-        if (flow >= m_endpoints.size())
-            m_endpoints.resize(flow + 1, nullptr);
-        m_endpoints[flow] = ep;
-    }
+    void bind(uint32_t flow, flow_endpoint* ep) { m_flows.bind(flow, m_host, ep); }
     void receive(frame* f, uint64_t now_ps) override {
-        flow_endpoint* ep = f->flow < m_endpoints.size() ? m_endpoints[f->flow] : nullptr;
-        if (ep)
+        if (flow_endpoint* ep = m_flows.find(f->flow, m_host))
             ep->on_frame(f, now_ps);
         else   // no endpoint of that flow on this host: the frame is freed
             m_nic.pool().release(f);
     }
     void writable(uint32_t flow, uint64_t now_ps) override {
-        if (flow < m_endpoints.size() && m_endpoints[flow])
-            m_endpoints[flow]->on_writable(now_ps);
+        if (flow_endpoint* ep = m_flows.find(flow, m_host))
+            ep->on_writable(now_ps);
     }
 
 private:
     host_nic& m_nic;
-    std::vector<flow_endpoint*> m_endpoints;
+    flow_directory& m_flows;
+    int m_host;
 };
 
 }   // namespace cmswitch
