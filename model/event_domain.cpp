@@ -114,20 +114,8 @@ void event_domain::push(const entry& e) {
     const uint64_t b = e.t_ps >> bucket_shift;
     if (b < m_cur) {
         // earlier than the calendar's start (an event from another, non-decoupled domain after peek() moved
-        // ahead): put every bucketed key back in the heap and restart the calendar here
-        for (auto& bucket : m_buckets) {
-            for (const entry& x : bucket)
-                m_heap.push(x);
-            bucket.clear();
-        }
-        for (auto& w : m_occupied)
-            w = 0;
-        m_ring_count = 0;
-        m_cur = b;
-        // the keys just moved may lie inside the new calendar: back into their buckets, so that every heap key
-        // is again beyond the calendar's end (peek() skips buckets on that promise; a key left in the heap would
-        // come out one calendar turn late)
-        migrate();
+        // ahead): restart the calendar here
+        restart_calendar(b);
     }
     if (b < m_cur + num_buckets)
         ring_insert(e);
@@ -171,8 +159,13 @@ void event_domain::adapt() {
         ++shift;
     if (shift == bucket_shift)
         return;
-    // every bucketed entry back through the heap, and the calendar restarted at the last dispatched time (every
-    // pending entry is due at or after it)
+    // the calendar restarted at the last dispatched time (every pending entry is due at or after it)
+    bucket_shift = shift;
+    restart_calendar(model_clock::now >> shift);
+}
+
+void event_domain::restart_calendar(uint64_t first_bucket) {
+    // every bucketed key back in the heap, the calendar starting at first_bucket
     for (auto& bucket : m_buckets) {
         for (const entry& x : bucket)
             m_heap.push(x);
@@ -181,8 +174,10 @@ void event_domain::adapt() {
     for (auto& w : m_occupied)
         w = 0;
     m_ring_count = 0;
-    bucket_shift = shift;
-    m_cur = model_clock::now >> shift;
+    m_cur = first_bucket;
+    // the keys just moved may lie inside the new calendar: back into their buckets, so that every heap key is
+    // again beyond the calendar's end (peek() skips buckets on that promise; a key left in the heap would come out
+    // one calendar turn late)
     migrate();
 }
 

@@ -119,6 +119,7 @@ private:
     [[gnu::noinline]] static void place_in_long_bucket(std::vector<entry>& bucket);
     void migrate();
     void adapt();   // every 65,536 dispatches: the bucket width from the events per emptied bucket
+    void restart_calendar(uint64_t first_bucket);   // every bucketed entry back through the heap
 
     std::vector<std::vector<entry>> m_buckets;
     uint64_t m_occupied[num_buckets / 64] = {};   // bit per non-empty bucket, to skip empty ones fast
