@@ -124,13 +124,13 @@ TEST(SafeRuns, OutOfBudgetConfigsAreRefusedAtOnceNamingTheField) {
 
 TEST(SafeRuns, TheEstimateFollowsTheConfigByHand) {
     // incast, 100 flows, a queue series every 10 us over 1 s: 100,001 samples x (100 flows + 3) columns x 8 B x
-    // 3 copies; the network 101 hosts and ports (6 KB each), 101 routes (6 B); 100 connections (32 KB)
+    // 3 copies; the network 101 hosts and ports (6 KB each), 101 routes (6 B); 100 connections (10 KB)
     auto sc = make_scenario("incast");
     sc->params().parse_args({"--flows", "100", "--series", "--sample-us", "10", "--duration-s", "1"});
     const run_cost c = sc->cost();
     const double series = 100001.0 * 103 * 8 * 3;
     const double net = 101 * 6144.0 + 101 * 6144.0 + 101 * 6.0;
-    const double conns = 100 * 32768.0;
+    const double conns = 100 * 10240.0;
     EXPECT_DOUBLE_EQ(c.bytes(), series + net + conns);
 }
 
