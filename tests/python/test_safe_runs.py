@@ -304,13 +304,14 @@ def test_ctrl_c_while_a_k64_fat_tree_builds_stops_within_a_second(tmp_path):
 
 
 def test_a_long_run_prints_progress_lines():
-    # a run of hours used to start without a word; a run over 5 s prints where it is every few seconds
-    r = subprocess.run([sys.executable, "-m", "cmswitch", "run", "incast", "--flows", "64", "--duration-s", "150",
+    # a run of hours used to start without a word; a run over 5 s prints where it is every few seconds (400 s
+    # simulated: about 13 s here; 150 s took 5.0 s once the model got faster, and printed nothing)
+    r = subprocess.run([sys.executable, "-m", "cmswitch", "run", "incast", "--flows", "64", "--duration-s", "400",
                         "--min-rto-ms", "10"], capture_output=True, text=True, timeout=600, preexec_fn=_default_sigint)
     assert r.returncode == 0, r.stderr
     lines = [x for x in r.stderr.splitlines() if x.startswith("cmswitch: incast: ")]
     assert lines, f"no progress line in a run of {json.loads(r.stdout)['wall_s']:.1f} s: {r.stderr}"
-    assert " of 150 s simulated (" in lines[0] and "M events/s" in lines[0] and " left" in lines[0], lines[0]
+    assert " of 400 s simulated (" in lines[0] and "M events/s" in lines[0] and " left" in lines[0], lines[0]
     assert json.loads(r.stdout)["conservation_ok"]
     # a callable gets the reports as dicts; one that raises stops the run with its error
     seen = []
