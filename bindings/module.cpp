@@ -80,6 +80,8 @@ py::dict describe(const std::string& name) {
             d["integers"] = p.integers;
             break;
         }
+        if (!p.overridden_by.empty())   // the list that replaces this scalar when given
+            d["overridden_by"] = p.overridden_by;
         if (p.is_set) {   // a profiled setting: None (the profile's value) by default
             d["profile"] = p.profile_text;
             d["default"] = py::none();

@@ -4,6 +4,7 @@
 #include "config/errors.h"
 #include "config/switch_description.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -172,6 +173,15 @@ void param_table::set_min_nonzero(const std::string& name, double v) {
     p->min_nonzero = v;
 }
 
+void param_table::set_overridden_by(const std::string& scalar, const std::string& list) {
+    param* p = const_cast<param*>(find(scalar));
+    const param* l = find(list);
+    if (!p || p->type == kind::list || !l || l->type != kind::list)
+        throw model_error("set_overridden_by: '" + scalar + "' must be a scalar and '" + list + "' a list parameter");
+    p->overridden_by = l->name;
+    p->help += " (" + l->name + ", when given, replaces it: they cannot both be set)";
+}
+
 void param_table::set_default(const std::string& name, const std::string& text) {
     set(name, text);
     param* p = const_cast<param*>(find(name));
@@ -240,9 +250,44 @@ void param_table::check(const param& p) const {
     }
 }
 
+namespace {
+size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j)
+        row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diag = up;
+        }
+    }
+    return row[b.size()];
+}
+}   // namespace
+
+std::string param_table::suggestion(const std::string& name) const {
+    const std::string n = normalize(name);
+    const param* best = nullptr;
+    size_t best_d = 3;
+    for (const auto& p : m_params) {
+        const size_t d = edit_distance(n, p.name);
+        if (d < best_d) {
+            best_d = d;
+            best = &p;
+        }
+    }
+    return best ? " (did you mean '" + best->name + "'?)" : "";
+}
+
 void param_table::set(const std::string& name, const std::string& text) {
     const param* p = find(name);
     if (!p) {
+        const std::string near = suggestion(name);
+        if (!near.empty())
+            throw config_error("unknown parameter '" + name + "'" + near);
         std::vector<std::string> names;
         for (const auto& q : m_params)
             names.push_back(q.name);
@@ -327,6 +372,9 @@ void param_table::set_value(const param& pr, const std::string& text) {
     case kind::list: {
         std::vector<double> v;
         size_t at = 0;
+        const size_t b0 = text.find_first_not_of(' '), e0 = text.find_last_not_of(' ');
+        if (b0 != std::string::npos && text.substr(b0, e0 - b0 + 1) == "none")
+            at = text.size() + 1;   // "none": the empty list
         while (text.find_first_not_of(" ") != std::string::npos && at <= text.size()) {
             size_t comma = text.find(',', at);
             if (comma == std::string::npos)
@@ -388,6 +436,17 @@ std::vector<std::string> param_table::load_json(const std::string& path_or_text)
 void param_table::validate() const {
     for (const auto& p : m_params)
         check(p);
+    for (const auto& p : m_params) {
+        if (p.overridden_by.empty())
+            continue;
+        const param& l = *find(p.overridden_by);
+        const std::string v = value_text(p);
+        if (!l.v->empty() && v != p.default_text)
+            throw config_error(p.name + " = " + v + " and " + l.name + " = " + value_text(l) +
+                               " are both set: " + l.name + " gives each entry its own value, so " + p.name +
+                               " would have no effect. Give one of them (" + l.name + " = none: " + p.name +
+                               " for every entry; or leave " + p.name + " at its default " + p.default_text + ")");
+    }
 }
 
 void param_table::parse_args(const std::vector<std::string>& args) {

@@ -54,6 +54,9 @@ public:
         // a profiled setting (see profiled<T>): its "is set" bit, and the profile's values for the help text
         bool* is_set = nullptr;
         std::string profile_text;
+        // a scalar whose per-entry form (a list parameter) replaces it when that list is given: both set at once
+        // is refused (validate), a sweep of the scalar under a given list is refused (the Python sweep)
+        std::string overridden_by;
         bool unset() const { return is_set && !*is_set; }
     };
     // The text that leaves a profiled setting to its profile.
@@ -68,7 +71,8 @@ public:
                     const std::string& help, bool or_csv_file = false);
     void add_flag(const std::string& name, bool* field, const std::string& help);
     // A list of numbers given as "a,b,c": each in [lo, hi] (integers if `integers`), exactly `count` of them
-    // (count 0: any number). The empty list is allowed and means "not given" (the scenario's default rule).
+    // (count 0: any number). The empty list, written "" or "none", is allowed and means "not given" (the
+    // scenario's default rule).
     void add_list(const std::string& name, std::vector<double>* field, double lo, double hi, int count, bool integers,
                   const std::string& unit, const std::string& help);
     // Profiled settings (profiled<T>): like the plain ones, default "profile"; profile_text says what each profile
@@ -85,12 +89,16 @@ public:
     void begin_group(const std::string& group) { m_group = group; }
     // A larger smallest nonzero value for a real parameter (a sampling period, a timer), in its unit.
     void set_min_nonzero(const std::string& name, double v);
+    // `list` (a list parameter) gives each entry its own value of `scalar`: when the list is given, the scalar
+    // has no effect, so validate() refuses the scalar away from its default at the same time, naming both.
+    void set_overridden_by(const std::string& scalar, const std::string& list);
     // A scenario's own default for a parameter a scheme declared: sets the value and the documented default.
     void set_default(const std::string& name, const std::string& text);
 
     // Parses and sets one value; throws config_error naming the field and what is allowed.
     void set(const std::string& name, const std::string& text);
-    // Checks every field's current value (for configs filled directly in C++).
+    // Checks every field's current value (for configs filled directly in C++) and that no scalar is set beside
+    // the list that overrides it.
     void validate() const;
     // --name value ... (and --name=value); a flag takes no value. Throws config_error.
     // --switch FILE.json (or inline JSON text starting with '{') sets the parameters the file names, in its
@@ -103,6 +111,8 @@ public:
     // given twice, a value of the wrong type or out of range.
     std::vector<std::string> load_json(const std::string& path_or_text);
     bool has(const std::string& name) const { return find(name) != nullptr; }
+    // " (did you mean 'pool_kb'?)" for a name within two edits of a parameter's, else "".
+    std::string suggestion(const std::string& name) const;
     const std::vector<param>& params() const { return m_params; }
     std::string value_text(const param& p) const;
     std::string help() const;

@@ -307,36 +307,6 @@ private:
     int m_line = 1;   // of m_i (strings hold no raw line breaks)
 };
 
-size_t edit_distance(const std::string& a, const std::string& b) {
-    std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j)
-        row[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j) {
-            const size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diag = up;
-        }
-    }
-    return row[b.size()];
-}
-
-// " (did you mean 'pool_kb'?)" for a key within two edits of a parameter, else "".
-std::string suggestion(const std::string& key, const param_table& params) {
-    const param_table::param* best = nullptr;
-    size_t best_d = 3;
-    for (const auto& p : params.params()) {
-        const size_t d = edit_distance(key, p.name);
-        if (d < best_d) {
-            best_d = d;
-            best = &p;
-        }
-    }
-    return best ? " (did you mean '" + best->name + "'?)" : "";
-}
-
 class description_reader {
 public:
     description_reader(const std::string& file, const param_table& params, bool lines)
@@ -358,7 +328,7 @@ public:
             if (!p)
                 throw config_error(m_file + ": unknown key '" + m.key + "' (" + path +
                                    (m_lines ? ", line " + std::to_string(m.line) : std::string()) + ")" +
-                                   suggestion(m.key, m_params) +
+                                   m_params.suggestion(m.key) +
                                    ": every key names a parameter of the scenario (see --help); sections only "
                                    "group them");
             for (const auto& e : entries)

@@ -107,6 +107,7 @@ void declare_buffer(param_table& t, buffer_settings& b) {
                "shared: guaranteed space of each queue (port x queue), used first, carved out of pool_kb");
     t.add_list("alpha_by_queue", &b.alpha_by_queue, 0, 64, 8, false, "",
                "shared: alpha of each egress queue 0-7 (each > 0); none: alpha for every queue");
+    t.set_overridden_by("alpha", "alpha_by_queue");
     t.add_list("queue_map", &b.queue_map, 0, 7, 8, true, "",
                "egress queue of each 802.1p priority 0-7 (data priorities use queues 0-6, priority 7 queue 7); "
                "none: queue = priority");

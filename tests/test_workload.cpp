@@ -434,13 +434,14 @@ TEST(SwitchDescription, AJsonFileSetsTheFieldsByItsSectionsAndLaterFlagsOverride
         f << R"({"ports": {"topology": "star", "hosts": 32, "link_gbps": 25, "uplinks": 8, "uplink_gbps": 100},
                  "classes": {"queue_map": [0, 0, 1, 3, 1, 2, 2, 7], "pg_map": [0, 0, 0, 3, 0, 0, 0, 7]},
                  "scheduler": {"scheduler": "dwrr", "dwrr_weights": [1, 2, 4, 0, 0, 0, 0, 0]},
-                 "mmu": {"buffer_policy": "shared", "pool_kb": 16384, "alpha": 0.5,
+                 "traffic": {"flow_prio": 3},
+                 "mmu": {"buffer_policy": "shared", "pool_kb": 16384,
                          "alpha_by_queue": [1, 1, 0.5, 8, 1, 1, 1, 1],
                          "pfc": {"pause": "pfc", "pfc_priorities": [3], "pause_xoff_alpha": 1,
                                  "pause_headroom_pool_kb": 2048, "pause_reserved_kb": 2}}})";
     }
     auto sc = make_scenario("workload");
-    sc->params().parse_args({"--switch", path, "--alpha", "2"});
+    sc->params().parse_args({"--switch", path, "--pool-kb", "8192"});
     auto value = [&](const std::string& n) {
         for (const auto& p : sc->params().params())
             if (p.name == n)
@@ -454,8 +455,31 @@ TEST(SwitchDescription, AJsonFileSetsTheFieldsByItsSectionsAndLaterFlagsOverride
     EXPECT_EQ(value("alpha_by_queue"), "1,1,0.5,8,1,1,1,1");
     EXPECT_EQ(value("pfc_priorities"), "3");
     EXPECT_EQ(value("pause_reserved_kb"), "2");
-    EXPECT_EQ(value("alpha"), "2");   // the flag after --switch wins
+    EXPECT_EQ(value("pool_kb"), "8192");   // the flag after --switch wins
     EXPECT_NO_THROW(sc->check());   // builds: 40 ports, the maps, DWRR, the MMU with its reserves and pools
+    // alpha beside the list that replaces it would do nothing: refused, naming both; "none" clears the list
+    sc->params().parse_args({"--alpha", "2"});
+    try {
+        sc->check();
+        ADD_FAILURE() << "alpha 2 beside alpha_by_queue accepted";
+    } catch (const config_error& e) {
+        EXPECT_NE(std::string(e.what()).find("alpha = 2 and alpha_by_queue = 1,1,0.5,8,1,1,1,1 are both set"),
+                  std::string::npos)
+            << e.what();
+    }
+    sc->params().parse_args({"--alpha-by-queue", "none"});
+    EXPECT_EQ(value("alpha_by_queue"), "");
+    EXPECT_NO_THROW(sc->check());
+    // PFC on priority 3 while every flow sends on 0: nothing would be paused
+    sc->params().parse_args({"--flow-prio", "0"});
+    try {
+        sc->check();
+        ADD_FAILURE() << "PFC on a priority no traffic uses accepted";
+    } catch (const config_error& e) {
+        EXPECT_NE(std::string(e.what()).find("pfc_priorities = 3: no traffic of this run uses this priority"),
+                  std::string::npos)
+            << e.what();
+    }
     auto refused = [](const std::string& text, const std::string& what) {
         try {
             make_scenario("workload")->params().parse_args({"--switch", text});

@@ -16,7 +16,7 @@ import sys
 import warnings
 from typing import Any, Dict, List, Optional
 
-from .config import CONFIG_CLASSES, config_class, field_name, param_specs
+from .config import CONFIG_CLASSES, config_class, field_name, param_specs, unknown_fields_text
 from .sweep import SweepFailed
 from .switch import load_switch
 
@@ -45,7 +45,7 @@ def _parse_fields(scenario: str, args: List[str]) -> Dict[str, Any]:
             values.update(load_switch(inline, scenario))
             continue
         if name not in spec:
-            raise ValueError(f"unknown field {name!r} of {scenario}; fields are {', '.join(spec)}")
+            raise ValueError(unknown_fields_text(f"scenario {scenario}", [name], spec))
         p = spec[name]
         if p["type"] == "bool" and not inline:
             values[field_name(scenario, p["name"])] = True
@@ -72,7 +72,9 @@ def _convert(name: str, text: str, p: dict) -> Any:
         if p["type"] == "float":
             return float(text)
         if p["type"] == "list":
-            return tuple(float(x) for x in text.split(",") if x.strip()) if text.strip() else ()
+            if text.strip().lower() in ("", "none"):   # the documented "none": the empty list
+                return ()
+            return tuple(float(x) for x in text.split(","))
         if p["type"] == "bool":
             return {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}[text.lower()]
         return text
@@ -179,7 +181,7 @@ def cmd_sweep(ns, rest: List[str]) -> int:
 
 def cmd_study(ns, rest: List[str]) -> int:
     from .study import buffer_sizing
-    if rest:
+    if rest and ns.study != "shared-buffer":
         raise ValueError(f"unexpected arguments {rest}")
     if ns.study not in ("buffer-sizing", "dcqcn-scale", "shared-buffer"):
         raise ValueError(f"study = {ns.study!r}: known studies are buffer-sizing, dcqcn-scale, shared-buffer")
@@ -212,6 +214,12 @@ def cmd_study(ns, rest: List[str]) -> int:
             kw["buffers_kb"] = tuple(float(x) for x in ns.buffers_kb.split(","))
         if ns.target_slowdown is not None:
             kw["target_slowdown"] = ns.target_slowdown
+        if ns.alphas:
+            kw["alphas"] = tuple(float(x) for x in ns.alphas.split(","))
+        if ns.dctcp_k_kb is not None:
+            kw["dctcp_k_kb"] = ns.dctcp_k_kb
+        # any workload field after the options (--load 0.3, --alpha-by-queue none): the base config, over --switch
+        kw.update(_parse_fields("workload", rest))
         shared_buffer(**kw)
     elif ns.study == "dcqcn-scale":
         from .dcqcn_study import dcqcn_scale
@@ -274,7 +282,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--workers", type=int, help="worker processes (default: every usable core; at most that many)")
     p.add_argument("--memory-budget-mb", type=float, help=_BUDGET_HELP)
     p.set_defaults(fn=cmd_sweep)
-    p = sub.add_parser("study", help="a packaged study: buffer-sizing, dcqcn-scale, shared-buffer")
+    p = sub.add_parser("study", help="a packaged study: buffer-sizing, dcqcn-scale, shared-buffer (shared-buffer: "
+                       "workload fields after the options set its base config, e.g. --load 0.3)")
     p.add_argument("study")
     p.add_argument("--out", default="report", help="report folder (default: report)")
     p.add_argument("--quick", action="store_true", help="a small grid, 1 s runs (a smoke test)")
@@ -294,6 +303,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                    help="shared-buffer: the network (default star; leaf-spine and fat-tree with the workload's "
                         "defaults, or give them in --switch)")
     p.add_argument("--switch", help="shared-buffer: a switch description (.json, .toml, .yaml) for the base config")
+    p.add_argument("--alphas", help="shared-buffer: comma-separated dynamic-threshold alphas (default 0.25,1,4)")
+    p.add_argument("--dctcp-k-kb", type=float,
+                   help="shared-buffer: DCTCP's marking threshold in KB (default C x RTT / 7, at least two frames)")
     p.add_argument("--workers", type=int, help="worker processes (default: every usable core; at most that many)")
     p.add_argument("--store", help="SQLite result store: finished points are reused")
     p.add_argument("--memory-budget-mb", type=float, help=_BUDGET_HELP)

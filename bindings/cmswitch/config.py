@@ -66,7 +66,7 @@ def describe_field(p: Mapping[str, Any]) -> str:
     elif p["type"] == "list":
         n = f"{p['count']} " if p.get("count") else ""
         what = (f"a list of {n}{'integers' if p.get('integers') else 'numbers'}, each in "
-                f"[{_fmt(p['min'])}, {_fmt(p['max'])}]{unit}, or empty")
+                f"[{_fmt(p['min'])}, {_fmt(p['max'])}]{unit}, or empty (None, 'none')")
     elif p["type"] == "choice":
         what = "one of " + ", ".join(p["choices"]) + (", or the path of a .csv file" if p.get("csv_file") else "")
     else:
@@ -75,6 +75,17 @@ def describe_field(p: Mapping[str, Any]) -> str:
     if p.get("profile"):
         return f"{what}, or None; default None (the host profile's: {p['profile']}){owner}. {p['help']}"
     return f"{what}; default {p['default']!r}{owner}. {p['help']}"
+
+
+def unknown_fields_text(owner: str, unknown: Any, known: Any) -> str:
+    """"WorkloadConfig has no field alpa (did you mean alpha?)": the nearest known names for each unknown one, or
+    the whole list when none is near."""
+    import difflib
+    known = list(known)
+    near = {u: difflib.get_close_matches(u, known, n=3, cutoff=0.75) for u in sorted(unknown)}
+    if all(near.values()):
+        return f"{owner} has no field " + "; ".join(f"{u} (did you mean {' or '.join(n)}?)" for u, n in near.items())
+    return f"{owner} has no field {', '.join(sorted(unknown))}; fields are {', '.join(known)}"
 
 
 def budget_mb(memory_budget_mb: Optional[float]) -> float:
@@ -170,6 +181,8 @@ class ScenarioConfig:
         return got
 
     def _set_checked(self, name: str, value: Any, p: Mapping[str, Any]) -> None:
+        if p["type"] == "list" and (value is None or (isinstance(value, str) and value.strip().lower() == "none")):
+            value = ()   # a list's documented "none" (its default rule), as in the core and on the command line
         _check(type(self).__name__, name, value, p)
         # one representation per value, so that equal configs hash equal (64 and 64.0 KB)
         if value is None:
@@ -191,8 +204,7 @@ class ScenarioConfig:
         specs = self._fields()
         unknown = set(changes) - set(specs)
         if unknown:
-            raise ValueError(f"{type(self).__name__} has no field {', '.join(sorted(unknown))}; "
-                             f"fields are {', '.join(specs)}")
+            raise ValueError(unknown_fields_text(type(self).__name__, unknown, specs))
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
         for name, value in changes.items():
@@ -247,8 +259,7 @@ class ScenarioConfig:
         names = {f.name for f in fields(cls)}
         unknown = set(values) - names
         if unknown:
-            raise ValueError(f"{cls.__name__} has no field {', '.join(sorted(unknown))}; "
-                             f"fields are {', '.join(sorted(names))}")
+            raise ValueError(unknown_fields_text(cls.__name__, unknown, sorted(names)))
         return cls(**dict(values))
 
     @classmethod
@@ -257,7 +268,7 @@ class ScenarioConfig:
         try:
             return cls._fields()[name]
         except KeyError:
-            raise ValueError(f"{cls.__name__} has no field {name}") from None
+            raise ValueError(unknown_fields_text(cls.__name__, [name], cls._fields())) from None
 
 
 def _make_class(scenario: str) -> Type[ScenarioConfig]:
@@ -306,6 +317,7 @@ def stub_text() -> str:
         "def class_name(scenario: str) -> str: ...",
         "def field_name(scenario: str, core_name: str) -> str: ...",
         "def describe_field(p: Mapping[str, Any]) -> str: ...",
+        "def unknown_fields_text(owner: str, unknown: Any, known: Any) -> str: ...",
         "",
         "@dataclass(frozen=True)",
         "class ScenarioConfig:",
@@ -346,4 +358,5 @@ def stub_text() -> str:
 
 
 __all__ = ["ScenarioConfig", "CONFIG_CLASSES", "config_class", "class_name", "field_name", "describe_field", "budget_mb",
+           "unknown_fields_text",
            "param_specs", "stub_text"] + [c.__name__ for c in CONFIG_CLASSES.values()]

@@ -175,6 +175,8 @@ def sweep(base: ScenarioConfig, grid: Optional[Mapping[str, Sequence[Any]]] = No
     - errors: "record" (default): a point that fails while it runs (the model breaks an invariant, the machine
       runs out of memory, its worker process dies) gets its failure in an "error" column, a warning names how many
       failed, and the sweep goes on; "raise": SweepFailed at the first one, carrying the finished rows.
+    - a field that another one replaces where that one is given (alpha under alpha_by_queue) is refused as a
+      swept field (ValueError before anything runs): its rows would differ by a number with no effect.
     - memory_budget_mb: the memory each run may plan for (default: CMSWITCH_MEMORY_BUDGET_MB, else half this
       machine's memory divided by the runs in parallel on it).
     Rows come in grid order whatever the completion order; the columns are the config's fields followed by the
@@ -201,6 +203,7 @@ def sweep(base: ScenarioConfig, grid: Optional[Mapping[str, Sequence[Any]]] = No
             bar.update(1000)
     if bar is not None:
         bar.close()
+    _refuse_overridden(configs)
     own_store = isinstance(store, (str, os.PathLike))
     db: Optional[ResultStore] = ResultStore(os.fspath(store)) if isinstance(store, (str, os.PathLike)) else store
     try:
@@ -212,6 +215,29 @@ def sweep(base: ScenarioConfig, grid: Optional[Mapping[str, Sequence[Any]]] = No
                 db.close()
             else:
                 db.release()
+
+
+def _refuse_overridden(configs: Sequence[ScenarioConfig]) -> None:
+    """ValueError before anything runs when the sweep varies a field that another field replaces in some of its
+    points (alpha under a given alpha_by_queue): those rows would differ only by a number with no effect."""
+    if len(configs) < 2:
+        return
+    cls = type(configs[0])
+    names = configs[0].to_dict()
+    for name in names:
+        over = cls.field_info(name).get("overridden_by")
+        if not over or over not in names:
+            continue
+        values = sorted({c.__dict__[name] for c in configs})
+        if len(values) < 2:
+            continue
+        given = [c for c in configs if c.__dict__[over]]
+        if given:
+            raise ValueError(
+                f"the sweep varies {name} ({', '.join(f'{v:g}' for v in values)}), but {over} = "
+                f"{tuple(given[0].__dict__[over])} replaces it in {len(given)} of its {len(configs)} points, so "
+                f"{name} would have no effect there: set {over} to none (the empty list: {name} for every entry), "
+                f"or sweep {over} instead")
 
 
 class _Sweep:

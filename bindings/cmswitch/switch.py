@@ -31,9 +31,10 @@ as 8, is refused) and handed over as JSON. The core refuses a key given twice in
 (with the nearest field), a value of the wrong type (a string where a number is due, a list entry that is not a
 number), null, and nesting beyond 8 sections or 32 levels, naming the file, the place and the key.
 
-``load_switch(path, scenario)`` gives the fields as a dict: ``WorkloadConfig(**load_switch("leaf.toml"),
-load=0.6)``. ``cmswitch run workload --switch leaf.toml --load 0.6`` does the same on the command line (fields
-given after ``--switch`` override the file's) and ``cmswitch-sim workload --switch leaf.json`` in C++ (JSON only).
+``load_switch(path, scenario, **overrides)`` gives the fields as a dict, the overrides replacing the file's:
+``WorkloadConfig(**load_switch("leaf.toml", load=0.6))``. ``cmswitch run workload --switch leaf.toml --load
+0.6`` does the same on the command line (fields given after ``--switch`` override the file's) and
+``cmswitch-sim workload --switch leaf.json`` in C++ (JSON only).
 """
 from __future__ import annotations
 
@@ -158,9 +159,12 @@ def _as_json(tree: Any, where: str) -> str:
     return json.dumps(tree)
 
 
-def load_switch(path_or_tree: Union[str, os.PathLike, Mapping[str, Any]], scenario: str = "workload") -> Dict[str, Any]:
+def load_switch(path_or_tree: Union[str, os.PathLike, Mapping[str, Any]], scenario: str = "workload",
+                **overrides: Any) -> Dict[str, Any]:
     """The fields of a switch description (a path to .json/.toml/.yaml, or the nested dict itself) for a
-    scenario's config class, checked by the core's reader. ValueError naming the file, the place and the key."""
+    scenario's config class, checked by the core's reader, with `overrides` (fields by name) replacing the file's:
+    ``WorkloadConfig(**load_switch("tor.json", load=0.6))`` works whether or not the file sets ``load``. ValueError
+    naming the file, the place and the key."""
     if isinstance(path_or_tree, (str, os.PathLike)):
         path = os.fspath(path_or_tree)
         if _kind(path, "JSON") == "JSON":   # read by the core as written (a key twice, nesting, types)
@@ -176,7 +180,9 @@ def load_switch(path_or_tree: Union[str, os.PathLike, Mapping[str, Any]], scenar
     else:
         raise ValueError(f"load_switch takes a path or a dict of sections and fields, not "
                          f"{type(path_or_tree).__name__}")
-    return {field_name(scenario, name): value for name, value in pairs}
+    fields = {field_name(scenario, name): value for name, value in pairs}
+    fields.update(overrides)
+    return fields
 
 
 __all__ = ["load_switch", "read_tree"]

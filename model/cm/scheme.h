@@ -50,6 +50,9 @@ struct scheme_context {
     int inputs_per_port = 0;
     // The largest data frame the workload sends (bytes on the wire), for rules that need it (DCQCN+'s MTU / RC).
     uint32_t mtu_bytes = 1500;
+    // The 802.1p priorities the scenario's traffic uses (bit p: priority p), for rules that need traffic on a
+    // class to mean anything (PFC's lossless priorities); 0: the scenario does not say.
+    uint8_t traffic_priorities = 0;
 };
 
 enum class scheme_slot : uint8_t { marking, cm, pause };

@@ -328,6 +328,7 @@ scenario_plan baseline_scenario::plan(result& r) {
 
 std::unique_ptr<scenario_run> baseline_scenario::build(network& net, result& r) {
     scheme_context schemes{net, static_cast<uint64_t>(m_cfg.seed), 0};
+    schemes.traffic_priorities = 1;   // every flow sends on priority 0
     m_schemes.install(schemes);
     m_schemes.describe_setup(r);
     return std::make_unique<run_state>(net, m_cfg, *m_plan);

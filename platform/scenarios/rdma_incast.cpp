@@ -252,6 +252,7 @@ scenario_plan rdma_incast_scenario::plan(result& r) {
 std::unique_ptr<scenario_run> rdma_incast_scenario::build(network& net, result& r) {
     const rdma_plan& p = *m_plan;
     scheme_context schemes{net, static_cast<uint64_t>(m_cfg.seed), p.senders, p.qp.frame_bytes()};
+    schemes.traffic_priorities = static_cast<uint8_t>(1u << p.qp.prio);
     m_schemes.install(schemes);
     if (!m_schemes.active(scheme_slot::cm))   // the NICs still schedule their QPs, at line rate
         install_rdma_endpoints(net, dcqcn_scheme{}, "none", p.qp.frame_bytes());

@@ -206,6 +206,7 @@ struct testbed_001_scenario::run_state : scenario_run {
 
 std::unique_ptr<scenario_run> testbed_001_scenario::build(network& net, result& r) {
     scheme_context schemes{net, static_cast<uint64_t>(m_cfg.seed), num_hosts};
+    schemes.traffic_priorities = 1;   // every flow sends on priority 0
     m_schemes.install(schemes);
     m_schemes.describe_setup(r);
     return std::make_unique<run_state>(net, m_cfg);

@@ -80,7 +80,9 @@ workload_scenario::workload_scenario() {
     t.add_int("incast_prio", &c.incast_prio, 0, 6, "", "802.1p priority of the incast flows");
     t.add_real("incast_kb", &c.incast_kb, 0.001, 1 << 20, "KB (1024 B)", "incast: bytes from each sender");
     t.add_real("incast_period_ms", &c.incast_period_ms, 0.001, 1e6, "ms", "incast: time between two incasts");
-    t.add_flag("flow_table", &c.flow_table, "include every flow (size, FCT, slowdown) as table flows");
+    t.add_flag("flow_table", &c.flow_table,
+               "include every completed flow as table flows: src, dst, start_ms, size_bytes, fct_us, slowdown, "
+               "priority, timeouts, fast_retransmits, retransmitted_bytes (and the host wait where it is accounted)");
     t.add_flag("queue_cdfs", &c.queue_cdfs,
                "include every egress queue's occupancy CDF (table queue_cdfs; the busiest queue's is always in "
                "queue_cdf)");
@@ -230,6 +232,9 @@ struct workload_scenario::run_state : scenario_run {
 
 std::unique_ptr<scenario_run> workload_scenario::build(network& net, result& r) {
     scheme_context schemes{net, static_cast<uint64_t>(m_cfg.seed), net.num_hosts() - 1};
+    schemes.traffic_priorities =
+        static_cast<uint8_t>((m_cfg.load > 0 || m_cfg.uplink_load > 0 ? 1u << m_cfg.flow_prio : 0u) |
+                             (m_cfg.incast_fanin > 0 ? 1u << m_cfg.incast_prio : 0u));
     m_schemes.install(schemes);
     m_schemes.describe_setup(r);
     return std::make_unique<run_state>(net, m_cfg, *m_plan, workload_settings(net.num_hosts()));

@@ -50,7 +50,7 @@ def test_list_fields_are_validated_and_normalized():
     with pytest.raises(ValueError, match="queue_map"):
         cmswitch.WorkloadConfig(queue_map=[0, 1, 2, 3, 4, 5, 6, 5]).check()
     with pytest.raises(ValueError, match="lossless and a lossy priority in one egress queue"):
-        cmswitch.WorkloadConfig(**{**cmswitch.load_switch(LEAF), "queue_map": (0, 0, 1, 1, 2, 2, 3, 7)}).check()
+        cmswitch.WorkloadConfig(**cmswitch.load_switch(LEAF, queue_map=(0, 0, 1, 1, 2, 2, 3, 7), **RUN)).check()
 
 
 @pytest.mark.parametrize("fmt", ["json", "toml", "yaml"])
@@ -123,3 +123,76 @@ def test_a_sweep_over_scheduler_weights(tmp_path):
     assert len(df) == 2
     slow, fast = df["incast_time_p50_ms"].tolist()
     assert fast < slow
+
+
+TOR = str(__import__("pathlib").Path(__file__).resolve().parents[2] / "examples" / "switches" / "tor_32x25_8x100.json")
+
+
+def test_a_scalar_and_the_list_that_replaces_it_cannot_both_be_set():
+    # the shipped ToR gives every queue its alpha: alpha 4 beside it would change nothing, so it is refused
+    tor = cmswitch.load_switch(TOR)
+    assert tor["alpha_by_queue"] == (1, 1, 0.5, 1, 1, 1, 1, 1) and "alpha" not in tor
+    cmswitch.WorkloadConfig(**tor).check()   # alpha at its default: nothing is overridden
+    with pytest.raises(ValueError, match=r"alpha = 4 and alpha_by_queue = 1,1,0.5,1,1,1,1,1 are both set"):
+        cmswitch.WorkloadConfig(**cmswitch.load_switch(TOR, alpha=4)).check()
+    with pytest.raises(ValueError, match=r"pause_xoff_alpha = 2 and pause_xoff_alpha_by_pg = .* are both set"):
+        cmswitch.WorkloadConfig(**cmswitch.load_switch(TOR, pause_xoff_alpha_by_pg=(1,) * 8,
+                                                       pause_xoff_alpha=2)).check()
+    # every list takes its documented none: Python (None, "none"), the core's own parser, the command line
+    for none in (None, "none", ()):
+        assert cmswitch.WorkloadConfig(**cmswitch.load_switch(TOR, alpha_by_queue=none)).alpha_by_queue == ()
+    cmswitch.WorkloadConfig(**cmswitch.load_switch(TOR, alpha_by_queue=None, alpha=4)).check()
+    params = cmswitch.WorkloadConfig(**cmswitch.load_switch(TOR, alpha=4)).to_params()
+    cmswitch._core.check("workload", {**params, "alpha_by_queue": "none"}, build=False, memory_budget_mb=0.0)
+    with pytest.raises(ValueError, match="are both set"):
+        cmswitch._core.check("workload", params, build=False, memory_budget_mb=0.0)
+    info = cmswitch.WorkloadConfig.field_info("alpha")
+    assert info["overridden_by"] == "alpha_by_queue" and "cannot both be set" in info["help"]
+
+
+def test_a_sweep_of_an_overridden_field_is_refused_before_it_runs(tmp_path):
+    base = cmswitch.WorkloadConfig(**cmswitch.load_switch(TOR, duration_s=0.001))
+    with pytest.raises(ValueError, match=r"the sweep varies alpha \(0.25, 1, 4\), but alpha_by_queue = .* replaces "
+                                         r"it in 3 of its 3 points"):
+        cmswitch.sweep(base, {"alpha": [0.25, 1, 4]}, store=str(tmp_path / "s.sqlite"), progress=False)
+    assert not (tmp_path / "s.sqlite").exists()   # refused before the store was opened
+    # the shared-buffer study on the shipped ToR: its alpha list is refused, naming both fields
+    from cmswitch.shared_buffer_study import shared_buffer
+    with pytest.raises(ValueError, match=r"alphas \(0.25, 1.0, 4.0\) are swept, but the switch sets alpha_by_queue"):
+        shared_buffer(str(tmp_path / "study"), switch=TOR, progress=False)
+    assert not (tmp_path / "study").exists()
+
+
+def test_pfc_on_priorities_no_traffic_uses_is_refused():
+    # the ToR makes only priority 3 lossless; TCP on priority 0 would see no PAUSE and drop like drop-tail
+    lossy = cmswitch.WorkloadConfig(**cmswitch.load_switch(TOR, flow_prio=0, incast_prio=0, incast_fanin=4))
+    with pytest.raises(ValueError, match=r"pfc_priorities = 3: no traffic of this run uses this priority \(it sends "
+                                         r"on priority 0\)"):
+        lossy.check()
+    lossy.replace(incast_prio=3).check()   # the incast on the lossless class: a mixed switch, allowed
+    lossy.replace(pfc_priorities=None).check()   # none: every data priority lossless
+    cmswitch.RdmaIncastConfig(pause="pfc", pfc_priorities=(3,)).check()   # RoCE sends on 3
+    with pytest.raises(ValueError, match=r"pfc_priorities = 4, 5: no traffic of this run uses these priorities "
+                                         r"\(it sends on priority 3\)"):
+        cmswitch.RdmaIncastConfig(pause="pfc", pfc_priorities=(4, 5)).check()
+    from cmswitch.shared_buffer_study import shared_buffer
+    with pytest.raises(ValueError, match=r"scheme pfc would measure drop-tail: pfc_priorities = 3"):
+        shared_buffer("unused", switch=TOR, alphas=(1.0,), flow_prio=0, incast_prio=0, progress=False)
+
+
+def test_load_switch_overrides_merge_with_the_file():
+    tor = cmswitch.load_switch(TOR, load=0.3, hosts=8)
+    assert tor["load"] == 0.3 and tor["hosts"] == 8 and tor["pool_kb"] == 16384
+    with_load = dict(LEAF, traffic={"load": 0.9})
+    assert cmswitch.WorkloadConfig(**cmswitch.load_switch(with_load, load=0.2)).load == 0.2
+
+
+def test_a_misspelled_field_gets_the_nearest_names():
+    with pytest.raises(ValueError, match=r"has no field alpa \(did you mean alpha\?\)$"):
+        cmswitch.WorkloadConfig().replace(alpa=2)
+    with pytest.raises(ValueError, match=r"did you mean pool_kb"):
+        cmswitch.WorkloadConfig.from_dict({"poolkb": 2})
+    with pytest.raises(ValueError, match="fields are"):   # nothing near: the whole list
+        cmswitch.WorkloadConfig().replace(zzzzzz=2)
+    from cmswitch.cli import main
+    assert main(["run", "workload", "--alpa", "2"]) == 2

@@ -22,6 +22,15 @@ void install_on(fabric& net, int s, const pause_config& cfg) {
     }
     net.switch_at(s).add_hook(std::make_unique<pause_generator>(cfg, rate, delay));
 }
+
+// "3" or "3, 4": the priorities of a bit mask
+std::string priority_list(uint8_t mask) {
+    std::string out;
+    for (int p = 0; p < num_priorities; ++p)
+        if ((mask >> p) & 1)
+            out += (out.empty() ? "" : ", ") + std::to_string(p);
+    return out;
+}
 }   // namespace
 
 void install_pause(fabric& net, const pause_config& cfg) {
@@ -46,6 +55,7 @@ void pause_scheme::declare(param_table& t) {
     t.add_list("pause_xoff_alpha_by_pg", &m_xoff_alpha_by_pg, 0, 64, 8, false, "",
                "dynamic XOFF per ingress priority group (pg_map): 8 alphas, entry 7 (control) unused; none: "
                "pause_xoff_alpha for every group");
+    t.set_overridden_by("pause_xoff_alpha", "pause_xoff_alpha_by_pg");
     t.add_list("pfc_priorities", &m_pfc_priorities, 0, 6, 0, true, "",
                "pfc: the lossless priorities (paused, never dropped; the others are lossy and drop at the egress "
                "thresholds), e.g. 3 or 3,4; none: every data priority 0-6");
@@ -76,6 +86,13 @@ void pause_scheme::install(const std::string& v, scheme_context& ctx) {
             for (double p : m_pfc_priorities)
                 pc.pfc_classes |= static_cast<uint8_t>(1u << static_cast<int>(p));
         }
+        if (v == "pfc" && ctx.traffic_priorities != 0 && (pc.pfc_classes & ctx.traffic_priorities) == 0)
+            throw config_error("pfc_priorities = " + priority_list(pc.pfc_classes) + ": no traffic of this run uses " +
+                               (__builtin_popcount(pc.pfc_classes) > 1 ? "these priorities" : "this priority") +
+                               " (it sends on priority " + priority_list(ctx.traffic_priorities) +
+                               "), so PFC would pause nothing and every frame would stay lossy: put the traffic on "
+                               "a lossless priority (workload: flow_prio, incast_prio) or list its priority in "
+                               "pfc_priorities");
         pc.xoff_alpha = m_xoff_alpha;
         pc.xoff_alpha_by_pg = m_xoff_alpha_by_pg;
         pc.reserved_bytes = kb_to_bytes(m_reserved_kb);
