@@ -59,6 +59,8 @@ public:
 
     const std::vector<flow_record>& flows() const { return m_flows; }
     const std::deque<tcp_stats>& stats() const { return m_stats; }
+    // The 802.1p priority a flow's frames carry (an incast's or a Poisson flow's).
+    uint8_t prio_of(const flow_record& f) const { return f.incast >= 0 ? m_incast_tcp.prio : m_tcp.prio; }
     // Mean time between two arrivals at one host (ps).
 
 private:

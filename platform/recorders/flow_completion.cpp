@@ -94,6 +94,11 @@ uint64_t flow_completion_recorder::report(result& r) const {
             ft->column("size_bytes").push_back(static_cast<double>(f.bytes));
             ft->column("fct_us").push_back(t * 1e-6);
             ft->column("slowdown").push_back(s);
+            ft->column("priority").push_back(m_workload.prio_of(f));
+            const tcp_stats& ts = m_workload.stats()[f.flow];
+            ft->column("timeouts").push_back(static_cast<double>(ts.timeouts));
+            ft->column("fast_retransmits").push_back(static_cast<double>(ts.fast_retransmits));
+            ft->column("retransmitted_bytes").push_back(static_cast<double>(ts.retransmitted_bytes));
             if (accounted) {
                 ft->column("host_wait_max_us").push_back(wait_max_us);
                 ft->column("host_wait_mean_us").push_back(wait_mean_us);
