@@ -86,8 +86,9 @@ def _lines_with_ci(ax, df: pd.DataFrame, by: str, x: str, y: str, label_of) -> b
         bad = s[s["infeasible"]]
         if len(bad):
             any_infeasible = True
+            # on the x axis itself (axes coordinates: y = 0 is not on a log axis)
             ax.plot(bad.index, [0] * len(bad), linestyle="none", marker="x", ms=8, mew=2, color=st["color"],
-                    clip_on=False, zorder=5)
+                    clip_on=False, zorder=5, transform=ax.get_xaxis_transform())
     if any_infeasible:
         ax.plot([], [], linestyle="none", marker="x", ms=8, mew=2, color="#444444", label="infeasible (not run)")
     return any_infeasible
@@ -95,9 +96,13 @@ def _lines_with_ci(ax, df: pd.DataFrame, by: str, x: str, y: str, label_of) -> b
 
 def _log2_x(ax, plt, values) -> None:
     ax.set_xscale("log", base=2)
-    ax.set_xticks(sorted(values))
+    ticks = sorted(float(v) for v in values)
+    ax.set_xticks(ticks)
     ax.get_xaxis().set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
     ax.minorticks_off()
+    # labels of close values (6144 and 8192) or of many would overlap: slanted
+    if len(ticks) > 8 or any(b / a < 1.5 for a, b in zip(ticks, ticks[1:]) if a > 0):
+        plt.setp(ax.get_xticklabels(), rotation=45, ha="right")
 
 
 def goodput_vs_flows(df: pd.DataFrame, title: str = "", by: str = "buffer_kb", y: str = "goodput_mbps",

@@ -68,11 +68,15 @@ class Result:
         return None if t is None or "t_ms" not in t else t.set_index("t_ms")
 
     def flow_rates_mbps(self) -> Optional[pd.DataFrame]:
-        """Per-flow rate over time (Mbps) from the cumulative byte counters of the series."""
+        """Per-flow rate over time (Mbps) from the cumulative byte counters of the series; None for a run without
+        series, ValueError for a scenario whose series has no per-flow counters (rdma-incast)."""
         s = self.series
         if s is None:
             return None
         cols = [c for c in s.columns if "_bytes_flow" in c]
+        if not cols:   # not an empty frame with a row per sample and no column
+            raise ValueError(f"the {type(self.config).__name__} run's series has no per-flow byte counters (it has "
+                             f"{', '.join(s.columns)}); each flow's totals are in .flows")
         dt_s = pd.Series(s.index, index=s.index).diff().fillna(pd.Series(s.index, index=s.index)) / 1e3
         rates = s[cols].diff().fillna(s[cols]).div(dt_s, axis=0) * 8 / 1e6
         rates.columns = [c.split("_flow")[-1] for c in cols]

@@ -30,7 +30,8 @@ from .sweep import sweep
 SCHEMES = ("droptail", "dctcp", "pfc")
 SCHEME_TEXT = {
     "droptail": "TCP NewReno, drop-tail on the shared buffer's dynamic thresholds",
-    "dctcp": "DCTCP, step marking at K = 65 packets x (link / 10 Gb/s) (the DCTCP paper's K at 10 Gb/s, scaled)",
+    "dctcp": "DCTCP, step marking at K (dctcp_k_kb; default the DCTCP paper's rule K > C x RTT / 7, at least two "
+             "full frames)",
     "pfc": "TCP NewReno over PFC with dynamic XOFF (the same alpha) and a shared headroom pool",
 }
 # colour-blind-safe cycle (Okabe-Ito) and markers, one per scheme
@@ -92,13 +93,26 @@ def describe_network(base) -> str:
             f"{base.fabric_gbps:g} Gb/s")
 
 
-def point(base, scheme: str, buffer_kb: float, alpha: float, seed: int) -> Dict[str, Any]:
-    """The config fields of one point, or {"infeasible": reason}."""
+def base_rtt_s(base) -> float:
+    """The unloaded RTT between two hosts of one switch: 4 x the cable delay and one full frame's serialization
+    each way."""
+    return 4 * base.delay_us * 1e-6 + 2 * 1500 * 8 / (base.link_gbps * 1e9)
+
+
+def default_dctcp_k_kb(base) -> float:
+    """DCTCP's marking threshold by the DCTCP paper's rule K > C x RTT / 7 (C the host link, RTT the unloaded
+    one), at least two full frames (a smaller K marks every frame of a window of two)."""
+    return max(base.link_gbps * 1e9 * base_rtt_s(base) / 8 / 7, 2 * 1500) / 1024
+
+
+def point(base, scheme: str, buffer_kb: float, alpha: float, seed: int,
+          dctcp_k_kb: Optional[float] = None) -> Dict[str, Any]:
+    """The config fields of one point, or {"infeasible": reason}. dctcp_k_kb: DCTCP's K (None: the rule)."""
     p: Dict[str, Any] = dict(alpha=float(alpha), seed=int(seed), pool_kb=float(buffer_kb))
     if scheme == "droptail":
         p.update(transport="newreno", marking="none", pause="none")
     elif scheme == "dctcp":
-        k_kb = 65 * 1500 / 1024 * base.link_gbps / 10
+        k_kb = default_dctcp_k_kb(base) if dctcp_k_kb is None else dctcp_k_kb
         p.update(transport="dctcp", marking="step", pause="none", ecn_k_kb=min(k_kb, buffer_kb / 4))
     elif scheme == "pfc":
         h = headroom_pool_kb(base)
@@ -117,45 +131,93 @@ def point(base, scheme: str, buffer_kb: float, alpha: float, seed: int) -> Dict[
     return p
 
 
+# what a metric can be at all: an interval is cut to it (a slowdown is at least 1; incast goodput at most the
+# receiver's line rate, set per study)
+_PHYSICAL = {"slowdown_p99_small": (1.0, math.inf), "slowdown_p99": (1.0, math.inf), "slowdown_p50": (1.0, math.inf),
+             "incast_time_p50_ms": (0.0, math.inf), "incast_time_p99_ms": (0.0, math.inf)}
+
+
+def seed_stats(g: pd.DataFrame, metric: str, by: Sequence[str] = ("buffer_kb", "alpha"),
+               bounds: "tuple[float, float]" = (-math.inf, math.inf)) -> pd.DataFrame:
+    """Per group of `by`: the mean of `metric` over the seeds, its 95 % interval (Student t; none for one seed)
+    cut to what is physically possible (`bounds`), and the number of seeds."""
+    from .plots import mean_ci
+    rows = []
+    for key, gg in g.groupby(list(by)):
+        m, h, n = mean_ci(gg[metric])
+        rows.append(dict(zip(by, key if isinstance(key, tuple) else (key,)), mean=m, ci=h, n=n,
+                         lo=max(bounds[0], m - h), hi=min(bounds[1], m + h)))
+    return pd.DataFrame(rows)
+
+
+def best_alpha(g: pd.DataFrame, metric: str, higher_is_better: bool = False,
+               bounds: "tuple[float, float]" = (-math.inf, math.inf)) -> pd.DataFrame:
+    """Per buffer (sorted): the alpha whose mean over the seeds is best, with that mean, its interval and n."""
+    st = seed_stats(g, metric, bounds=bounds)
+    if not len(st):
+        return pd.DataFrame(columns=["alpha", "mean", "ci", "n", "lo", "hi"])
+    pick = st.loc[st.groupby("buffer_kb")["mean"].idxmax() if higher_is_better else st.groupby("buffer_kb")["mean"].idxmin()]
+    return pick.set_index("buffer_kb").sort_index()
+
+
 def smallest_meeting(df: pd.DataFrame, target: float, metric: str = "slowdown_p99_small",
-                     higher_is_better: bool = False) -> pd.DataFrame:
-    """Per scheme: the smallest total buffer from which every larger buffer tested also meets the target (the
-    best alpha per buffer, mean of seeds), and the smallest that meets it at all (they differ when the curve is not
-    monotone). The metric is a slowdown (lower is better) or, with higher_is_better, a goodput."""
+                     higher_is_better: bool = False, bounds: Optional["tuple[float, float]"] = None) -> pd.DataFrame:
+    """Per scheme, with the best alpha at each buffer (by its mean over the seeds):
+    - smallest_from_which_all_meet_kb: the answer, the smallest buffer from which every larger buffer tested meets
+      the target with 95 % confidence (the whole interval on the good side; with one seed, its value);
+    - smallest_meeting_kb: the smallest whose mean meets it at all (they differ when the curve is not monotone or
+      an interval straddles the target);
+    - seeds: the fewest seeds behind any point of the scheme; straddling: buffers whose interval holds the target.
+    The metric is a slowdown (lower is better) or, with higher_is_better, a goodput."""
+    bounds = bounds or _PHYSICAL.get(metric, (-math.inf, math.inf))
     rows = []
     ok = df[df["feasible"]]
     for s, g in ok.groupby("scheme", sort=False):
-        by = g.groupby(["buffer_kb", "alpha"])[metric].mean().groupby("buffer_kb")
-        best = (by.max() if higher_is_better else by.min()).sort_index()
-        meets = best >= target if higher_is_better else best <= target
-        first = next((b for b, m in meets.items() if m), None)
+        best = best_alpha(g, metric, higher_is_better, bounds)
+        if higher_is_better:
+            mean_meets, sure = best["mean"] >= target, best["lo"] >= target
+        else:
+            mean_meets, sure = best["mean"] <= target, best["hi"] <= target
+        first = next((b for b, m in mean_meets.items() if m), None)
         robust = None
-        for b in reversed(list(meets.index)):
-            if not meets[b]:
+        for b in reversed(list(sure.index)):
+            if not sure[b]:
                 break
             robust = b
+        straddling = [b for b in best.index if mean_meets[b] != sure[b] or
+                      (best.loc[b, "lo"] <= target <= best.loc[b, "hi"] and best.loc[b, "ci"] > 0)]
+        at = best.loc[robust] if robust is not None else None
+        small = seed_stats(g, "slowdown_p99_small", bounds=_PHYSICAL["slowdown_p99_small"])
         rows.append({"scheme": s, "smallest_meeting_kb": first, "smallest_from_which_all_meet_kb": robust,
-                     "best": float(best.max() if higher_is_better else best.min()) if len(best) else math.nan,
-                     "best_p99_small_slowdown": float(g.groupby(["buffer_kb", "alpha"])["slowdown_p99_small"]
-                                                      .mean().min())})
+                     "alpha_at_answer": float(at["alpha"]) if at is not None else math.nan,
+                     "mean_at_answer": float(at["mean"]) if at is not None else math.nan,
+                     "ci_at_answer": float(at["ci"]) if at is not None else math.nan,
+                     "seeds": int(best["n"].min()) if len(best) else 0,
+                     "straddling_kb": ", ".join(f"{b:g}" for b in straddling),
+                     "best": float(best["mean"].max() if higher_is_better else best["mean"].min()) if len(best)
+                     else math.nan,
+                     "best_p99_small_slowdown": float(small["mean"].min()) if len(small) else math.nan})
     return pd.DataFrame(rows)
 
 
 def shared_buffer(out: str, schemes: Sequence[str] = SCHEMES,
                   buffers_kb: Sequence[float] = (1024, 2048, 4096, 8192, 16384),
-                  alphas: Sequence[float] = (0.25, 1.0, 4.0), seeds: Sequence[int] = (1, 2),
+                  alphas: Sequence[float] = (0.25, 1.0, 4.0), seeds: Sequence[int] = (1, 2, 3, 4, 5),
                   target_slowdown: float = 500.0, target_goodput_gbps: Optional[float] = None,
                   workers: Optional[int] = None, store=None, progress: bool = True,
                   base=None, switch: Any = None, cdfs: bool = True, memory_budget_mb: Optional[float] = None,
-                  **base_changes: Any) -> pd.DataFrame:
+                  dctcp_k_kb: Optional[float] = None, **base_changes: Any) -> pd.DataFrame:
     """Sweeps scheme x buffer x alpha x seed (see the module doc) and writes the report to `out`. Returns every
     point, infeasible ones included (feasible False, reason given). target_goodput_gbps: also find the smallest
     buffer whose incast goodput (the incast's bytes over its p50 completion time) reaches it. cdfs: rerun one point
-    per scheme for the occupancy CDFs of its busiest switch (the shared pool, and PFC's headroom pool)."""
+    per scheme for the occupancy CDFs of its busiest switch (the shared pool, and PFC's headroom pool). dctcp_k_kb:
+    DCTCP's marking threshold (None: C x RTT / 7, at least two frames; capped at a quarter of each buffer). Every
+    point is the mean of `seeds` (five by default) with a 95 % interval; answers are decided on the interval."""
     for s in schemes:
         if s not in SCHEMES:
             raise ValueError(f"scheme = {s!r}: known schemes are {', '.join(SCHEMES)}")
     base = base or base_config(switch=switch, **base_changes)
+    _refuse_unrunnable(base, schemes, buffers_kb, alphas, seeds, dctcp_k_kb)
     rows: List[Dict[str, Any]] = []
     todo: List[Dict[str, Any]] = []
     meta: List[Dict[str, Any]] = []
@@ -163,7 +225,7 @@ def shared_buffer(out: str, schemes: Sequence[str] = SCHEMES,
         for b in buffers_kb:
             for a in alphas:
                 for seed in seeds:
-                    p = point(base, s, b, a, seed)
+                    p = point(base, s, b, a, seed, dctcp_k_kb)
                     tag = dict(scheme=s, buffer_kb=float(b), alpha=float(a), seed=int(seed))
                     if "infeasible" in p:
                         rows.append(dict(tag, feasible=False, reason=p["infeasible"]))
@@ -195,16 +257,37 @@ def shared_buffer(out: str, schemes: Sequence[str] = SCHEMES,
     df = pd.DataFrame(rows)
     write_csv(df, os.path.join(out, "points.csv"))
     minbuf = smallest_meeting(df, target_slowdown)
-    mingood = smallest_meeting(df, target_goodput_gbps, "incast_goodput_gbps", True) \
+    mingood = smallest_meeting(df, target_goodput_gbps, "incast_goodput_gbps", True, (0.0, float(base.link_gbps))) \
         if target_goodput_gbps is not None and "incast_goodput_gbps" in df else None
     figures = _figures(df, out, base, target_slowdown, target_goodput_gbps)
     if cdfs and len(df[df["feasible"]]):
-        figures += _occupancy_cdfs(df, minbuf, base, out)
-    _report(out, base, df, minbuf, figures, target_slowdown, elapsed, mingood, target_goodput_gbps)
+        figures += _occupancy_cdfs(df, minbuf, base, out, dctcp_k_kb)
+    _report(out, base, df, minbuf, figures, target_slowdown, elapsed, mingood, target_goodput_gbps, dctcp_k_kb)
     return df
 
 
-def _occupancy_cdfs(df: pd.DataFrame, minbuf: pd.DataFrame, base, out: str) -> List[tuple]:
+def _refuse_unrunnable(base, schemes: Sequence[str], buffers_kb: Sequence[float], alphas: Sequence[float],
+                       seeds: Sequence[int], dctcp_k_kb: Optional[float]) -> None:
+    """ValueError before anything runs for a study whose answer would be wrong, not merely infeasible: alpha swept
+    under a switch's alpha_by_queue (the rows would be identical), and PFC that the core refuses at the largest
+    buffer (PFC on priorities none of the traffic uses sends no PAUSE and drops like drop-tail: the core's check
+    refuses it with a message starting "pfc_priorities = ")."""
+    if len(set(alphas)) > 1 and base.alpha_by_queue:
+        raise ValueError(f"shared-buffer study: alphas {tuple(alphas)} are swept, but the switch sets alpha_by_queue "
+                         f"= {base.alpha_by_queue}, which replaces alpha: every alpha would give the same rows. Give "
+                         f"one alpha, or alpha_by_queue=None (the CLI: --alpha-by-queue none) to sweep alpha")
+    if "pfc" in schemes:   # (other refusals make points infeasible, recorded with their reason)
+        p = point(base, "pfc", max(buffers_kb), alphas[0], seeds[0], dctcp_k_kb)
+        try:
+            if "infeasible" not in p:
+                base.replace(**p).check()
+        except ValueError as e:
+            if str(e).startswith("pfc_priorities = "):
+                raise ValueError(f"shared-buffer study: scheme pfc would measure drop-tail: {e}") from None
+
+
+def _occupancy_cdfs(df: pd.DataFrame, minbuf: pd.DataFrame, base, out: str,
+                    dctcp_k_kb: Optional[float] = None) -> List[tuple]:
     """One run per scheme at its answer (the smallest buffer from which every larger one meets the target, else
     the largest feasible buffer), its best alpha, the first seed: the time-weighted CDF of the busiest switch's
     shared-pool occupancy and, for PFC, its headroom pool's p99 and peak."""
@@ -221,7 +304,7 @@ def _occupancy_cdfs(df: pd.DataFrame, minbuf: pd.DataFrame, base, out: str) -> L
             b = g["buffer_kb"].max()
         at = g[g["buffer_kb"] == b]
         alpha = at.groupby("alpha")["slowdown_p99_small"].mean().idxmin()
-        p = point(base, s, b, alpha, int(at["seed"].min()))
+        p = point(base, s, b, alpha, int(at["seed"].min()), dctcp_k_kb)
         res = run(base.replace(**p))
         cdf = res.tables.get("pool_cdf", {})
         colour, marker = STYLE.get(s, ("k", "x"))
@@ -257,41 +340,85 @@ def _figures(df: pd.DataFrame, out: str, base, target_slowdown: Optional[float] 
     targets = {"slowdown_p99_small": target_slowdown, "incast_goodput_gbps": target_goodput_gbps}
     figs = []
     ok = df[df["feasible"]]
-    for y, label, name, higher in (
-            ("slowdown_p99_small", "p99 FCT slowdown, flows <= 10 KB", "slowdown_small.png", False),
-            ("incast_goodput_gbps", "incast goodput (Gb/s, its bytes / p50 completion)", "incast_goodput.png", True),
-            ("incast_time_p99_ms", "incast completion p99 (ms)", "incast_time.png", False)):
+    seeds = int(ok.groupby(["scheme", "buffer_kb", "alpha"]).size().min()) if len(ok) else 0
+    bars = f"mean of {seeds} seeds, bars: 95 % interval" if seeds > 1 else "one seed: no interval"
+    for y, label, name, higher, log in (
+            ("slowdown_p99_small", "p99 FCT slowdown, flows <= 10 KB", "slowdown_small.png", False, True),
+            ("incast_goodput_gbps", "incast goodput (Gb/s, its bytes / p50 completion)", "incast_goodput.png", True,
+             False),
+            ("incast_time_p99_ms", "incast completion p99 (ms)", "incast_time.png", False, True)):
+        bounds = (0.0, float(base.link_gbps)) if y == "incast_goodput_gbps" else _PHYSICAL.get(y, (-math.inf, math.inf))
         fig, ax = plt.subplots(figsize=(7.4, 4.2))
         for s, g in ok.groupby("scheme", sort=False):
-            by = g.groupby(["buffer_kb", "alpha"])[y].mean().groupby("buffer_kb")
-            best = (by.max() if higher else by.min()).sort_index()
+            best = best_alpha(g, y, higher, bounds)
             colour, marker = STYLE.get(s, ("k", "x"))
-            ax.plot(best.index, best.values, marker=marker, color=colour, label=f"{s} (best alpha)")
-        for s, g in df[~df["feasible"]].groupby("scheme", sort=False):   # infeasible points marked on the axis
+            ax.errorbar(best.index, best["mean"], yerr=[best["mean"] - best["lo"], best["hi"] - best["mean"]],
+                        marker=marker, color=colour, capsize=3, label=f"{s} (best alpha)")
+        for s, g in df[~df["feasible"]].groupby("scheme", sort=False):   # infeasible: an x on the x axis itself
             colour, _ = STYLE.get(s, ("k", "x"))
             xs = sorted(g["buffer_kb"].unique())
-            ax.scatter(xs, [0] * len(xs), marker="x", color=colour, clip_on=False, label=f"{s}: infeasible")
+            ax.scatter(xs, [0] * len(xs), marker="x", color=colour, clip_on=False, zorder=5,
+                       transform=ax.get_xaxis_transform(), label=f"{s}: infeasible (not run)")
         if targets.get(y) is not None:
             ax.axhline(targets[y], color="grey", linestyle="--", linewidth=1, label=f"target {targets[y]:g}")
+        if y == "incast_goodput_gbps":   # the hand bound: the receiver's line rate
+            ax.axhline(base.link_gbps, color="k", linestyle=":", linewidth=1,
+                       label=f"line rate {base.link_gbps:g} Gb/s")
+            ax.set_ylim(0, base.link_gbps * 1.08)
         ax.set_xscale("log", base=2)
+        buffers = sorted(df["buffer_kb"].unique())
+        ax.set_xticks(buffers)
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-        ax.set_yscale("log" if (ok[y] > 0).all() and len(ok) else "linear")
+        ax.minorticks_off()
+        if len(buffers) > 6:   # labels of a dense grid would overlap
+            plt.setp(ax.get_xticklabels(), rotation=45, ha="right")
+        ax.set_yscale("log" if log and len(ok) and (ok[y] > 0).all() else "linear")
         ax.set_xlabel("total buffer per switch (KB)")
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
         ax.set_title("\n".join(textwrap.wrap(f"{describe_network(base)}: {base.flow_sizes} at {base.load:.0%} + "
-                                             f"{base.incast_fanin}:1 incast every {base.incast_period_ms:g} ms", 80)),
-                     fontsize=8)
+                                             f"{base.incast_fanin}:1 incast every {base.incast_period_ms:g} ms "
+                                             f"({bars})", 80)), fontsize=8)
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))   # outside the data
         fig.tight_layout()
         fig.savefig(os.path.join(out, name), dpi=110)
-        figs.append((name, f"{label} against the total buffer, per scheme (the best alpha at each buffer; x on the "
-                           f"axis: infeasible)"))
+        figs.append((name, f"{label} against the total buffer, per scheme (the best alpha at each buffer, {bars}; "
+                           f"x on the axis: infeasible)"))
     plt.close("all")
     return figs
 
 
-def _report(out, base, df, minbuf, figures, target, elapsed, mingood=None, target_goodput=None):
+def hand_formulas(base, df: pd.DataFrame, dctcp_k_kb: Optional[float] = None) -> List[str]:
+    """The textbook numbers an architect checks a curve against, each with the simulated value beside it where
+    the study has one: the receiver's line rate (the incast goodput's ceiling), the bandwidth-delay product and
+    DCTCP's K rule (C x RTT / 7), PFC's headroom, and the dynamic threshold's steady state alpha B / (1 + N alpha)
+    (N queues congested at once; one for the incast's port) against the shared pool's simulated peak."""
+    rtt_s = base_rtt_s(base)
+    bdp_kb = base.link_gbps * 1e9 * rtt_s / 8 / 1024
+    ok = df[df["feasible"]]
+    lines = []
+    if "incast_goodput_gbps" in ok and len(ok):
+        lines.append(f"incast goodput cannot exceed the receiver's line rate, {base.link_gbps:g} Gb/s; the best "
+                     f"simulated mean is {ok.groupby(['scheme', 'buffer_kb', 'alpha'])['incast_goodput_gbps'].mean().max():.2f} Gb/s.")
+    lines.append(f"base RTT {rtt_s * 1e6:.1f} us (4 x {base.delay_us:g} us of cable, a frame each way), BDP C x RTT = "
+                 f"{bdp_kb:.1f} KB at {base.link_gbps:g} Gb/s; DCTCP's rule K > C x RTT / 7 = {bdp_kb / 7:.1f} KB "
+                 f"(the study's dctcp scheme uses K = "
+                 f"{default_dctcp_k_kb(base) if dctcp_k_kb is None else dctcp_k_kb:.1f} KB"
+                 f"{' (the rule, at least two frames)' if dctcp_k_kb is None else ' (given)'}, capped at a quarter "
+                 f"of the buffer).")
+    lines.append(f"PFC headroom pool (every port paused at once, the pause formula per link): "
+                 f"{headroom_pool_kb(base):.0f} KB, taken from each buffer before the shared pool.")
+    dt = ok[ok["scheme"] == "droptail"] if "scheme" in ok else ok
+    for (b, a), g in dt.groupby(["buffer_kb", "alpha"]):
+        peak = g["shared_peak_kb"].mean()
+        one = a * b / (1 + a)
+        lines.append(f"drop-tail, B = {b:g} KB, alpha {a:g}: one congested queue holds at most alpha B / (1 + alpha) = "
+                     f"{one:.0f} KB, two {2 * a * b / (1 + 2 * a):.0f} KB in all; simulated shared-pool peak "
+                     f"{peak:.0f} KB (mean of {len(g)} seed(s)).")
+    return lines
+
+
+def _report(out, base, df, minbuf, figures, target, elapsed, mingood=None, target_goodput=None, dctcp_k_kb=None):
     intro = (f"workload on {describe_network(base)}: {base.flow_sizes} flows at "
              f"{base.load:.0%} load on every host plus a {base.incast_fanin}:1 incast of {base.incast_kb:g} KB every "
              f"{base.incast_period_ms:g} ms, {base.duration_s * 1e3:g} ms of arrivals; shared buffer with dynamic "
@@ -300,50 +427,86 @@ def _report(out, base, df, minbuf, figures, target, elapsed, mingood=None, targe
              f"to 10 KB <= {target:g}" + (f"; incast goodput >= {target_goodput:g} Gb/s" if target_goodput else "")
              + f". Hosts: the `{base.host_profile}` profile ({PROFILE_TEXT.get(base.host_profile, '')}), minRTO "
              f"{base.min_rto_ms:g} ms.")
+    def missing(b) -> bool:
+        return b is None or (isinstance(b, float) and math.isnan(b))
+
+    def sure(r) -> str:
+        return (f"{r.seeds} seeds, the whole 95 % interval on the good side" if r.seeds > 1 else
+                "one seed: no interval, run more seeds before trusting it")
+
     reading = []
     for r in minbuf.itertuples():
-        if r.smallest_from_which_all_meet_kb is None or (isinstance(r.smallest_from_which_all_meet_kb, float) and math.isnan(r.smallest_from_which_all_meet_kb)):
-            reading.append(f"{r.scheme}: no buffer tested meets the target (best p99 small-flow slowdown "
-                           f"{r.best_p99_small_slowdown:.1f}).")
+        if missing(r.smallest_from_which_all_meet_kb):
+            near = f"; the mean meets it at {r.smallest_meeting_kb:g} KB but not with confidence" \
+                if not missing(r.smallest_meeting_kb) else ""
+            reading.append(f"{r.scheme}: no buffer tested meets the target with confidence (best mean p99 small-flow "
+                           f"slowdown {r.best_p99_small_slowdown:.1f}{near}; {r.seeds} seed(s)).")
         else:
             extra = "" if r.smallest_meeting_kb == r.smallest_from_which_all_meet_kb else \
-                f" (a smaller one, {r.smallest_meeting_kb:g} KB, meets it too, but a larger one does not: not monotone)"
+                f" (the mean meets it already at {r.smallest_meeting_kb:g} KB, but not every larger buffer does " \
+                f"with confidence: not monotone, or an interval holds the target)"
             reading.append(f"{r.scheme}: {r.smallest_from_which_all_meet_kb:g} KB and every larger buffer tested meet "
-                           f"the target{extra}.")
+                           f"the target (at it: alpha {r.alpha_at_answer:g}, {r.mean_at_answer:.1f} +- "
+                           f"{r.ci_at_answer:.1f}; {sure(r)}){extra}. The grid's resolution is the answer's: the "
+                           f"truth lies between the buffer below it and it.")
+        if r.straddling_kb:
+            reading.append(f"{r.scheme}: the target lies inside the interval at {r.straddling_kb} KB (undecided there).")
     if mingood is not None:
         for r in mingood.itertuples():
             b = r.smallest_from_which_all_meet_kb
-            if b is None or (isinstance(b, float) and math.isnan(b)):
+            if missing(b):
                 reading.append(f"{r.scheme}: no buffer tested reaches {target_goodput:g} Gb/s of incast goodput "
-                               f"(best {r.best:.2f} Gb/s).")
+                               f"with confidence (best mean {r.best:.2f} Gb/s; {r.seeds} seed(s)).")
             else:
                 extra = "" if r.smallest_meeting_kb == b else \
-                    f" (also {r.smallest_meeting_kb:g} KB, but not every buffer between: not monotone)"
-                reading.append(f"{r.scheme}: incast goodput >= {target_goodput:g} Gb/s from {b:g} KB on{extra}.")
+                    f" (the mean reaches it at {r.smallest_meeting_kb:g} KB, not with confidence at every larger one)"
+                reading.append(f"{r.scheme}: incast goodput >= {target_goodput:g} Gb/s from {b:g} KB on ({sure(r)})"
+                               f"{extra}.")
     for r in df[~df["feasible"]].drop_duplicates(["scheme", "buffer_kb"]).itertuples():
         reading.append(f"{r.scheme} at {r.buffer_kb:g} KB is infeasible: {r.reason}.")
     lossy = df[df["feasible"] & (df["scheme"] == "pfc")]
     if len(lossy):
-        reading.append(f"PFC runs dropped {int(lossy['drops'].sum())} frames in all (lossless when 0).")
-    agg = df[df["feasible"]].groupby(["scheme", "buffer_kb", "alpha"]).agg(
-        p99_small=("slowdown_p99_small", "mean"), p99_all=("slowdown_p99", "mean"),
-        incast_p99_ms=("incast_time_p99_ms", "mean"), incast_gbps=("incast_goodput_gbps", "mean"),
-        drops=("drops", "mean"), timeouts=("timeouts", "mean"),
-        pause_frames=("pause_frames", "mean")).reset_index()
+        reading.append(f"PFC runs sent {int(lossy['pause_frames'].sum())} PAUSE frames and dropped "
+                       f"{int(lossy['drops'].sum())} frames in all (lossless when 0; lossless priorities: "
+                       f"{base.pfc_priorities or 'all'} carry flows on priority {base.flow_prio}, incasts on "
+                       f"{base.incast_prio}).")
+    feasible = df[df["feasible"]]
+    keys = ["scheme", "buffer_kb", "alpha"]
+    agg = feasible.groupby(keys).size().rename("seeds").reset_index()
+    for col, name, bounds in (("slowdown_p99_small", "p99_small", _PHYSICAL["slowdown_p99_small"]),
+                              ("slowdown_p99", "p99_all", _PHYSICAL["slowdown_p99"]),
+                              ("incast_time_p99_ms", "incast_p99_ms", _PHYSICAL["incast_time_p99_ms"]),
+                              ("incast_goodput_gbps", "incast_gbps", (0.0, float(base.link_gbps)))):
+        st = seed_stats(feasible, col, keys, bounds) if len(feasible) else pd.DataFrame(columns=keys + ["mean", "lo",
+                                                                                                      "hi"])
+        agg = agg.merge(st[keys + ["mean", "lo", "hi"]].rename(columns={"mean": name, "lo": name + "_lo",
+                                                                       "hi": name + "_hi"}), on=keys, how="left")
+    for col in ("drops", "timeouts", "pause_frames"):
+        agg = agg.merge(feasible.groupby(keys)[col].mean().rename(col).reset_index(), on=keys, how="left")
+
+    def iv(r, name: str, fmt: str) -> str:
+        m, lo, hi = getattr(r, name), getattr(r, name + "_lo"), getattr(r, name + "_hi")
+        return f"{m:{fmt}}" if r.seeds < 2 else f"{m:{fmt}} [{lo:{fmt}}, {hi:{fmt}}]"
+
     md = ["# Shared-buffer sizing", "", intro, "", "Schemes: " + "; ".join(f"{s}: {SCHEME_TEXT[s]}" for s in
                                                                          df["scheme"].unique()), "",
-          "## Reading", ""] + [f"- {line}" for line in reading] + ["", "## Every feasible point (mean of seeds)", "",
-          "| scheme | buffer (KB) | alpha | p99 slowdown <= 10 KB | p99 slowdown all | incast p99 (ms) | incast goodput (Gb/s) | drops | timeouts | pause frames |",
-          "|---|---|---|---|---|---|---|---|---|---|"]
+          "## Reading", ""] + [f"- {line}" for line in reading] + [
+          "", "## Every feasible point (mean of seeds [95 % interval, cut to what is possible])", "",
+          "| scheme | buffer (KB) | alpha | seeds | p99 slowdown <= 10 KB | p99 slowdown all | incast p99 (ms) | "
+          "incast goodput (Gb/s) | drops | timeouts | pause frames |",
+          "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in agg.itertuples():
-        md.append(f"| {r.scheme} | {r.buffer_kb:g} | {r.alpha:g} | {r.p99_small:.1f} | {r.p99_all:.1f} | "
-                  f"{r.incast_p99_ms:.2f} | {r.incast_gbps:.2f} | {r.drops:.0f} | {r.timeouts:.0f} | "
-                  f"{r.pause_frames:.0f} |")
+        md.append(f"| {r.scheme} | {r.buffer_kb:g} | {r.alpha:g} | {r.seeds} | {iv(r, 'p99_small', '.1f')} | "
+                  f"{iv(r, 'p99_all', '.1f')} | {iv(r, 'incast_p99_ms', '.2f')} | {iv(r, 'incast_gbps', '.2f')} | "
+                  f"{r.drops:.0f} | {r.timeouts:.0f} | {r.pause_frames:.0f} |")
+    md += ["", "## Hand formulas beside the simulation", ""] + [f"- {line}" for line in
+                                                                hand_formulas(base, df, dctcp_k_kb)]
     md += ["", "## Figures", ""]
     for name, caption in figures:
         md += [f"### {caption}", "", f"![{caption}]({name})", ""]
     with open(os.path.join(out, "report.md"), "w") as fh:
         fh.write("\n".join(md))
     write_html(os.path.join(out, "index.html"), "Shared-buffer sizing", intro, reading,
-               "Every feasible point (mean of seeds)", agg.to_html(index=False, float_format=lambda v: f"{v:g}"),
+               "Every feasible point (mean of seeds, 95 % interval)",
+               agg.to_html(index=False, float_format=lambda v: f"{v:.4g}"),
                figures)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import math
 import os
 import time
 from dataclasses import dataclass
@@ -82,8 +83,17 @@ def pfc_feasible(base: IncastConfig, buffer_kb: float, flows: int) -> bool:
 
 @dataclass
 class MinBuffer:
-    buffer_kb: float                 # smallest buffer found that meets the target
+    buffer_kb: float                 # smallest buffer found that meets the target (a point of the search's grid)
     evaluations: pd.DataFrame        # every run made (buffer, seed, metrics)
+    resolution_kb: float = 0.0       # the grid's step: the buffer one step below was run and missed the target
+    seeds: int = 0
+
+    def __repr__(self) -> str:   # not the evaluations frame (dozens of rows x 160 columns)
+        runs = len(self.evaluations)
+        below = f", {self.buffer_kb - self.resolution_kb:g} KB misses it" if self.resolution_kb and \
+            (self.evaluations["buffer_kb"] == self.buffer_kb - self.resolution_kb).any() else ""
+        return (f"MinBuffer(buffer_kb={self.buffer_kb:g}: meets the target (resolution {self.resolution_kb:g} KB"
+                f"{below}); {runs} runs, {self.seeds} seed(s) each; .evaluations has them)")
 
 
 def find_min_buffer(config: IncastConfig, target_goodput_mbps: Optional[float] = None, zero_drops: bool = False,
@@ -91,8 +101,9 @@ def find_min_buffer(config: IncastConfig, target_goodput_mbps: Optional[float] =
                     tolerance_kb: float = 4.0, workers: Optional[int] = None, store=None,
                     progress: bool = False, memory_budget_mb: Optional[float] = None) -> MinBuffer:
     """Smallest buffer_kb for which `config` meets the target: mean goodput over `seeds` at least
-    target_goodput_mbps, and/or no drop in any seed. Bisection over [lo_kb, hi_kb] down to tolerance_kb,
-    assuming the target, once met, stays met for larger buffers. Raises ValueError if hi_kb misses it."""
+    target_goodput_mbps, and/or no drop in any seed. Bisection over the grid lo_kb, lo_kb + tolerance_kb, ...,
+    hi_kb (the answer is a buffer that was run, and the one a step below was run and missed), assuming the target,
+    once met, stays met for larger buffers. Raises ValueError if hi_kb misses it."""
     if target_goodput_mbps is None and not zero_drops:
         raise ValueError("give target_goodput_mbps, zero_drops=True, or both")
     if not (0 < lo_kb < hi_kb):
@@ -100,6 +111,12 @@ def find_min_buffer(config: IncastConfig, target_goodput_mbps: Optional[float] =
     if tolerance_kb <= 0:
         raise ValueError(f"tolerance_kb = {tolerance_kb}: must be > 0")
     frames: List[pd.DataFrame] = []
+    # the search runs on the grid lo_kb + k x tolerance_kb (hi_kb the last point): every answer is a buffer that
+    # was run, to the grid's resolution (no "5673.23 KB")
+    steps = math.ceil((hi_kb - lo_kb) / tolerance_kb - 1e-9)
+
+    def at(k: int) -> float:
+        return float(min(hi_kb, lo_kb + k * tolerance_kb))
 
     def meets(buffer_kb: float) -> bool:
         df = sweep(config.replace(buffer_kb=float(buffer_kb)), {"seed": list(seeds)}, workers=workers, store=store,
@@ -114,17 +131,18 @@ def find_min_buffer(config: IncastConfig, target_goodput_mbps: Optional[float] =
 
     if not meets(hi_kb):
         raise ValueError(f"hi_kb = {hi_kb} KB does not meet the target; raise hi_kb")
-    lo, hi = lo_kb, hi_kb
-    if meets(lo):
+    lo, hi = 0, steps
+    if meets(at(lo)):
         hi = lo
     else:
-        while hi - lo > tolerance_kb:
-            mid = (lo + hi) / 2
-            if meets(mid):
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if meets(at(mid)):
                 hi = mid
             else:
                 lo = mid
-    return MinBuffer(buffer_kb=hi, evaluations=pd.concat(frames, ignore_index=True))
+    return MinBuffer(buffer_kb=at(hi), evaluations=pd.concat(frames, ignore_index=True),
+                     resolution_kb=float(tolerance_kb), seeds=len(seeds))
 
 
 def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
@@ -186,7 +204,8 @@ def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
     from . import plots
     figures = []
     ci = f"mean of {len(seeds)} seeds, bars: 95 % confidence interval" if len(seeds) > 1 else "one seed"
-    for s, r in cases:
+    several = len(set(flows)) > 1   # against flows: a curve needs two flow counts, one is a lone dot
+    for s, r in (cases if several else []):
         fig = plots.goodput_vs_flows(df[(df["scheme"] == s) & (df["min_rto_ms"] == r)],
                                      title=f"How much buffer keeps {s} incast goodput up? (minRTO {r:g} ms; {ci})")
         name = f"goodput_vs_flows_{s}_rto{r:g}ms.png"
@@ -200,12 +219,13 @@ def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
         fig.savefig(os.path.join(out, name), dpi=110, bbox_inches="tight")
         figures.append((name, f"Goodput vs buffer at {f} flows, every scheme and minRTO (x: infeasible, not run)"))
     biggest = max(buffers_kb)
-    fig = plots.goodput_vs_flows(labelled[labelled["buffer_kb"] == biggest].assign(
-                                     mean_queue_kb=lambda d: d["mean_queue_bytes"] / 1024),
-                                 title=f"How full does each scheme keep a {biggest:g} KB buffer? ({ci})", by="case",
-                                 y="mean_queue_kb", ylabel="average queue (KB)")
-    fig.savefig(os.path.join(out, "queue_vs_flows.png"), dpi=110, bbox_inches="tight")
-    figures.append(("queue_vs_flows.png", f"Average bottleneck queue vs flows at {biggest:g} KB"))
+    if several:
+        fig = plots.goodput_vs_flows(labelled[labelled["buffer_kb"] == biggest].assign(
+                                         mean_queue_kb=lambda d: d["mean_queue_bytes"] / 1024),
+                                     title=f"How full does each scheme keep a {biggest:g} KB buffer? ({ci})",
+                                     by="case", y="mean_queue_kb", ylabel="average queue (KB)")
+        fig.savefig(os.path.join(out, "queue_vs_flows.png"), dpi=110, bbox_inches="tight")
+        figures.append(("queue_vs_flows.png", f"Average bottleneck queue vs flows at {biggest:g} KB"))
     import matplotlib.pyplot as plt
     plt.close("all")
 
