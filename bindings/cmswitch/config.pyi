@@ -836,6 +836,8 @@ class RdmaIncastConfig(ScenarioConfig):
     """(0, 1000000000] us; default 10.0. queue sampling period (convergence, series)"""
     series: bool = ...
     """True or False; default False. include the queue time series in the output"""
+    warmup_ms: float = ...
+    """[0, 1000000] ms; default 0.0. measurement window: from this time to the end, the bottleneck's queueing delay and the goodput are also reported as delay_*_us_after_warmup and goodput_gbps_after_warmup (0: not reported), leaving the start-up burst out"""
 
 @dataclass(frozen=True)
 class VegasIncastConfig(ScenarioConfig):

@@ -35,6 +35,7 @@ struct rdma_incast_config : buffer_settings, run_settings {
     double converge_kb = 1024;
     double converge_window_ms = 5;
     double sample_us = 10;
+    double warmup_ms = 0;
     bool series = false;
 };
 

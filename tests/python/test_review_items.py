@@ -70,3 +70,15 @@ def test_infeasible_marks_sit_on_the_x_axis_of_a_log_plot(tmp_path):
     marks = [ln for ln in ax.get_lines() if ln.get_marker() == "x" and len(ln.get_xdata())]
     assert marks and marks[0].get_transform() == ax.get_xaxis_transform()   # y in axes units: 0 is the axis
     fig.savefig(tmp_path / "p.png")
+
+
+def test_an_rdma_measurement_window_leaves_the_start_up_burst_out():
+    cfg = cmswitch.RdmaIncastConfig(senders=32, qps=1, link_gbps=100, duration_s=0.03, warmup_ms=10)
+    s = cmswitch.run(cfg).summary
+    # the whole run's p99 is the start-up burst (hundreds of us); after 10 ms DCQCN holds the queue near Kmin
+    assert s["delay_p99_us"] > 100 and s["delay_p99_us_after_warmup"] < s["delay_p99_us"] / 5
+    # goodput in the window: at most the payload the link can carry, 100 Gb/s x 1024 / (1024 + 62) B
+    assert 0.9 * 94.29 < s["goodput_gbps_after_warmup"] <= 100 * 1024 / 1086 + 1e-9
+    assert "delay_p99_us_after_warmup" not in cmswitch.run(cfg.replace(warmup_ms=0)).summary
+    with pytest.raises(ValueError, match="warmup_ms = 30: must end before duration_s"):
+        cfg.replace(warmup_ms=30).check()
