@@ -14,6 +14,7 @@ from .result import Result
 from .runner import run
 from .store import ResultStore
 from .dcqcn_study import dcqcn_scale
+from .optimize import OptimizeResult, optimize
 from .study import MinBuffer, PauseSplit, buffer_sizing, find_min_buffer, pause_split
 from .sweep import SweepFailed, SweepInterrupted, expand_grid, sweep
 from .switch import load_switch
@@ -34,6 +35,6 @@ def _build_id() -> str:
 
 BUILD_ID = _build_id()
 
-__all__ = ["run", "sweep", "expand_grid", "SweepInterrupted", "SweepFailed", "find_min_buffer", "buffer_sizing", "dcqcn_scale", "Result", "ResultStore", "MinBuffer", "PauseSplit", "pause_split",
+__all__ = ["run", "sweep", "expand_grid", "SweepInterrupted", "SweepFailed", "find_min_buffer", "buffer_sizing", "dcqcn_scale", "optimize", "OptimizeResult", "Result", "ResultStore", "MinBuffer", "PauseSplit", "pause_split",
            "ScenarioConfig", "IncastConfig", "OverloadConfig", "BaselineConfig", "RdmaIncastConfig", "Testbed001Config",
            "WorkloadConfig", "CONFIG_CLASSES", "config_class", "load_switch", "__version__"]

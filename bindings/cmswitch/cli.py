@@ -179,6 +179,57 @@ def cmd_sweep(ns, rest: List[str]) -> int:
     return 0
 
 
+def cmd_optimize(ns, rest: List[str]) -> int:
+    """A search from a TOML or YAML spec: scenario, base, space, targets, minimize or objectives, trials, seeds,
+    [grid_step] (the equivalent grid's step per field, to print its run count), [output] csv, store, study_store,
+    workers."""
+    from .files import save_rows
+    from .optimize import grid_runs, optimize
+    if rest:
+        raise ValueError(f"unexpected arguments {rest}")
+    spec = _load_spec(ns.spec)
+    allowed = {"scenario", "base", "space", "targets", "minimize", "objectives", "trials", "seeds", "grid_step",
+               "output"}
+    unknown = set(spec) - allowed
+    if unknown:
+        raise ValueError(f"{ns.spec}: unknown key(s) {', '.join(sorted(unknown))}; allowed: {', '.join(sorted(allowed))}")
+    if "scenario" not in spec or "space" not in spec:
+        raise ValueError(f"{ns.spec}: needs scenario = \"...\" and a [space] table (field = [low, high])")
+    cls = config_class(spec["scenario"])
+    fields = dict(spec.get("base") or {})
+    if "switch" in fields:   # a switch description, relative to the spec; the other base fields override it
+        from .switch import load_switch
+        path = os.path.join(os.path.dirname(os.path.abspath(ns.spec)), fields.pop("switch"))
+        fields = load_switch(path, spec["scenario"], **fields)
+    base = cls.from_dict(fields)
+    output = spec.get("output") or {}
+    csv = output.get("csv") or os.path.splitext(ns.spec)[0] + ".csv"
+    _check_writable(csv, "csv")
+    seeds = tuple(spec.get("seeds") or (1, 2, 3))
+    res = optimize(base, spec["space"], spec.get("targets") or [], minimize=spec.get("minimize"),
+                   objectives=spec.get("objectives"), trials=int(spec.get("trials", 40)), seeds=seeds,
+                   workers=ns.workers or output.get("workers"), store=output.get("store"),
+                   study_store=output.get("study_store"), progress=not ns.quiet)
+    save_rows(res.trials, csv)
+    print(repr(res), file=sys.stderr)
+    if res.best is not None:
+        shown = {k: res.best[k] for k in res.trials.columns if k not in ("infeasible",)}
+        print("best: " + ", ".join(f"{k} = {v:.6g}" if isinstance(v, float) else f"{k} = {v}"
+                                  for k, v in shown.items()))
+    elif res.pareto is not None:
+        print(f"Pareto front ({len(res.pareto)} trials):")
+        print(res.pareto.drop(columns=["infeasible"]).to_string(index=False))
+    else:
+        print("no trial met every target")
+    searched = res.runs + res.reused
+    print(f"runs: {searched} for the search ({len(res.trials)} trials x {len(seeds)} seeds)")
+    if spec.get("grid_step"):
+        n = grid_runs(spec["space"], spec["grid_step"], len(seeds))
+        print(f"the equivalent grid (steps {spec['grid_step']}): {n} runs ({n / max(1, searched):.1f} x the search)")
+    print(f"trials -> {csv}", file=sys.stderr)
+    return 0
+
+
 def cmd_study(ns, rest: List[str]) -> int:
     from .study import buffer_sizing
     if rest and ns.study != "shared-buffer":
@@ -310,6 +361,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--store", help="SQLite result store: finished points are reused")
     p.add_argument("--memory-budget-mb", type=float, help=_BUDGET_HELP)
     p.set_defaults(fn=cmd_study)
+    p = sub.add_parser("optimize", help="a search from a TOML or YAML spec: the field values that meet targets at "
+                       "least cost, or a Pareto front (scenario, base, space, targets, minimize or objectives)")
+    p.add_argument("spec")
+    p.add_argument("--workers", type=int, help="worker processes per trial (its seeds run in parallel)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(fn=cmd_optimize)
     p = sub.add_parser("scenarios", help="list scenarios and their fields")
     p.add_argument("scenario", nargs="?")
     p.set_defaults(fn=cmd_scenarios)
