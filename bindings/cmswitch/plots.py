@@ -5,6 +5,8 @@ and dashes (up to 12), means carry 95 % confidence intervals over seeds, infeasi
 sit outside the data. Each returns the Figure; save it with fig.savefig(..., bbox_inches="tight")."""
 from __future__ import annotations
 
+import math
+
 from typing import Optional, Sequence
 
 import pandas as pd
@@ -51,13 +53,26 @@ def mean_ci(values) -> "tuple[float, float, int]":
     return float(v.mean()), float(t * v.std(ddof=1) / n ** 0.5), n
 
 
+def physical_bounds(g: pd.DataFrame, y: str) -> "tuple[float, float]":
+    """What y can be at all, for cutting an interval: at least 0 if it is never negative, and a goodput or
+    throughput in Mbps at most the link's rate (the rows' link_gbps)."""
+    lo = 0.0 if len(g) and (g[y].dropna() >= 0).all() else -math.inf
+    hi = math.inf
+    if y.endswith("_mbps") and ("goodput" in y or "throughput" in y) and "link_gbps" in g and len(g):
+        hi = float(g["link_gbps"].max()) * 1000
+    return lo, hi
+
+
 def _summary(g: pd.DataFrame, x: str, y: str) -> pd.DataFrame:
-    """Per x: mean and 95 % CI of y over the feasible rows, and whether every row at that x was infeasible."""
+    """Per x: mean and 95 % CI of y over the feasible rows (lo, hi: the interval cut to what y can be), and
+    whether every row at that x was infeasible."""
     rows = []
+    lo_b, hi_b = physical_bounds(g[_feasible(g)], y)
     for xv, gg in g.groupby(x):
         feasible = gg[_feasible(gg)]
         m, h, n = mean_ci(feasible[y])
-        rows.append(dict(x=xv, mean=m, ci=h, n=n, infeasible=len(feasible) == 0))
+        rows.append(dict(x=xv, mean=m, ci=h, n=n, lo=max(lo_b, m - h), hi=min(hi_b, m + h),
+                         infeasible=len(feasible) == 0))
     return pd.DataFrame(rows).sort_values("x").set_index("x")
 
 
@@ -82,7 +97,8 @@ def _lines_with_ci(ax, df: pd.DataFrame, by: str, x: str, y: str, label_of) -> b
         st = line_style(i)
         s = _summary(g, x, y)
         ok = s[~s["infeasible"] & s["mean"].notna()]
-        ax.errorbar(ok.index, ok["mean"], yerr=ok["ci"], capsize=3, ms=5, lw=1.3, label=label_of(value), **st)
+        ax.errorbar(ok.index, ok["mean"], yerr=[ok["mean"] - ok["lo"], ok["hi"] - ok["mean"]], capsize=3, ms=5,
+                    lw=1.3, label=label_of(value), **st)
         bad = s[s["infeasible"]]
         if len(bad):
             any_infeasible = True

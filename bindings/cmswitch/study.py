@@ -145,6 +145,49 @@ def find_min_buffer(config: IncastConfig, target_goodput_mbps: Optional[float] =
                      resolution_kb=float(tolerance_kb), seeds=len(seeds))
 
 
+def min_buffers(df: pd.DataFrame, cases: Sequence[Tuple[str, float]], flows: Sequence[int], target: float,
+                line_rate: float) -> pd.DataFrame:
+    """Per (scheme, minRTO, flows): min_buffer_kb, the smallest buffer from which every larger buffer tested has
+    its goodput's whole 95 % interval (over the seeds, cut to [0, line_rate]) at or above `target`;
+    first_mean_meeting_kb, the smallest whose mean meets it; seeds; the best mean; where the scheme could run."""
+    feasible = df[df["infeasible"].fillna("") == ""]
+    from .plots import mean_ci
+    stats = []
+    for key, g in feasible.groupby(["scheme", "min_rto_ms", "flows", "buffer_kb"]):
+        m, h, n = mean_ci(g["goodput_mbps"])
+        stats.append(dict(zip(("scheme", "min_rto_ms", "flows", "buffer_kb"), key), goodput_mbps=m,
+                          lo=max(0.0, m - h), hi=min(line_rate, m + h), n=n))
+    mean = pd.DataFrame(stats, columns=["scheme", "min_rto_ms", "flows", "buffer_kb", "goodput_mbps", "lo", "hi",
+                                        "n"])
+    rows = []
+    for s_, r_ in cases:   # every (scheme, minRTO, flows) gets a row
+        for f_ in flows:
+            g = mean[(mean["scheme"] == s_) & (mean["min_rto_ms"] == r_) & (mean["flows"] == f_)]
+            g = g.sort_values("buffer_kb")
+            bad = df[(df["scheme"] == s_) & (df["min_rto_ms"] == r_) & (df["flows"] == f_) &
+                     (df["infeasible"].fillna("") != "")]
+            ok = g[g["goodput_mbps"] >= target]
+            # the answer: the smallest buffer from which every larger one tested meets the target with 95 %
+            # confidence (the interval's lower end at or above it; one seed: its value), so a non-monotone curve
+            # or a mean that only grazes the target does not decide it
+            robust = float("nan")
+            for b, lo in zip(reversed(list(g["buffer_kb"])), reversed(list(g["lo"]))):
+                if lo < target:
+                    break
+                robust = float(b)
+            smallest_run = float(g["buffer_kb"].min()) if len(g) else float("nan")
+            rows.append(dict(scheme=s_, min_rto_ms=r_, flows=f_,
+                             min_buffer_kb=robust,
+                             first_mean_meeting_kb=float(ok["buffer_kb"].iloc[0]) if len(ok) else float("nan"),
+                             seeds=int(g["n"].min()) if len(g) else 0,
+                             best_goodput_mbps=float(g["goodput_mbps"].max()) if len(g) else float("nan"),
+                             # the smallest buffer the scheme could run at (PFC: where its split first fits)
+                             smallest_feasible_kb=smallest_run,
+                             infeasible_kb=" ".join(f"{b:g}" for b in sorted(bad["buffer_kb"].unique())),
+                             infeasible_reason=str(bad["infeasible"].iloc[0]) if len(bad) else ""))
+    return pd.DataFrame(rows)
+
+
 def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
                   buffers_kb: Sequence[float] = (16, 32, 64, 128, 256, 512, 1024), schemes: Iterable[str] = SCHEMES,
                   seeds: Sequence[int] = (1, 2, 3, 4, 5), duration_s: float = 10.0,
@@ -181,24 +224,7 @@ def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
     mss = 1448 if bool(df["tcp_timestamps"].iloc[0]) else 1460   # (the hosts' timestamps take 12 payload bytes)
     line_rate = base.link_gbps * 1000 * mss / 1500   # payload share of the link
     target = target_fraction * line_rate
-    feasible = df[df["infeasible"].fillna("") == ""]
-    mean = feasible.groupby(["scheme", "min_rto_ms", "flows", "buffer_kb"])["goodput_mbps"].mean().reset_index()
-    rows = []
-    for s_, r_ in cases:   # every (scheme, minRTO, flows) gets a row
-        for f_ in flows:
-            g = mean[(mean["scheme"] == s_) & (mean["min_rto_ms"] == r_) & (mean["flows"] == f_)]
-            bad = df[(df["scheme"] == s_) & (df["min_rto_ms"] == r_) & (df["flows"] == f_) &
-                     (df["infeasible"].fillna("") != "")]
-            ok = g[g["goodput_mbps"] >= target].sort_values("buffer_kb")
-            smallest_run = float(g["buffer_kb"].min()) if len(g) else float("nan")
-            rows.append(dict(scheme=s_, min_rto_ms=r_, flows=f_,
-                             min_buffer_kb=float(ok["buffer_kb"].iloc[0]) if len(ok) else float("nan"),
-                             best_goodput_mbps=float(g["goodput_mbps"].max()) if len(g) else float("nan"),
-                             # the smallest buffer the scheme could run at (PFC: where its split first fits)
-                             smallest_feasible_kb=smallest_run,
-                             infeasible_kb=" ".join(f"{b:g}" for b in sorted(bad["buffer_kb"].unique())),
-                             infeasible_reason=str(bad["infeasible"].iloc[0]) if len(bad) else ""))
-    minbuf = pd.DataFrame(rows)
+    minbuf = min_buffers(df, cases, flows, target, line_rate)
     write_csv(minbuf, os.path.join(out, "min_buffer.csv"))
 
     from . import plots
@@ -243,8 +269,8 @@ def _reading(minbuf: pd.DataFrame, cases, flows, buffers_kb, target, df, biggest
         covered = [f for f in flows if pd.notna(m["min_buffer_kb"].get(f))]
         head = f"{s}, minRTO {r:g} ms"
         if not covered:
-            lines.append(f"{head}: no buffer up to {max(buffers_kb):g} KB keeps goodput above {target:.0f} Mbps at "
-                         f"any flow count tested.")
+            lines.append(f"{head}: no buffer up to {max(buffers_kb):g} KB keeps goodput above {target:.0f} Mbps "
+                         f"with confidence at any flow count tested.")
             continue
         parts, at_limit = [], []
         for f in covered:
@@ -252,7 +278,9 @@ def _reading(minbuf: pd.DataFrame, cases, flows, buffers_kb, target, df, biggest
             parts.append(f"{f} flows need {need:g} KB")
             if m.at[f, "infeasible_kb"] and need == m.at[f, "smallest_feasible_kb"]:
                 at_limit.append(f)   # not a goodput result: smaller buffers could not run at all
-        text = f"{head}: " + ", ".join(parts) + "."
+        seeds = int(m["seeds"].min()) if "seeds" in m and len(m) else 0
+        text = f"{head}: " + ", ".join(parts) + (f" (95 % confidence over {seeds} seeds)." if seeds > 1 else
+                                                 " (one seed: no interval).")
         if at_limit:
             which = "each of these is" if at_limit == covered else \
                 f"at {', '.join(str(f) for f in at_limit)} flows that is"
@@ -260,7 +288,8 @@ def _reading(minbuf: pd.DataFrame, cases, flows, buffers_kb, target, df, biggest
                      f"infeasible: a feasibility limit, not a goodput one.)")
         missing = [f for f in flows if f not in covered]
         if missing:
-            text += f" Not reached with {max(buffers_kb):g} KB at {', '.join(str(f) for f in missing)} flows."
+            text += (f" Not reached with confidence up to {max(buffers_kb):g} KB at "
+                     f"{', '.join(str(f) for f in missing)} flows.")
         lines.append(text)
     bad = minbuf[minbuf["infeasible_kb"] != ""]
     if len(bad):
@@ -278,7 +307,12 @@ def _reading(minbuf: pd.DataFrame, cases, flows, buffers_kb, target, df, biggest
 def _write_report(out, base, schemes, min_rtos_ms, flows, buffers_kb, seeds, target, minbuf, figures, reading, runs):
     def cell(row) -> str:   # the smallest buffer, "-" not reached, "x" infeasible at every buffer tested
         if pd.notna(row.min_buffer_kb):
-            return f"{row.min_buffer_kb:g}"
+            # where the mean met the target at a smaller buffer than the confident answer, that one too
+            early = f" ({row.first_mean_meeting_kb:g})" if pd.notna(row.first_mean_meeting_kb) and \
+                row.first_mean_meeting_kb < row.min_buffer_kb else ""
+            return f"{row.min_buffer_kb:g}{early}"
+        if pd.notna(row.first_mean_meeting_kb):
+            return f"? ({row.first_mean_meeting_kb:g})"
         return "x" if pd.isna(row.smallest_feasible_kb) else "-"
     table = minbuf.assign(case=minbuf["scheme"] + ", " + minbuf["min_rto_ms"].map(lambda v: f"{v:g} ms"),
                           shown=[cell(r) for r in minbuf.itertuples()]).pivot(index="flows", columns="case",
@@ -291,12 +325,19 @@ def _write_report(out, base, schemes, min_rtos_ms, flows, buffers_kb, seeds, tar
           f"({PROFILE_TEXT.get(base.host_profile, base.host_profile)}).", "",
           "Schemes: " + "; ".join(f"**{s}**: {SCHEME_TEXT[s]}" for s in schemes) + ".", "",
           "## Reading", ""] + [f"- {line}" for line in reading] + [
-          "", f"## Smallest buffer (KB) with mean goodput >= {target:.0f} Mbps (90 % of the payload line rate)", "",
-          "Columns: scheme, minRTO.", "",
+          "", f"## Smallest buffer (KB) from which goodput >= {target:.0f} Mbps (90 % of the payload line rate) "
+          f"with 95 % confidence", "",
+          f"Columns: scheme, minRTO. Each point is the mean of {len(seeds)} seed(s); a buffer counts when its whole "
+          f"95 % interval (Student t over the seeds, cut to the line rate) lies at or above the target, and the "
+          f"answer is the smallest buffer from which every larger one tested counts. The answer's resolution is the "
+          f"grid's ({', '.join(f'{b:g}' for b in sorted(buffers_kb))} KB): the truth lies between it and the buffer "
+          f"below.", "",
           "| flows | " + " | ".join(table.columns) + " |", "|---" * (len(table.columns) + 1) + "|"]
     for f, row in table.iterrows():
         md.append(f"| {f} | " + " | ".join(row) + " |")
-    md += ["", "`-`: not reached with the largest buffer tested; `x`: infeasible at every buffer tested (see below). "
+    md += ["", "`-`: not reached with the largest buffer tested; `x`: infeasible at every buffer tested (see below); "
+           "`(N)`: the mean already met the target at N KB, but not with confidence at every larger buffer (noise, "
+           "or a curve that is not monotone); `? (N)`: only the mean meets it, at N KB. "
            "Every run: `points.csv`; this table: `min_buffer.csv`."]
     bad = minbuf[minbuf["infeasible_kb"] != ""].drop_duplicates(["scheme", "flows"])
     if len(bad):
