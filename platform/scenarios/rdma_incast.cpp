@@ -287,6 +287,26 @@ void rdma_incast_scenario::report(network& net, scenario_run& run, result& r) {
     r.set("goodput_gbps", mbps(delivered, p.end_ps) / 1e3);
     r.set("payload_delivered_bytes", static_cast<int64_t>(delivered));
     r.set("qps_done", static_cast<int64_t>(done));   // message QPs whose last byte was acknowledged
+    if (c.message_kb > 0) {   // each message's completion (first packet to last byte acknowledged), and the incast's
+        std::vector<double> ms;
+        uint64_t first = UINT64_MAX, last = 0;
+        for (const auto& st : w.stats) {
+            first = std::min(first, st.start_ps);
+            if (st.done_ps) {
+                ms.push_back(static_cast<double>(st.done_ps - st.start_ps) * 1e-9);
+                last = std::max(last, st.done_ps);
+            }
+        }
+        r.set("message_time_p50_ms", percentile(ms, 0.5));
+        r.set("message_time_p99_ms", percentile(ms, 0.99));
+        r.set("message_time_max_ms", percentile(ms, 1.0));
+        // the incast: from the first QP's first packet to the last QP's last acknowledged byte (when every QP is
+        // done; else the key is absent and incast_completed is 0)
+        const bool all = done == w.stats.size() && last > first;
+        r.set("incast_completed", static_cast<int64_t>(all ? 1 : 0));
+        if (all)
+            r.set("incast_time_ms", static_cast<double>(last - first) * 1e-9);
+    }
     r.set("marks", static_cast<int64_t>(net.sw(0).counters(p.senders).marks));
     report_port(r, "bottleneck_", net.sw(0).egress(p.senders), p.rate_bps, p.end_ps);
     series.report_convergence(r, c);

@@ -97,3 +97,15 @@ def test_the_buffer_sizing_answer_needs_the_whole_interval_above_the_target():
     assert m["first_mean_meeting_kb"] == 32 and m["min_buffer_kb"] == 64 and m["seeds"] == 3
     one_seed = min_buffers(df[df["seed"] == 0], [("droptail", 10.0)], [8], 850.0, 965.0).iloc[0]
     assert one_seed["min_buffer_kb"] == 32   # one seed: its value decides (and the report says so)
+
+
+def test_an_rdma_incast_of_messages_reports_each_messages_completion_and_the_incasts():
+    s = cmswitch.run(cmswitch.RdmaIncastConfig(message_kb=64, duration_s=0.01)).summary
+    # 8 senders x 10 QPs x 64 KB through one 10 Gb/s port, which carries 1024 of every 1086 bytes as payload:
+    # the last byte cannot arrive before 80 x 65,536 x 8 / (10e9 x 1024 / 1086) = 4.448 ms; PFC keeps it lossless
+    ideal_ms = 80 * 65536 * 8 / (10e9 * 1024 / 1086) * 1e3
+    assert s["qps_done"] == 80 and s["incast_completed"] == 1
+    assert ideal_ms <= s["incast_time_ms"] <= ideal_ms * 1.01
+    assert s["message_time_p50_ms"] <= s["message_time_p99_ms"] <= s["message_time_max_ms"] <= s["incast_time_ms"]
+    short = cmswitch.run(cmswitch.RdmaIncastConfig(message_kb=64, duration_s=0.002)).summary
+    assert short["incast_completed"] == 0 and "incast_time_ms" not in short
