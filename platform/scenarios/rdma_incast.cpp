@@ -160,6 +160,21 @@ struct rdma_series {
         for (size_t k = q.size() - q.size() / 5; k < q.size(); ++k, ++n)
             tail += q[k];
         r.set("queue_last_fifth_kb", n ? tail / static_cast<double>(n) / 1024 : 0.0);
+        // where the queue settled, from its distribution over the second half (the start-up burst long over),
+        // not from one crossing of a threshold: its percentiles, and how often it was empty (the link idle
+        // unless a frame was on the wire: rate cuts overshot)
+        std::vector<double> late;
+        size_t empty = 0;
+        for (size_t k = 0; k < q.size(); ++k)
+            if (t[k] >= c.duration_s * 1e3 / 2) {
+                late.push_back(q[k] / 1024);
+                empty += q[k] == 0 ? 1 : 0;
+            }
+        r.set("queue_p10_kb_second_half", percentile(late, 0.10));
+        r.set("queue_p50_kb_second_half", percentile(late, 0.50));
+        r.set("queue_p99_kb_second_half", percentile(late, 0.99));
+        r.set("queue_empty_fraction_second_half",
+              late.empty() ? 0.0 : static_cast<double>(empty) / static_cast<double>(late.size()));
     }
 
     // Per-flow rates over the second half and their Jain fairness index.
@@ -184,6 +199,7 @@ void report_rates(result& r, const std::vector<double>& rates) {
     r.set("jain_fairness", sq > 0 ? sum * sum / (static_cast<double>(rates.size()) * sq) : 0.0);
     r.set("rate_min_mbps", *std::min_element(rates.begin(), rates.end()));
     r.set("rate_max_mbps", *std::max_element(rates.begin(), rates.end()));
+    r.set("goodput_gbps_second_half", sum / 1e3);
 }
 
 // CNPs and the per-flow table.

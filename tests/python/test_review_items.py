@@ -109,3 +109,16 @@ def test_an_rdma_incast_of_messages_reports_each_messages_completion_and_the_inc
     assert s["message_time_p50_ms"] <= s["message_time_p99_ms"] <= s["message_time_max_ms"] <= s["incast_time_ms"]
     short = cmswitch.run(cmswitch.RdmaIncastConfig(message_kb=64, duration_s=0.002)).summary
     assert short["incast_completed"] == 0 and "incast_time_ms" not in short
+
+
+def test_where_an_rdma_queue_settled_comes_from_its_second_half_distribution():
+    # PFC alone (no DCQCN): 32 senders hold the bottleneck queue at the pause threshold, never empty, the link
+    # busy; DCQCN at the same point keeps it near Kmin
+    base = cmswitch.RdmaIncastConfig(senders=32, qps=1, duration_s=0.02)
+    pfc = cmswitch.run(base.replace(cm="none", marking="none")).summary
+    dcqcn = cmswitch.run(base).summary
+    for s in (pfc, dcqcn):
+        assert s["queue_p10_kb_second_half"] <= s["queue_p50_kb_second_half"] <= s["queue_p99_kb_second_half"]
+        assert s["goodput_gbps_second_half"] <= 10 * 1024 / 1086 + 1e-9
+    assert pfc["queue_empty_fraction_second_half"] == 0 and pfc["goodput_gbps_second_half"] > 0.99 * 10 * 1024 / 1086
+    assert dcqcn["queue_p50_kb_second_half"] < pfc["queue_p50_kb_second_half"] / 4
