@@ -121,13 +121,20 @@ def _log2_x(ax, plt, values) -> None:
         plt.setp(ax.get_xticklabels(), rotation=45, ha="right")
 
 
+def _hlines(ax, hlines) -> None:
+    """Hand values drawn across the plot: (y, label) pairs (the line rate, a target), labelled in the legend."""
+    for k, (y, label) in enumerate(hlines or ()):
+        ax.axhline(y, color="#555555", linestyle=(":", "--", "-.")[k % 3], linewidth=1, label=label)
+
+
 def goodput_vs_flows(df: pd.DataFrame, title: str = "", by: str = "buffer_kb", y: str = "goodput_mbps",
-                     ylabel: Optional[str] = None):
+                     ylabel: Optional[str] = None, hlines: Sequence = ()):
     """One line per value of `by` (seed 000's Figs. 2-5): the mean over seeds with its 95 % confidence interval,
     infeasible points (an `infeasible` reason in the rows) marked x on the axis. The legend sits outside."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(8.0, 4.2))
     _lines_with_ci(ax, df, by, "flows", y, lambda v: f"{v:g} KB" if by == "buffer_kb" else str(v))
+    _hlines(ax, hlines)
     _log2_x(ax, plt, df["flows"].unique())
     ax.set_xlabel("flows (servers)")
     ax.set_ylabel(ylabel or ("goodput (Mbps)" if y == "goodput_mbps" else y))
@@ -139,13 +146,14 @@ def goodput_vs_flows(df: pd.DataFrame, title: str = "", by: str = "buffer_kb", y
     return fig
 
 
-def goodput_vs_buffer(df: pd.DataFrame, flows: int, by: str = "scheme", title: str = ""):
+def goodput_vs_buffer(df: pd.DataFrame, flows: int, by: str = "scheme", title: str = "", hlines: Sequence = ()):
     """Goodput against buffer size at one flow count, one line per value of `by`, with 95 % confidence intervals
     over seeds and infeasible points marked x on the axis."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(8.0, 4.2))
     d = df[df["flows"] == flows]
     _lines_with_ci(ax, d, by, "buffer_kb", "goodput_mbps", str)
+    _hlines(ax, hlines)
     _log2_x(ax, plt, d["buffer_kb"].unique())
     ax.set_xlabel("buffer per port (KB)")
     ax.set_ylabel("goodput (Mbps)")

@@ -297,11 +297,16 @@ def _occupancy_cdfs(df: pd.DataFrame, minbuf: pd.DataFrame, base, out: str,
     ok = df[df["feasible"]]
     fig, ax = plt.subplots(figsize=(7.4, 4.2))
     notes = []
+    answered = 0
     for s, g in ok.groupby("scheme", sort=False):
         row = minbuf[minbuf["scheme"] == s]
         b = row["smallest_from_which_all_meet_kb"].iloc[0] if len(row) else None
+        where = "its answer"
         if b is None or (isinstance(b, float) and math.isnan(b)):
             b = g["buffer_kb"].max()
+            where = "the largest buffer (no answer)"
+        else:
+            answered += 1
         at = g[g["buffer_kb"] == b]
         alpha = at.groupby("alpha")["slowdown_p99_small"].mean().idxmin()
         p = point(base, s, b, alpha, int(at["seed"].min()), dctcp_k_kb)
@@ -312,7 +317,7 @@ def _occupancy_cdfs(df: pd.DataFrame, minbuf: pd.DataFrame, base, out: str,
             ax.step([x / 1024 for x in cdf["bytes"]], cdf["fraction"], where="post", color=colour,
                     label=f"{s}: {b:g} KB, alpha {alpha:g}")
         sm = res.summary
-        notes.append(f"{s} at {b:g} KB (alpha {alpha:g}): shared pool p50 / p99 / p99.9 {sm['pool_p50_kb']:.0f} / "
+        notes.append(f"{s} at {b:g} KB, {where} (alpha {alpha:g}): shared pool p50 / p99 / p99.9 {sm['pool_p50_kb']:.0f} / "
                      f"{sm['pool_p99_kb']:.0f} / {sm['pool_p999_kb']:.0f} KB"
                      + (f", headroom pool p99 {sm['headroom_p99_kb_max_switch']:.0f} KB, peak "
                         f"{sm.get('headroom_pool_peak_kb', 0):.0f} KB" if s == "pfc" else ""))
@@ -320,14 +325,17 @@ def _occupancy_cdfs(df: pd.DataFrame, minbuf: pd.DataFrame, base, out: str,
     ax.set_ylabel("fraction of time at or below")
     ax.set_ylim(0, 1.01)
     ax.grid(alpha=0.3)
-    ax.set_title("How full does the shared pool get? (each scheme at its answer)", fontsize=9)
+    which = "each scheme at its answer" if answered == len(notes) else \
+        "no scheme met the target: each at the largest buffer" if answered == 0 else \
+        "each scheme at its answer, or at the largest buffer where it has none"
+    ax.set_title(f"How full does the shared pool get? ({which})", fontsize=9)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
     fig.tight_layout()
     fig.savefig(os.path.join(out, "occupancy_cdf.png"), dpi=110)
     plt.close("all")
     with open(os.path.join(out, "occupancy.md"), "w") as fh:
         fh.write("\n".join(f"- {n}" for n in notes) + "\n")
-    return [("occupancy_cdf.png", "time-weighted CDF of the shared pool's occupancy, each scheme at its answer "
+    return [("occupancy_cdf.png", f"time-weighted CDF of the shared pool's occupancy, {which} "
                                   "(" + "; ".join(notes) + ")")]
 
 

@@ -230,17 +230,21 @@ def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
     from . import plots
     figures = []
     ci = f"mean of {len(seeds)} seeds, bars: 95 % confidence interval" if len(seeds) > 1 else "one seed"
+    # the hand values: what the link can carry in payload, and the target (a fraction of it)
+    hand = [(line_rate, f"payload line rate {line_rate:.0f} Mbps"),
+            (target, f"target {target:.0f} Mbps ({target / line_rate:.0%})")]
     several = len(set(flows)) > 1   # against flows: a curve needs two flow counts, one is a lone dot
     for s, r in (cases if several else []):
         fig = plots.goodput_vs_flows(df[(df["scheme"] == s) & (df["min_rto_ms"] == r)],
-                                     title=f"How much buffer keeps {s} incast goodput up? (minRTO {r:g} ms; {ci})")
+                                     title=f"How much buffer keeps {s} incast goodput up? (minRTO {r:g} ms; {ci})",
+                                     hlines=hand)
         name = f"goodput_vs_flows_{s}_rto{r:g}ms.png"
         fig.savefig(os.path.join(out, name), dpi=110, bbox_inches="tight")
         figures.append((name, f"Goodput vs flows, {SCHEME_TEXT[s]}, minRTO {r:g} ms"))
     labelled = df.assign(case=df["scheme"] + ", minRTO " + df["min_rto_ms"].map(lambda v: f"{v:g} ms"))
     for f in sorted({min(flows, key=lambda x: abs(x - 16)), max(flows)}):
         fig = plots.goodput_vs_buffer(labelled, f, by="case",
-                                      title=f"Which scheme needs the least buffer at {f} flows? ({ci})")
+                                      title=f"Which scheme needs the least buffer at {f} flows? ({ci})", hlines=hand)
         name = f"goodput_vs_buffer_{f}flows.png"
         fig.savefig(os.path.join(out, name), dpi=110, bbox_inches="tight")
         figures.append((name, f"Goodput vs buffer at {f} flows, every scheme and minRTO (x: infeasible, not run)"))

@@ -122,3 +122,30 @@ def test_where_an_rdma_queue_settled_comes_from_its_second_half_distribution():
         assert s["goodput_gbps_second_half"] <= 10 * 1024 / 1086 + 1e-9
     assert pfc["queue_empty_fraction_second_half"] == 0 and pfc["goodput_gbps_second_half"] > 0.99 * 10 * 1024 / 1086
     assert dcqcn["queue_p50_kb_second_half"] < pfc["queue_p50_kb_second_half"] / 4
+
+
+def test_plots_draw_the_hand_values_and_slant_close_labels(tmp_path):
+    from cmswitch import plots
+    df = pd.DataFrame({"flows": 8, "buffer_kb": [4096.0, 6144.0, 8192.0], "seed": 1, "goodput_mbps": [800, 900, 950],
+                       "scheme": "x"})
+    fig = plots.goodput_vs_buffer(df, 8, hlines=[(965, "payload line rate 965 Mbps"), (868, "target 868 Mbps")])
+    ax = fig.axes[0]
+    labels = ax.get_legend_handles_labels()[1]
+    assert "payload line rate 965 Mbps" in labels and "target 868 Mbps" in labels
+    assert all(t.get_rotation() == 45 for t in ax.get_xticklabels())   # 6144 and 8192 would touch
+
+
+def test_a_buffer_sizing_study_of_one_flow_count_draws_no_one_point_curves(tmp_path):
+    cmswitch.buffer_sizing(str(tmp_path), flows=(4,), buffers_kb=(32, 128), schemes=("droptail",), seeds=(1,),
+                           duration_s=0.2, min_rtos_ms=(10.0,), progress=False, workers=1)
+    names = {p.name for p in tmp_path.iterdir()}
+    assert "goodput_vs_buffer_4flows.png" in names
+    assert not any(n.startswith(("goodput_vs_flows", "queue_vs_flows")) for n in names)
+
+
+def test_cmswitch_scenarios_into_head_ends_quietly():
+    import subprocess
+    import sys
+    r = subprocess.run(f"{sys.executable} -m cmswitch scenarios | head -1", shell=True, capture_output=True,
+                       text=True)
+    assert r.stdout.strip() and "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr
