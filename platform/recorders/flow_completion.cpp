@@ -52,8 +52,18 @@ double flow_path_model::ideal_ps(int src, int dst, uint64_t bytes) const {
     return t + static_cast<double>(n) * static_cast<double>(link_delay_ps);
 }
 
+double flow_path_model::frames_ideal_ps(int src, int dst, uint64_t frames, uint64_t wire_bytes) const {
+    const int n = links(src, dst);
+    const double a = static_cast<double>(host_rate_bps[static_cast<size_t>(src)]);
+    const double b = static_cast<double>(host_rate_bps[static_cast<size_t>(dst)]);
+    const double per_bit = 1e12 / a + 1e12 / b + (n - 2) * 1e12 / static_cast<double>(fabric_rate_bps);
+    return static_cast<double>(wire_bytes) * 8 * per_bit +
+           static_cast<double>(frames) * static_cast<double>(n) * static_cast<double>(link_delay_ps);
+}
+
 uint64_t flow_completion_recorder::report(result& r) const {
-    std::vector<double> fct[num_buckets], slow[num_buckets], all_slow, wait[num_buckets];
+    std::vector<double> fct[num_buckets], slow[num_buckets], all_slow, wait[num_buckets], queue[num_buckets];
+    uint64_t timed_out[num_buckets] = {};
     bool accounted = false;   // hosts count what waits below TCP
     for (int h = 0; h < m_net.num_hosts(); ++h)
         accounted = accounted || m_net.nic(h).shaped();
@@ -87,6 +97,18 @@ uint64_t flow_completion_recorder::report(result& r) const {
             }
             wait[b].push_back(wait_max_us);
         }
+        const tcp_stats& ts = m_workload.stats()[f.flow];
+        timed_out[b] += ts.timeouts > 0 ? 1 : 0;
+        double queue_mean_us = 0, excess_max_us = 0;
+        if (ts.rx_data_frames) {
+            const double n = static_cast<double>(ts.rx_data_frames);
+            const double ideal = m_paths.frames_ideal_ps(f.src, f.dst, ts.rx_data_frames, ts.rx_data_wire_bytes);
+            queue_mean_us = std::max(0.0, (static_cast<double>(ts.rx_delay_sum_ps) - ideal) / n * 1e-6 - wait_mean_us);
+            const uint64_t full = std::min<uint64_t>(ts.rx_data_wire_bytes, m_paths.mss + m_paths.header_bytes);
+            excess_max_us = std::max(
+                0.0, (static_cast<double>(ts.rx_delay_max_ps) - m_paths.frames_ideal_ps(f.src, f.dst, 1, full)) * 1e-6);
+        }
+        queue[b].push_back(queue_mean_us);
         if (ft) {
             ft->column("src").push_back(f.src);
             ft->column("dst").push_back(f.dst);
@@ -95,7 +117,8 @@ uint64_t flow_completion_recorder::report(result& r) const {
             ft->column("fct_us").push_back(t * 1e-6);
             ft->column("slowdown").push_back(s);
             ft->column("priority").push_back(m_workload.prio_of(f));
-            const tcp_stats& ts = m_workload.stats()[f.flow];
+            ft->column("net_queue_mean_us").push_back(queue_mean_us);
+            ft->column("delay_excess_max_us").push_back(excess_max_us);
             ft->column("timeouts").push_back(static_cast<double>(ts.timeouts));
             ft->column("fast_retransmits").push_back(static_cast<double>(ts.fast_retransmits));
             ft->column("retransmitted_bytes").push_back(static_cast<double>(ts.retransmitted_bytes));
@@ -119,6 +142,10 @@ uint64_t flow_completion_recorder::report(result& r) const {
         bt.column("slowdown_p50").push_back(percentile(slow[b], 0.5));
         bt.column("slowdown_p95").push_back(percentile(slow[b], 0.95));
         bt.column("slowdown_p99").push_back(percentile(slow[b], 0.99));
+        bt.column("net_queue_p50_us").push_back(percentile(queue[b], 0.5));
+        bt.column("net_queue_p99_us").push_back(percentile(queue[b], 0.99));
+        bt.column("timed_out_share")
+            .push_back(fct[b].empty() ? 0.0 : static_cast<double>(timed_out[b]) / static_cast<double>(fct[b].size()));
         if (accounted) {
             bt.column("host_wait_p50_us").push_back(percentile(wait[b], 0.5));
             bt.column("host_wait_p99_us").push_back(percentile(wait[b], 0.99));
@@ -128,6 +155,9 @@ uint64_t flow_completion_recorder::report(result& r) const {
         r.set("host_wait_p50_small_us", percentile(wait[0], 0.5));
         r.set("host_wait_p99_small_us", percentile(wait[0], 0.99));
     }
+    r.set("net_queue_p99_small_us", percentile(queue[0], 0.99));
+    r.set("timed_out_share_small",
+          fct[0].empty() ? 0.0 : static_cast<double>(timed_out[0]) / static_cast<double>(fct[0].size()));
     r.set("slowdown_p99_small", percentile(slow[0], 0.99));   // <= 10 KB
     r.set("slowdown_p99_large", percentile(slow[3], 0.99));   // 1-10 MB
     std::string names;

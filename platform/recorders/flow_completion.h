@@ -3,14 +3,19 @@
 // Reports after the run:
 //   fct_by_size   per size bucket (<= 10 KB, 10-100 KB, 100 KB-1 MB, 1-10 MB, > 10 MB; the split of DCTCP and
 //                 HPCC): flows, FCT p50/p99 (ms), slowdown p50/p95/p99
-//   flows         every completed Poisson flow (source, destination, start, size, FCT, slowdown, its longest and
-//                 mean wait in its host), with flow_table
+//   flows         every completed Poisson flow (source, destination, start, size, FCT, slowdown, priority,
+//                 timeouts, retransmissions, its longest and mean wait in its host, its frames' mean queueing in the
+//                 network and its largest one-way delay beyond the ideal), with flow_table
 //   summary       flows started and completed, slowdown p50/p99 overall, of small and large flows, the incasts
 //                 (started, completed, completion time p50/p99); with hosts that account below TCP (a qdisc or
 //                 small queues), the split of small flows' FCT: p50/p99 of their longest host wait
 // A flow's host wait is how long one of its data frames spent in its sending host, from TCP's send to the start of
 // its transmission (qdisc and NIC queue): the longest per flow, so that FCT - host wait is what the network took of
 // a flow that fits in one window (fct_by_size: host_wait_p50_us, host_wait_p99_us per bucket).
+// A flow's network queueing is its data frames' mean one-way delay (TCP's send to the last bit's arrival) less
+// their ideal (frames_ideal_ps) and less their mean host wait: the time in switch queues, paused or not
+// (fct_by_size: net_queue_p50_us, net_queue_p99_us of the flows' means; timed_out_share, the share of flows that
+// waited out at least one retransmission timeout).
 // The ideal FCT is the flow alone on an idle network: its whole wire size at the slower of its two host links,
 // one frame at the faster one and on every further link, and the propagation of every link on its path.
 #ifndef CMSWITCH_PLATFORM_RECORDERS_FLOW_COMPLETION_H
@@ -33,6 +38,9 @@ struct flow_path_model {
     std::function<int(int src, int dst)> links;   // links on the path between two hosts
     uint32_t mss = 1460, header_bytes = 40;
     double ideal_ps(int src, int dst, uint64_t bytes) const;
+    // The one-way delays frames of `wire_bytes` in all (`frames` of them) would take alone from src to dst:
+    // serialization on every link (store and forward) and propagation, summed.
+    double frames_ideal_ps(int src, int dst, uint64_t frames, uint64_t wire_bytes) const;
 };
 
 class network;

@@ -82,7 +82,8 @@ workload_scenario::workload_scenario() {
     t.add_real("incast_period_ms", &c.incast_period_ms, 0.001, 1e6, "ms", "incast: time between two incasts");
     t.add_flag("flow_table", &c.flow_table,
                "include every completed flow as table flows: src, dst, start_ms, size_bytes, fct_us, slowdown, "
-               "priority, timeouts, fast_retransmits, retransmitted_bytes (and the host wait where it is accounted)");
+               "priority, net_queue_mean_us, delay_excess_max_us, timeouts, fast_retransmits, retransmitted_bytes "
+               "(and the host wait where it is accounted)");
     t.add_flag("queue_cdfs", &c.queue_cdfs,
                "include every egress queue's occupancy CDF (table queue_cdfs; the busiest queue's is always in "
                "queue_cdf)");

@@ -149,3 +149,20 @@ def test_cmswitch_scenarios_into_head_ends_quietly():
     r = subprocess.run(f"{sys.executable} -m cmswitch scenarios | head -1", shell=True, capture_output=True,
                        text=True)
     assert r.stdout.strip() and "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr
+
+
+def test_each_flows_network_queueing_is_zero_alone_and_shows_under_an_incast():
+    # one flow at a time (2 hosts, 1 % load): every frame's one-way delay is its ideal (serialization on both
+    # links, propagation) plus its host wait, so the network queueing is 0 to within the model's rounding (ps)
+    alone = cmswitch.run(cmswitch.WorkloadConfig(topology="star", hosts=2, load=0.01, duration_s=0.5, drain_ms=50,
+                                                 flow_table=True, host_profile="linux"))
+    f = alone.flows
+    assert len(f) >= 5 and (f["net_queue_mean_us"] < 0.1).all() and (f["slowdown"] < 1.01).all()
+    assert (f["delay_excess_max_us"] >= f["net_queue_mean_us"] - 1e-9).all()
+    # 7 senders' 64 KB each into one 25 Gb/s port: the incast's port queues; the small flows to that host wait
+    busy = cmswitch.run(cmswitch.WorkloadConfig(topology="star", hosts=8, load=0.3, incast_fanin=7, incast_kb=256,
+                                                duration_s=0.02, drain_ms=10, flow_table=True,
+                                                host_profile="linux"))
+    by = busy.tables["fct_by_size"]
+    assert by["net_queue_p99_us"].max() > 10 and "timed_out_share" in by
+    assert busy.summary["net_queue_p99_small_us"] >= 0 and 0 <= busy.summary["timed_out_share_small"] <= 1

@@ -84,6 +84,11 @@ struct tcp_stats {
     uint64_t ecn_reductions = 0;
     uint64_t acks_sent = 0;
     uint64_t bytes_delivered = 0;   // in-order payload bytes at the receiver
+    // at the receiver, every data frame that arrived (duplicates too): how many, their wire bytes, and their
+    // one-way delays from TCP's send (the frame's created_ps) to the last bit's arrival, summed and the largest:
+    // what the path took beyond its ideal (serialization and propagation) is the queueing in hosts and switches
+    uint64_t rx_data_frames = 0, rx_data_wire_bytes = 0;
+    uint64_t rx_delay_sum_ps = 0, rx_delay_max_ps = 0;
 };
 
 }   // namespace cmswitch

@@ -22,6 +22,11 @@ void tcp_receiver::on_frame(frame* f, uint64_t now) {
     const uint64_t tsval = f->ts_ps;
     const bool ce = f->ecn == ecn_ce;
     const bool cwr = (f->flags & tcp_cwr) != 0;
+    const uint64_t delay = now - f->created_ps;
+    m_stats.rx_data_frames++;
+    m_stats.rx_data_wire_bytes += f->bytes;
+    m_stats.rx_delay_sum_ps += delay;
+    m_stats.rx_delay_max_ps = std::max(m_stats.rx_delay_max_ps, delay);
     m_host.nic().pool().release(f);
 
     if (m_feedback == ecn_feedback::per_segment) {
