@@ -495,6 +495,8 @@ def _exit_codes(workers: Iterable[Any]) -> str:
     itself sends SIGTERM to the survivors of a break: that is named only when nothing else is."""
     out = []
     for proc in workers:
+        if getattr(proc, "exitcode", 0) is None and hasattr(proc, "join"):
+            proc.join(timeout=2.0)   # dead but not yet reaped (a loaded machine): its exit code, not None
         code = getattr(proc, "exitcode", None)
         if code is None or code == 0:
             continue
