@@ -17,20 +17,27 @@ const char* bucket_name[num_buckets] = {"<=10KB", "10KB-100KB", "100KB-1MB", "1M
 
 struct incast_times {
     std::vector<uint64_t> start, end;   // end UINT64_MAX: a flow of it did not finish
+    std::vector<uint8_t> seen;   // an incast some of whose flows were added (one left out by a warm-up is not)
     void add(const flow_workload::flow_record& f) {
         const size_t k = static_cast<size_t>(f.incast);
         if (end.size() <= k) {
             end.resize(k + 1, 0);
-            start.resize(k + 1, f.start_ps);
+            start.resize(k + 1, UINT64_MAX);
+            seen.resize(k + 1, 0);
         }
+        seen[k] = 1;
+        start[k] = std::min(start[k], f.start_ps);
         end[k] = (f.end_ps == 0 || end[k] == UINT64_MAX) ? UINT64_MAX : std::max(end[k], f.end_ps);
     }
     void report(result& r) const {
         std::vector<double> done;
-        for (size_t k = 0; k < end.size(); ++k)
-            if (end[k] != UINT64_MAX && end[k] != 0)
+        int64_t n = 0;
+        for (size_t k = 0; k < end.size(); ++k) {
+            n += seen[k];
+            if (seen[k] && end[k] != UINT64_MAX && end[k] != 0)
                 done.push_back(static_cast<double>(end[k] - start[k]) * 1e-9);
-        r.set("incasts", static_cast<int64_t>(end.size()));
+        }
+        r.set("incasts", n);
         r.set("incasts_completed", static_cast<int64_t>(done.size()));
         r.set("incast_time_p50_ms", percentile(done, 0.5));
         r.set("incast_time_p99_ms", percentile(done, 0.99));
@@ -70,7 +77,12 @@ uint64_t flow_completion_recorder::report(result& r) const {
     incast_times incasts;
     uint64_t started = 0, completed = 0, bytes_done = 0;
     table* ft = m_flow_table ? &r.add_table("flows") : nullptr;
+    uint64_t in_warmup = 0;
     for (const auto& f : m_workload.flows()) {
+        if (f.start_ps < m_warmup_ps) {
+            ++in_warmup;
+            continue;
+        }
         if (f.incast >= 0) {
             incasts.add(f);
             continue;
@@ -128,6 +140,8 @@ uint64_t flow_completion_recorder::report(result& r) const {
             }
         }
     }
+    if (m_warmup_ps > 0)
+        r.set("flows_in_warmup", static_cast<int64_t>(in_warmup));   // left out: started before the warm-up ended
     r.set("flows_started", static_cast<int64_t>(started));
     r.set("flows_completed", static_cast<int64_t>(completed));
     r.set("slowdown_p50", percentile(all_slow, 0.5));

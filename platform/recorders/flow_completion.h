@@ -47,8 +47,10 @@ class network;
 class flow_completion_recorder {
 public:
     // net: the hosts whose per-socket waits the report reads (their egress accounts below TCP, host_qdisc.h)
-    flow_completion_recorder(const flow_workload& w, flow_path_model paths, bool flow_table, const network& net)
-        : m_workload(w), m_paths(std::move(paths)), m_flow_table(flow_table), m_net(net) {}
+    // warmup_ps: flows (and incasts) that start before it are left out (counted as flows_in_warmup)
+    flow_completion_recorder(const flow_workload& w, flow_path_model paths, bool flow_table, const network& net,
+                             uint64_t warmup_ps = 0)
+        : m_workload(w), m_paths(std::move(paths)), m_flow_table(flow_table), m_net(net), m_warmup_ps(warmup_ps) {}
     // Also gives the application bytes of the completed Poisson flows (the measured load).
     uint64_t report(result& r) const;
 
@@ -57,6 +59,7 @@ private:
     flow_path_model m_paths;
     bool m_flow_table;
     const network& m_net;
+    uint64_t m_warmup_ps;
 };
 
 }   // namespace cmswitch

@@ -67,6 +67,9 @@ workload_scenario::workload_scenario() {
                       "pause_headroom_pool_kb for a shared headroom pool)");
     declare_run(t, c, 1e4, "flows arrive during this time");
     t.add_real("drain_ms", &c.drain_ms, 0, 1e7, "ms", "simulated time after the last arrival, for flows to finish");
+    t.add_real("warmup_ms", &c.warmup_ms, 0, 1e7, "ms",
+               "flows and incasts that start before this time are left out of the completion-time statistics "
+               "(they met the idle network of the start); 0: every flow counts");
     t.add_int("flow_prio", &c.flow_prio, 0, 6, "", "802.1p priority of the Poisson flows (queue_map, pg_map)");
     t.add_list("flow_destinations", &c.flow_destinations, 0, 65535, 0, true, "",
                "the hosts the Poisson flows go to, uniformly (e.g. storage servers; host ids: star 0..hosts-1 then "
@@ -138,6 +141,9 @@ scenario_plan workload_scenario::plan(result& r) {
     if (host_rate == 0 || fabric_rate == 0)
         throw config_error("link_gbps / fabric_gbps: must be at least 1e-9 Gbps (1 bit/s)");
     const uint64_t delay = us_to_ps(c.delay_us);
+    if (c.warmup_ms > 0 && c.warmup_ms >= c.duration_s * 1e3)
+        throw config_error("warmup_ms = " + format_number(c.warmup_ms) +
+                           ": must end before the arrivals do (duration_s = " + format_number(c.duration_s) + " s)");
     pl->stop_ps = s_to_ps(c.duration_s);
     pl->end_ps = pl->stop_ps + ms_to_ps(c.drain_ms);
     const buffer_config buf = make_buffer_config(c);
@@ -225,7 +231,8 @@ flow_workload_config workload_scenario::workload_settings(int hosts) const {
 
 struct workload_scenario::run_state : scenario_run {
     run_state(network& net, const workload_config& c, const planned& p, const flow_workload_config& wc)
-        : w(net.stacks(), p.tcp, *p.sizes, wc), fct(w, p.paths, c.flow_table, net), occupancy(net, c.queue_cdfs) {}
+        : w(net.stacks(), p.tcp, *p.sizes, wc), fct(w, p.paths, c.flow_table, net, ms_to_ps(c.warmup_ms)),
+          occupancy(net, c.queue_cdfs) {}
     flow_workload w;
     flow_completion_recorder fct;
     buffer_occupancy_recorder occupancy;

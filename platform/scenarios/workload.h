@@ -36,6 +36,7 @@ struct workload_config : buffer_settings, run_settings, tcp_settings {
     double load = 0.5;
     std::string flow_sizes = "web-search";
     double drain_ms = 50;
+    double warmup_ms = 0;
     int64_t uplinks = 0;
     double uplink_gbps = 100;
     double uplink_load = 0;

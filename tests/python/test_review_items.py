@@ -166,3 +166,15 @@ def test_each_flows_network_queueing_is_zero_alone_and_shows_under_an_incast():
     by = busy.tables["fct_by_size"]
     assert by["net_queue_p99_us"].max() > 10 and "timed_out_share" in by
     assert busy.summary["net_queue_p99_small_us"] >= 0 and 0 <= busy.summary["timed_out_share_small"] <= 1
+
+
+def test_a_workload_warm_up_leaves_the_first_flows_and_incasts_out():
+    base = cmswitch.WorkloadConfig(topology="star", hosts=8, duration_s=0.02, incast_fanin=4, incast_period_ms=1)
+    whole = cmswitch.run(base).summary
+    warm = cmswitch.run(base.replace(warmup_ms=5)).summary
+    # one incast a ms: 20 over 20 ms, 5 of them (4 flows each) in the warm-up; the same run, only counted apart
+    assert (whole["incasts"], warm["incasts"]) == (20, 15)
+    assert warm["flows_started"] + warm["flows_in_warmup"] - 5 * 4 == whole["flows_started"]
+    assert "flows_in_warmup" not in whole
+    with pytest.raises(ValueError, match="warmup_ms = 20: must end before the arrivals do"):
+        base.replace(warmup_ms=20).check()
