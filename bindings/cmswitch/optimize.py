@@ -204,7 +204,8 @@ def optimize(base: ScenarioConfig, space: Mapping[str, Any], targets: Sequence[U
                 v = math.inf if direction == "minimize" else -math.inf
             elif name in df:
                 v = float(df[name].mean())
-                row[f"{name}_mean"] = v
+                row[f"{name}_mean"] = v   # and its spread over the seeds
+                row[f"{name}_min"], row[f"{name}_max"] = float(df[name].min()), float(df[name].max())
             else:
                 raise ValueError(f"objective {name!r}: neither a field of {type(base).__name__} nor a metric "
                                  f"{base.scenario} reports")
