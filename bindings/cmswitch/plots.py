@@ -53,6 +53,13 @@ def mean_ci(values) -> "tuple[float, float, int]":
     return float(v.mean()), float(t * v.std(ddof=1) / n ** 0.5), n
 
 
+def bounded_ci(values, bounds: "tuple[float, float]" = (-math.inf, math.inf)) \
+        -> "tuple[float, float, int, float, float]":
+    """mean_ci with the interval's ends cut to what the quantity can be: (mean, half-width, n, low end, high end)."""
+    m, h, n = mean_ci(values)
+    return m, h, n, max(bounds[0], m - h), min(bounds[1], m + h)
+
+
 def physical_bounds(g: pd.DataFrame, y: str) -> "tuple[float, float]":
     """What y can be at all, for cutting an interval: at least 0 if it is never negative, and a goodput or
     throughput in Mbps at most the link's rate (the rows' link_gbps)."""
@@ -70,9 +77,8 @@ def _summary(g: pd.DataFrame, x: str, y: str) -> pd.DataFrame:
     lo_b, hi_b = physical_bounds(g[_feasible(g)], y)
     for xv, gg in g.groupby(x):
         feasible = gg[_feasible(gg)]
-        m, h, n = mean_ci(feasible[y])
-        rows.append(dict(x=xv, mean=m, ci=h, n=n, lo=max(lo_b, m - h), hi=min(hi_b, m + h),
-                         infeasible=len(feasible) == 0))
+        m, h, n, lo, hi = bounded_ci(feasible[y], (lo_b, hi_b))
+        rows.append(dict(x=xv, mean=m, ci=h, n=n, lo=lo, hi=hi, infeasible=len(feasible) == 0))
     return pd.DataFrame(rows).sort_values("x").set_index("x")
 
 

@@ -141,12 +141,11 @@ def seed_stats(g: pd.DataFrame, metric: str, by: Sequence[str] = ("buffer_kb", "
                bounds: "tuple[float, float]" = (-math.inf, math.inf)) -> pd.DataFrame:
     """Per group of `by`: the mean of `metric` over the seeds, its 95 % interval (Student t; none for one seed)
     cut to what is physically possible (`bounds`), and the number of seeds."""
-    from .plots import mean_ci
+    from .plots import bounded_ci
     rows = []
     for key, gg in g.groupby(list(by)):
-        m, h, n = mean_ci(gg[metric])
-        rows.append(dict(zip(by, key if isinstance(key, tuple) else (key,)), mean=m, ci=h, n=n,
-                         lo=max(bounds[0], m - h), hi=min(bounds[1], m + h)))
+        m, h, n, lo, hi = bounded_ci(gg[metric], bounds)
+        rows.append(dict(zip(by, key if isinstance(key, tuple) else (key,)), mean=m, ci=h, n=n, lo=lo, hi=hi))
     return pd.DataFrame(rows)
 
 

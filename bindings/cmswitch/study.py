@@ -151,12 +151,12 @@ def min_buffers(df: pd.DataFrame, cases: Sequence[Tuple[str, float]], flows: Seq
     its goodput's whole 95 % interval (over the seeds, cut to [0, line_rate]) at or above `target`;
     first_mean_meeting_kb, the smallest whose mean meets it; seeds; the best mean; where the scheme could run."""
     feasible = df[df["infeasible"].fillna("") == ""]
-    from .plots import mean_ci
+    from .plots import bounded_ci
     stats = []
     for key, g in feasible.groupby(["scheme", "min_rto_ms", "flows", "buffer_kb"]):
-        m, h, n = mean_ci(g["goodput_mbps"])
-        stats.append(dict(zip(("scheme", "min_rto_ms", "flows", "buffer_kb"), key), goodput_mbps=m,
-                          lo=max(0.0, m - h), hi=min(line_rate, m + h), n=n))
+        m, _, n, lo, hi = bounded_ci(g["goodput_mbps"], (0.0, line_rate))
+        stats.append(dict(zip(("scheme", "min_rto_ms", "flows", "buffer_kb"), key), goodput_mbps=m, lo=lo, hi=hi,
+                          n=n))
     mean = pd.DataFrame(stats, columns=["scheme", "min_rto_ms", "flows", "buffer_kb", "goodput_mbps", "lo", "hi",
                                         "n"])
     rows = []
