@@ -215,6 +215,9 @@ def shared_buffer(out: str, schemes: Sequence[str] = SCHEMES,
     for s in schemes:
         if s not in SCHEMES:
             raise ValueError(f"scheme = {s!r}: known schemes are {', '.join(SCHEMES)}")
+    if dctcp_k_kb is not None and not (isinstance(dctcp_k_kb, (int, float)) and 0 < dctcp_k_kb < math.inf):
+        raise ValueError(f"dctcp_k_kb = {dctcp_k_kb!r}: DCTCP's marking threshold in KB, a number > 0 (None: the "
+                         f"C x RTT / 7 rule)")
     base = base or base_config(switch=switch, **base_changes)
     _refuse_unrunnable(base, schemes, buffers_kb, alphas, seeds, dctcp_k_kb)
     rows: List[Dict[str, Any]] = []

@@ -178,3 +178,10 @@ def test_a_workload_warm_up_leaves_the_first_flows_and_incasts_out():
     assert "flows_in_warmup" not in whole
     with pytest.raises(ValueError, match="warmup_ms = 20: must end before the arrivals do"):
         base.replace(warmup_ms=20).check()
+
+
+def test_the_shared_buffer_study_refuses_a_bad_dctcp_k_naming_it():
+    from cmswitch.shared_buffer_study import shared_buffer
+    for bad in (-1, 0, float("nan")):
+        with pytest.raises(ValueError, match="dctcp_k_kb = .*a number > 0"):
+            shared_buffer("unused", dctcp_k_kb=bad, progress=False)
