@@ -3,10 +3,32 @@
 
 namespace cmswitch {
 
+link_timing& link_timing::operator=(const link_timing& o) {
+    if (this == &o)
+        return *this;
+    m_rate_bps = o.m_rate_bps;
+    m_nominal_bps = o.m_nominal_bps;
+    m_delay_ps = o.m_delay_ps;
+    m_ps_per_byte = o.m_ps_per_byte;
+    m_schedule = o.m_schedule ? std::make_unique<schedule>(*o.m_schedule) : nullptr;
+    return *this;
+}
+
+void link_timing::set_rate_schedule(std::vector<std::pair<uint64_t, uint64_t>> changes) {
+    m_rate_bps = m_nominal_bps;
+    m_schedule.reset();
+    if (!changes.empty())
+        m_schedule = std::make_unique<schedule>(schedule{std::move(changes), 0});
+}
+
+void link_timing::follow_schedule(uint64_t now) {
+    schedule& s = *m_schedule;
+    while (s.next < s.changes.size() && s.changes[s.next].first <= now)
+        m_rate_bps = s.changes[s.next++].second;
+}
+
 ethernet_link::ethernet_link(sc_core::sc_module_name name, uint64_t rate_bps, uint64_t delay_ps)
-    : sc_module(name), m_rate_bps(rate_bps), m_delay_ps(delay_ps),
-      m_ps_per_byte(8000000000000ull % rate_bps == 0 ? 8000000000000ull / rate_bps : 0) {
-    m_dir_rate[0] = m_dir_rate[1] = rate_bps;
+    : sc_module(name), m_dir{link_timing(rate_bps, delay_ps), link_timing(rate_bps, delay_ps)} {
     a_in.register_b_transport(this, &ethernet_link::transport, 0);
     b_in.register_b_transport(this, &ethernet_link::transport, 1);
 }
@@ -16,35 +38,14 @@ void ethernet_link::reset() {
     m_bytes[0] = m_bytes[1] = 0;
 }
 
-void ethernet_link::set_rate_schedule(int dir, std::vector<std::pair<uint64_t, uint64_t>> schedule) {
-    m_schedule[dir] = std::move(schedule);
-    m_next_change[dir] = 0;
-    m_dir_rate[dir] = m_rate_bps;
-}
-
 void ethernet_link::transport(int dir, frame& f, sc_core::sc_time& delay) {
-    const auto& sched = m_schedule[dir];
-    if (m_next_change[dir] < sched.size()) {
-        const uint64_t now = now_ps();
-        while (m_next_change[dir] < sched.size() && sched[m_next_change[dir]].first <= now)
-            m_dir_rate[dir] = sched[m_next_change[dir]++].second;
-    }
-    const uint64_t rate = m_dir_rate[dir];
-    timing_cache& c = m_cache[dir];
-    if (c.bytes != f.bytes || c.rate != rate) {
-        const uint64_t ser =
-            rate == m_rate_bps && m_ps_per_byte ? f.bytes * m_ps_per_byte : serialization_ps(f.bytes, rate);
-        c.bytes = f.bytes;
-        c.rate = rate;
-        c.ser = ps_time(ser);
-        c.arrive = ps_time(ser + m_delay_ps);
-    }
+    link_timing& t = m_dir[dir];
+    const uint64_t ser = t.serialization_ps(f.bytes, now_ps());
     ++m_frames[dir];
     m_bytes[dir] += f.bytes;
-    const sc_core::sc_time ser = c.ser;
-    sc_core::sc_time arrive = delay + c.arrive;
+    sc_core::sc_time arrive = delay + ps_time(ser + t.delay_ps());
     (dir == 0 ? a_out : b_out)->b_transport(f, arrive);   // f belongs to the receiver from here on
-    delay += ser;
+    delay += ps_time(ser);
 }
 
 }   // namespace cmswitch

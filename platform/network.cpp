@@ -131,27 +131,23 @@ void network::build() {
                                                     static_cast<int>(s)));
         m_created.push_back({block::sw, m_switches.size() - 1});
     }
-    for (size_t i = 0; i < m_topo.links.size(); ++i) {
+    // every link: each end's transmitter connected straight to the other end's receiver (no link module, no
+    // sockets: a few words in the transmitting port; ethernet_link is for blocks bound through TLM sockets)
+    for (const link_spec& l : m_topo.links) {
         run_control::poll_build();
-        const link_spec& l = m_topo.links[i];
-        m_links.emplace_back(new ethernet_link(("link" + std::to_string(i)).c_str(), l.rate_bps, l.delay_ps));
-        m_created.push_back({block::link, m_links.size() - 1});
-        ethernet_link& ln = *m_links.back();
-        // end a transmits into a_in, receives from b_out; end b the reverse
-        if (l.a.kind == node_ref::host) {
-            nic(l.a.id).tx.bind(ln.a_in);
-            ln.b_out.bind(nic(l.a.id).rx);
-        } else {
-            sw(l.a.id).tx(l.a_port).bind(ln.a_in);
-            ln.b_out.bind(sw(l.a.id).rx(l.a_port));
-        }
-        if (l.b.kind == node_ref::host) {
-            nic(l.b.id).tx.bind(ln.b_in);
-            ln.a_out.bind(nic(l.b.id).rx);
-        } else {
-            sw(l.b.id).tx(l.b_port).bind(ln.b_in);
-            ln.a_out.bind(sw(l.b.id).rx(l.b_port));
-        }
+        const link_timing timing(l.rate_bps, l.delay_ps);
+        const frame_sink into_a =
+            l.a.kind == node_ref::host ? nic(l.a.id).arrival_sink() : sw(l.a.id).arrival_sink(l.a_port);
+        const frame_sink into_b =
+            l.b.kind == node_ref::host ? nic(l.b.id).arrival_sink() : sw(l.b.id).arrival_sink(l.b_port);
+        if (l.a.kind == node_ref::host)
+            nic(l.a.id).connect(timing, into_b);
+        else
+            sw(l.a.id).connect(l.a_port, timing, into_b);
+        if (l.b.kind == node_ref::host)
+            nic(l.b.id).connect(timing, into_a);
+        else
+            sw(l.b.id).connect(l.b_port, timing, into_a);
     }
     compute_routes();
     // hosts' service rates: the link direction toward the host
@@ -161,9 +157,9 @@ void network::build() {
         if (sc.rate_bps == 0)
             throw config_error("service rate of host " + std::to_string(sc.host) + " = 0: must be > 0");
     }
-    for (size_t i = 0; i < m_topo.links.size(); ++i)
+    for (const link_spec& l : m_topo.links)
         for (int end = 0; end < 2; ++end) {
-            const node_ref& n = end ? m_topo.links[i].b : m_topo.links[i].a;
+            const node_ref& n = end ? l.b : l.a;
             if (n.kind != node_ref::host)
                 continue;
             std::vector<std::pair<uint64_t, uint64_t>> sched;
@@ -171,8 +167,13 @@ void network::build() {
                 if (sc.host == n.id)
                     sched.emplace_back(sc.t_ps, sc.rate_bps);
             std::sort(sched.begin(), sched.end());
-            if (!sched.empty())
-                m_links[i]->set_rate_schedule(end ? 0 : 1, std::move(sched));   // the direction into the host
+            if (sched.empty())
+                continue;
+            // the direction into the host: the other end transmits it
+            const node_ref& far = end ? l.a : l.b;
+            link_timing& t =
+                far.kind == node_ref::host ? nic(far.id).link() : sw(far.id).port_link(end ? l.a_port : l.b_port);
+            t.set_rate_schedule(std::move(sched));
         }
     // every transmitter learns its link's rate (PAUSE quanta are 512 bit times at that rate)
     for (const link_spec& l : m_topo.links)
@@ -238,7 +239,6 @@ void network::teardown() {
             m_nics[c.index].reset();
             break;
         case block::sw: m_switches[c.index].reset(); break;
-        case block::link: m_links[c.index].reset(); break;
         }
     };
     if (!m_created.empty())
@@ -246,7 +246,6 @@ void network::teardown() {
     for (size_t i = m_created.size(); i-- > 1;)
         drop(m_created[i]);
     m_created.clear();
-    m_links.clear();
     m_switches.clear();
     m_stacks.clear();
     m_nics.clear();

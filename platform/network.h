@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The modules of one simulated network, built from a topology: a frame pool, host NICs with their stacks,
-// switches and links, bound through their TLM sockets, with forwarding tables computed by shortest path.
+// switches, each link's ends connected directly (egress_port::connect), with forwarding tables computed by
+// shortest path.
 // Construct inside a live sim_context and destroy before it.
 #ifndef CMSWITCH_PLATFORM_NETWORK_H
 #define CMSWITCH_PLATFORM_NETWORK_H
@@ -91,9 +92,8 @@ private:
     flow_directory m_flows;   // every host's flow endpoints (before the stacks: they refer to it)
     std::vector<std::unique_ptr<host_stack>> m_stacks;
     std::vector<std::unique_ptr<ethernet_switch>> m_switches;
-    std::vector<std::unique_ptr<ethernet_link>> m_links;
     std::vector<std::unique_ptr<event_domain>> m_domains;
-    enum class block : uint8_t { domain, host, sw, link };
+    enum class block : uint8_t { domain, host, sw };
     struct created {
         block kind;
         size_t index;

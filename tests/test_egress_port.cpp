@@ -22,10 +22,10 @@ struct bench {
     capture cap{"cap", pool};
     injector inj{"inj"};
     bench() {
-        nic.tx.bind(ln.a_in);
+        nic.tx().bind(ln.a_in);
         ln.a_out.bind(cap.rx);
         inj.tx.bind(ln.b_in);
-        ln.b_out.bind(nic.rx);
+        ln.b_out.bind(nic.rx());
     }
 };
 }   // namespace
@@ -124,10 +124,10 @@ TEST(EgressPort, NicQueueLimitDrops) {
     ethernet_link ln("link", 1000000000ull, 0);
     capture cap("cap", pool);
     injector inj("inj");
-    nic.tx.bind(ln.a_in);
+    nic.tx().bind(ln.a_in);
     ln.a_out.bind(cap.rx);
     inj.tx.bind(ln.b_in);
-    ln.b_out.bind(nic.rx);
+    ln.b_out.bind(nic.rx());
     // first 1500 leaves at once; 6 more fit in 10000 B (9000), the 8th would make 10500
     int accepted = 0;
     for (int i = 0; i < 9; ++i)

@@ -29,10 +29,10 @@ TEST(Link, LastBitArrivesAfterSerializationPlusPropagation) {
     ethernet_link ln("link", 1000000000ull, 5000000ull);   // 1 Gbps, 5 us
     capture cap("cap", pool);
     injector inj("inj");
-    nic.tx.bind(ln.a_in);
+    nic.tx().bind(ln.a_in);
     ln.a_out.bind(cap.rx);
     inj.tx.bind(ln.b_in);
-    ln.b_out.bind(nic.rx);
+    ln.b_out.bind(nic.rx());
     // two back-to-back frames from the NIC at t = 0: the second starts when the first has left (12 us)
     nic.send(make_frame(pool, 1500, 1, 0, 1));
     nic.send(make_frame(pool, 1500, 1, 0, 2));

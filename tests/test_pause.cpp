@@ -45,10 +45,10 @@ struct nic_bench {
     capture cap{"cap", pool};
     injector peer{"peer"};
     explicit nic_bench(uint64_t rate) : nic("nic", 0, 1 << 20, pool, events), ln("link", rate, 0) {
-        nic.tx.bind(ln.a_in);
+        nic.tx().bind(ln.a_in);
         ln.a_out.bind(cap.rx);
         peer.tx.bind(ln.b_in);
-        ln.b_out.bind(nic.rx);
+        ln.b_out.bind(nic.rx());
         nic.set_link_rate(rate);
     }
     void send_data(int n) {

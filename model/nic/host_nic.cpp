@@ -6,12 +6,33 @@ namespace cmswitch {
 host_nic::host_nic(sc_core::sc_module_name name, int host_id, uint64_t queue_limit_bytes, frame_pool& pool,
                    event_domain& events)
     : sc_module(name), m_host(host_id), m_limit(queue_limit_bytes), m_pool(pool), m_events(events) {
-    rx.register_b_transport(this, &host_nic::receive);
-    m_port.attach(&tx, &m_events, this, ev_tx_done, 0);
+    m_port.attach(&m_events, this, ev_tx_done, 0);
     m_port.configure_pause(0, ev_pause_expiry);
     reset();
     if (model_trace::active())
         m_port.trace_as(std::string(basename()) + ".tx");
+}
+
+frame_initiator_socket& host_nic::tx() {
+    if (!m_tx) {
+        sc_core::sc_simcontext* ctx = sc_core::sc_get_curr_simcontext();
+        ctx->hierarchy_push(this);   // named hostN.tx, a child of this NIC
+        m_tx.reset(new frame_initiator_socket("tx"));
+        ctx->hierarchy_pop();
+        m_port.bind_socket(m_tx.get());
+    }
+    return *m_tx;
+}
+
+frame_target_socket<host_nic>& host_nic::rx() {
+    if (!m_rx) {
+        sc_core::sc_simcontext* ctx = sc_core::sc_get_curr_simcontext();
+        ctx->hierarchy_push(this);
+        m_rx.reset(new frame_target_socket<host_nic>("rx"));
+        ctx->hierarchy_pop();
+        m_rx->register_b_transport(this, &host_nic::receive);
+    }
+    return *m_rx;
 }
 
 void host_nic::reset() {

@@ -36,8 +36,16 @@ class host_nic : public sc_core::sc_module,
                  private dequeue_listener,
                  private host_qdisc_owner {
 public:
-    frame_initiator_socket tx{"tx"};
-    frame_target_socket<host_nic> rx{"rx"};
+    // The NIC's TLM sockets, made on first use (before the simulation starts): binding tx() makes it the
+    // NIC's way out. A network connects the NIC directly instead (connect), without socket objects.
+    frame_initiator_socket& tx();
+    frame_target_socket<host_nic>& rx();
+    // The NIC transmits onto a link with this timing into `peer` (another block's arrival_sink).
+    void connect(link_timing link, const frame_sink& peer) { m_port.connect(std::move(link), peer); }
+    // Where a link into this NIC delivers its frames.
+    frame_sink arrival_sink() { return frame_sink{&m_events, this, ev_arrival, 0}; }
+    // The timing of the link the NIC is connected to (connect), e.g. to give it a rate schedule.
+    link_timing& link() { return m_port.link(); }
 
     // queue_limit_bytes: byte limit of the egress queue (all priorities); > 0, validated by the caller.
     host_nic(sc_core::sc_module_name name, int host_id, uint64_t queue_limit_bytes, frame_pool& pool,
@@ -145,6 +153,8 @@ private:
             m_upper->writable(flow, now_ps);
     }
 
+    std::unique_ptr<frame_initiator_socket> m_tx;
+    std::unique_ptr<frame_target_socket<host_nic>> m_rx;
     int m_host;
     uint64_t m_limit;
     frame_pool& m_pool;

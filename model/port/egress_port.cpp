@@ -82,10 +82,24 @@ void egress_port::try_transmit(uint64_t now) {
     m_cnt.tx_frames++;
     m_cnt.tx_bytes += f->bytes;
 
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    (*m_socket)->b_transport(*f, delay);   // f now belongs to the receiver
-    m_busy_until = now + delay.value();
+    if (m_peer.events) {
+        const uint64_t ser = m_link.serialization_ps(f->bytes, now);
+        // the receiver's arrival: its last bit in (f now belongs to the receiver)
+        m_peer.events->schedule(now + ser + m_link.delay_ps(), m_peer.handler, m_peer.kind, m_peer.index, f);
+        m_busy_until = now + ser;
+    } else {
+        if (!m_socket)
+            unconnected();
+        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+        (*m_socket)->b_transport(*f, delay);   // f now belongs to the receiver
+        m_busy_until = now + delay.value();
+    }
     request_wakeup();
+}
+
+void egress_port::unconnected() const {
+    throw model_error("a frame was sent out of port " + std::to_string(m_index) +
+                      ", which is connected to no link (egress_port::connect or bind_socket)");
 }
 
 void egress_port::set_dwrr(uint8_t dwrr_mask, const uint32_t (&quantum)[num_priorities]) {

@@ -6,6 +6,7 @@
 #ifndef CMSWITCH_MODEL_PORT_EGRESS_PORT_H
 #define CMSWITCH_MODEL_PORT_EGRESS_PORT_H
 
+#include "model/ethernet_link.h"
 #include "model/event_domain.h"
 #include "model/frame.h"
 #include "model/frame_protocol.h"
@@ -52,6 +53,15 @@ struct frame_fifo {
     }
 };
 
+// Where a block takes in frames from a link: its arrival event (kind, index: the port it arrives on) in its
+// event domain. A port wired straight to it (egress_port::connect) schedules the arrival itself.
+struct frame_sink {
+    event_domain* events = nullptr;
+    event_handler* handler = nullptr;
+    uint32_t kind = 0;
+    uint32_t index = 0;
+};
+
 // Told when a frame leaves a queue (its transmission starts): the switch passes it on to its hooks.
 class dequeue_listener {
 public:
@@ -73,10 +83,9 @@ public:
 
     // owner/kind_tx_done: who is told "transmitter free" (on_tx_done must follow); index: this port's index in
     // the owner; buffer: the switch buffer the queued bytes are accounted in (released when transmission
-    // starts), or null.
-    void attach(frame_tx_socket* socket, event_domain* events, event_handler* owner, uint32_t kind_tx_done,
-                uint32_t index, buffer_manager* buffer = nullptr) {
-        m_socket = socket;
+    // starts), or null. Frames then leave through connect()'s link or a bound socket (bind_socket).
+    void attach(event_domain* events, event_handler* owner, uint32_t kind_tx_done, uint32_t index,
+                buffer_manager* buffer = nullptr) {
         m_buffer = buffer;
         m_owner = owner;
         m_events = events;
@@ -84,6 +93,22 @@ public:
         m_index = index;
     }
     void reset(uint64_t now_ps, uint64_t histogram_bin_bytes);
+    // The transmitter's way out, one of two (the last call wins):
+    //  - a TLM socket (frame_protocol.h), bound to an ethernet_link or any other target: the embedding path;
+    //  - connect: the link's timing and the receiving block, called directly (what a network builds: no
+    //    socket objects, and one call per frame instead of a chain of virtual calls through four sockets).
+    // The frame's times are the same either way.
+    void bind_socket(frame_tx_socket* socket) {
+        m_socket = socket;
+        m_peer = frame_sink{};
+    }
+    void connect(link_timing link, const frame_sink& peer) {
+        m_link = std::move(link);
+        m_peer = peer;
+        m_socket = nullptr;
+    }
+    // The connected link's timing (connect), e.g. to give it a rate schedule.
+    link_timing& link() { return m_link; }
 
     // Takes ownership of f (already admitted). Starts transmitting at once if the link is idle.
     void enqueue(frame* f, uint64_t now) { enqueue(f, now, m_qmap[f->prio]); }
@@ -159,6 +184,7 @@ public:
 
 private:
     void try_transmit(uint64_t now);
+    [[noreturn]] void unconnected() const;
     // Out of line on purpose: inlined, the listener's code costs every transmission register spills, listener
     // or not (measured with callgrind on the DCTCP incast).
     [[gnu::noinline]] void notify_dequeue(frame& f, uint64_t now);
@@ -183,7 +209,9 @@ private:
     uint64_t m_busy_until = 0;
     counters m_cnt;
     occupancy_stats m_occ;
-    frame_tx_socket* m_socket = nullptr;
+    frame_sink m_peer;   // connect(): the receiving block
+    link_timing m_link;   // connect(): the link's timing
+    frame_tx_socket* m_socket = nullptr;   // bind_socket()
     event_domain* m_events = nullptr;
     event_handler* m_owner = nullptr;
     buffer_manager* m_buffer = nullptr;

@@ -18,12 +18,10 @@ ethernet_switch::ethernet_switch(sc_core::sc_module_name name, int num_ports, in
     m_ports.resize(n);
     m_counters.resize(n);
     m_routes.assign(static_cast<size_t>(num_hosts), -1);
+    m_rx.resize(n);
+    m_tx.resize(n);
     for (size_t i = 0; i < n; ++i) {
-        const std::string idx = std::to_string(i);
-        m_rx.emplace_back(new frame_target_socket<ethernet_switch>(("rx_" + idx).c_str()));
-        m_tx.emplace_back(new frame_initiator_socket(("tx_" + idx).c_str()));
-        m_rx.back()->register_b_transport(this, &ethernet_switch::receive, static_cast<int>(i));
-        m_ports[i].attach(m_tx.back().get(), &m_events, this, ev_tx_done, static_cast<uint32_t>(i), m_buffer.get());
+        m_ports[i].attach(&m_events, this, ev_tx_done, static_cast<uint32_t>(i), m_buffer.get());
         m_ports[i].configure_pause(0, ev_pause_expiry);
         m_ports[i].set_queue_map(buffer.queue_map);
         if (buffer.dwrr_queues) {
@@ -37,6 +35,30 @@ ethernet_switch::ethernet_switch(sc_core::sc_module_name name, int num_ports, in
     if (model_trace::active())
         for (size_t i = 0; i < n; ++i)
             m_ports[i].trace_as(m_name + ".port" + std::to_string(i));
+}
+
+frame_target_socket<ethernet_switch>& ethernet_switch::rx(int port) {
+    auto& s = m_rx.at(static_cast<size_t>(port));
+    if (!s) {
+        sc_core::sc_simcontext* ctx = sc_core::sc_get_curr_simcontext();
+        ctx->hierarchy_push(this);   // named switchN.rx_<port>, a child of this switch
+        s.reset(new frame_target_socket<ethernet_switch>(("rx_" + std::to_string(port)).c_str()));
+        ctx->hierarchy_pop();
+        s->register_b_transport(this, &ethernet_switch::receive, port);
+    }
+    return *s;
+}
+
+frame_initiator_socket& ethernet_switch::tx(int port) {
+    auto& s = m_tx.at(static_cast<size_t>(port));
+    if (!s) {
+        sc_core::sc_simcontext* ctx = sc_core::sc_get_curr_simcontext();
+        ctx->hierarchy_push(this);
+        s.reset(new frame_initiator_socket(("tx_" + std::to_string(port)).c_str()));
+        ctx->hierarchy_pop();
+        m_ports[static_cast<size_t>(port)].bind_socket(s.get());
+    }
+    return *s;
 }
 
 void ethernet_switch::reset() {

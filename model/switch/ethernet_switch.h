@@ -41,8 +41,18 @@ public:
     ethernet_switch(sc_core::sc_module_name name, int num_ports, int num_hosts, const buffer_config& buffer,
                     frame_pool& pool, event_domain& events, int id = 0);
 
-    frame_target_socket<ethernet_switch>& rx(int port) { return *m_rx[static_cast<size_t>(port)]; }
-    frame_initiator_socket& tx(int port) { return *m_tx[static_cast<size_t>(port)]; }
+    // A port's TLM sockets, made on first use (before the simulation starts): binding tx(port) makes it the
+    // port's way out. A network connects its ports directly instead (connect), without socket objects.
+    frame_target_socket<ethernet_switch>& rx(int port);
+    frame_initiator_socket& tx(int port);
+    // Port `port` transmits onto a link with this timing into `peer` (another block's arrival_sink).
+    void connect(int port, link_timing link, const frame_sink& peer) {
+        m_ports[static_cast<size_t>(port)].connect(std::move(link), peer);
+    }
+    // Where a link into port `port` delivers its frames.
+    frame_sink arrival_sink(int port) { return frame_sink{&m_events, this, ev_arrival, static_cast<uint32_t>(port)}; }
+    // The timing of the link port `port` is connected to (connect), e.g. to give it a rate schedule.
+    link_timing& port_link(int port) { return m_ports[static_cast<size_t>(port)].link(); }
 
     void set_route(int dst_host, int port);
     int route(int dst_host) const { return m_routes[static_cast<size_t>(dst_host)]; }
