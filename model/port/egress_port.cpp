@@ -19,32 +19,39 @@ void egress_port::reset(uint64_t now_ps, uint64_t histogram_bin_bytes) {
     m_bytes = 0;
     m_frames = 0;
     m_busy_until = now_ps;
-    for (auto& t : m_paused_until)
-        t = 0;
-    m_expiry_at = UINT64_MAX;
-    m_paused_since = m_paused_total_ps = m_pause_rx = 0;
-    for (auto& e : m_episodes)
-        e.clear();
+    m_pause.reset();
     m_cnt = counters{};
     m_occ.reset(now_ps, histogram_bin_bytes);
-    if (m_track_queues)
-        for (auto& o : m_qocc)
+    if (m_obs && m_obs->track_queues)
+        for (auto& o : m_obs->qocc)
             o.reset(now_ps, histogram_bin_bytes);
 }
 
+const std::vector<uint64_t>& egress_port::pause_episodes_ps(int prio) const {
+    static const std::vector<uint64_t> none;
+    return m_pause ? m_pause->episodes[prio] : none;
+}
+
+const occupancy_stats& egress_port::queue_occupancy(int queue) const {
+    static const occupancy_stats untracked{};
+    return m_obs && m_obs->track_queues ? m_obs->qocc[queue] : untracked;
+}
+
 void egress_port::track_queues(uint64_t now_ps, uint64_t histogram_bin_bytes) {
-    m_track_queues = true;
+    observers& o = obs();
+    o.track_queues = true;
     m_observed = true;
     for (int q = 0; q < num_priorities; ++q) {
-        m_qocc[q].reset(now_ps, histogram_bin_bytes);
-        m_qocc[q].set(now_ps, m_q[q].bytes);
+        o.qocc[q].reset(now_ps, histogram_bin_bytes);
+        o.qocc[q].set(now_ps, m_q[q].bytes);
     }
 }
 
 void egress_port::observe_queue(uint64_t now, int queue) {
-    if (m_track_queues)
-        m_qocc[queue].set(now, m_q[queue].bytes);
-    if (m_traced)
+    observers& o = *m_obs;
+    if (o.track_queues)
+        o.qocc[queue].set(now, m_q[queue].bytes);
+    if (o.traced)
         trace_levels(now, queue);
 }
 
@@ -109,36 +116,34 @@ void egress_port::set_dwrr(uint8_t dwrr_mask, const uint32_t (&quantum)[num_prio
             throw config_error("DWRR quantum of priority " + std::to_string(p) + " = " + std::to_string(quantum[p]) +
                                " B: at least 1500 B");
     m_dwrr = dwrr_mask;
-    for (int p = 0; p < num_priorities; ++p) {
-        m_quantum[p] = quantum[p];
-        m_deficit[p] = 0;
-    }
-    m_rr = 0;
-    m_rr_credited = false;
+    m_dwrr_state = std::make_unique<dwrr_state>();
+    for (int p = 0; p < num_priorities; ++p)
+        m_dwrr_state->quantum[p] = quantum[p];
 }
 
 int egress_port::pick_dwrr(uint8_t ready) {
     // deficit round robin: the class whose turn it is gets its quantum once per turn and sends while its
     // deficit covers the head frame; an empty class forgets its deficit
+    dwrr_state& d = *m_dwrr_state;
     for (;;) {
-        const int c = m_rr;
+        const int c = d.rr;
         if ((m_dwrr >> c) & 1) {
             if (!((m_nonempty >> c) & 1)) {
-                m_deficit[c] = 0;
+                d.deficit[c] = 0;
             } else if ((ready >> c) & 1) {
-                if (!m_rr_credited) {
-                    m_deficit[c] += m_quantum[c];
-                    m_rr_credited = true;
+                if (!d.rr_credited) {
+                    d.deficit[c] += d.quantum[c];
+                    d.rr_credited = true;
                 }
                 const uint32_t head = m_q[c].head->bytes;
-                if (m_deficit[c] >= head) {
-                    m_deficit[c] -= head;
+                if (d.deficit[c] >= head) {
+                    d.deficit[c] -= head;
                     return c;
                 }
             }
         }
-        m_rr = (m_rr + 1) % num_priorities;
-        m_rr_credited = false;
+        d.rr = (d.rr + 1) % num_priorities;
+        d.rr_credited = false;
     }
 }
 
@@ -147,51 +152,62 @@ void egress_port::notify_dequeue(frame& f, uint64_t now) {
 }
 
 void egress_port::trace_as(const std::string& scope) {
-    m_tr_bytes = model_trace::declare(scope, "bytes", 32);
+    trace_signal* bytes = model_trace::declare(scope, "bytes", 32);
+    trace_signal* q[num_priorities];
+    trace_signal* paused[num_priorities];
+    bool traced = bytes != nullptr;
     for (int p = 0; p < num_priorities; ++p) {
-        m_tr_q[p] = model_trace::declare(scope, "q" + std::to_string(p) + "_bytes", 32);
-        m_tr_paused[p] = p == num_priorities - 1 ? nullptr   // control frames are never paused
-                                                 : model_trace::declare(scope, "paused" + std::to_string(p), 1);
+        q[p] = model_trace::declare(scope, "q" + std::to_string(p) + "_bytes", 32);
+        paused[p] = p == num_priorities - 1 ? nullptr   // control frames are never paused
+                                            : model_trace::declare(scope, "paused" + std::to_string(p), 1);
+        traced = traced || q[p] || paused[p];
     }
-    m_traced = m_tr_bytes != nullptr;
-    for (int p = 0; p < num_priorities; ++p)
-        m_traced = m_traced || m_tr_q[p] || m_tr_paused[p];
-    m_observed = m_traced || m_track_queues;
+    if (!traced)   // nothing of this port in the trace: no state for it
+        return;
+    observers& o = obs();
+    o.traced = true;
+    o.tr_bytes = bytes;
+    for (int p = 0; p < num_priorities; ++p) {
+        o.tr_q[p] = q[p];
+        o.tr_paused[p] = paused[p];
+    }
+    m_observed = true;
     const uint64_t now = now_ps();
     for (int p = 0; p < num_priorities; ++p)   // initial values at the time of declaration
-        if (m_tr_paused[p])
-            m_tr_paused[p]->set(now, (m_paused >> p) & 1);
-    if (m_traced)
-        for (int p = 0; p < num_priorities; ++p)
-            trace_levels(now, p);
+        if (o.tr_paused[p])
+            o.tr_paused[p]->set(now, (m_paused >> p) & 1);
+    for (int p = 0; p < num_priorities; ++p)
+        trace_levels(now, p);
 }
 
 void egress_port::trace_levels(uint64_t now, int prio) {
-    if (m_tr_bytes)
-        m_tr_bytes->set(now, m_bytes);
-    if (m_tr_q[prio])
-        m_tr_q[prio]->set(now, m_q[prio].bytes);
+    const observers& o = *m_obs;
+    if (o.tr_bytes)
+        o.tr_bytes->set(now, m_bytes);
+    if (o.tr_q[prio])
+        o.tr_q[prio]->set(now, m_q[prio].bytes);
 }
 
 void egress_port::set_paused(uint8_t mask, uint64_t now) {
+    pause_state& ps = *m_pause;
     if (mask && !m_paused)
-        m_paused_since = now;
+        ps.since = now;
     else if (!mask && m_paused)
-        m_paused_total_ps += now - m_paused_since;
+        ps.total_ps += now - ps.since;
     if (const uint8_t changed = mask ^ m_paused) {   // pause episodes per class: from XOFF to its end
         for (int p = 0; p < num_priorities; ++p) {
             if (!((changed >> p) & 1))
                 continue;
             if ((mask >> p) & 1)
-                m_episode_start[p] = now;
+                ps.episode_start[p] = now;
             else
-                m_episodes[p].push_back(now - m_episode_start[p]);
+                ps.episodes[p].push_back(now - ps.episode_start[p]);
         }
     }
-    if (m_traced)
+    if (m_obs && m_obs->traced)
         for (int p = 0; p < num_priorities; ++p)
-            if (m_tr_paused[p])
-                m_tr_paused[p]->set(now, (mask >> p) & 1);
+            if (m_obs->tr_paused[p])
+                m_obs->tr_paused[p]->set(now, (mask >> p) & 1);
     m_paused = mask;
     m_qpaused = 0;
     for (int p = 0; p < num_priorities; ++p)
@@ -204,13 +220,15 @@ void egress_port::set_paused(uint8_t mask, uint64_t now) {
 }
 
 void egress_port::on_pause(uint8_t class_mask, uint32_t quanta, uint64_t now) {
-    ++m_pause_rx;
+    if (!m_pause)
+        m_pause = std::make_unique<pause_state>();
+    ++m_pause->received;
     const uint64_t duration =
         m_rate_bps ? static_cast<uint64_t>((static_cast<uint128>(quanta) * 512u * 1000000000000ull) / m_rate_bps) : 0;
     class_mask &= static_cast<uint8_t>(~(1u << (num_priorities - 1)));   // control frames are never paused
     for (int p = 0; p < num_priorities; ++p)
         if (class_mask & (1u << p))
-            m_paused_until[p] = now + duration;
+            m_pause->until[p] = now + duration;
     on_pause_expiry(now);
 }
 
@@ -218,17 +236,20 @@ void egress_port::on_pause_expiry(uint64_t now) {
     // One expiry event pending per port: a refreshed pause (the usual XOFF train) moves the end later, and the
     // pending event re-arms for it when it fires; only an earlier end schedules another. An event that fires
     // after an earlier one replaced it only recomputes the mask (unchanged).
-    if (now == m_expiry_at)
-        m_expiry_at = UINT64_MAX;
+    if (!m_pause)   // (an expiry from before a reset)
+        return;
+    pause_state& ps = *m_pause;   // made by the pause that scheduled this expiry
+    if (now == ps.expiry_at)
+        ps.expiry_at = UINT64_MAX;
     uint8_t mask = 0;
     uint64_t next = UINT64_MAX;
     for (int p = 0; p < num_priorities; ++p)
-        if (m_paused_until[p] > now) {
+        if (ps.until[p] > now) {
             mask |= static_cast<uint8_t>(1u << p);
-            next = std::min(next, m_paused_until[p]);
+            next = std::min(next, ps.until[p]);
         }
-    if (next < m_expiry_at) {
-        m_expiry_at = next;
+    if (next < ps.expiry_at) {
+        ps.expiry_at = next;
         m_events->schedule(next, m_owner, m_kind_pause_expiry, m_index, nullptr);
     }
     set_paused(mask, now);

@@ -17,6 +17,7 @@
 #include <string>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace cmswitch {
@@ -147,14 +148,14 @@ public:
     void on_pause_expiry(uint64_t now);
     uint8_t paused() const { return m_paused; }   // priorities (not queues)
     uint64_t paused_ps(uint64_t now) const {   // time with at least one priority paused
-        return m_paused_total_ps + (m_paused ? now - m_paused_since : 0);
+        return m_pause ? m_pause->total_ps + (m_paused ? now - m_pause->since : 0) : 0;
     }
-    uint64_t pause_frames_received() const { return m_pause_rx; }
+    uint64_t pause_frames_received() const { return m_pause ? m_pause->received : 0; }
     // Pause episodes of a priority (from the pause that stopped it to its expiry or XON): the durations of those
     // that ended, and the running one's start if it is paused now.
-    const std::vector<uint64_t>& pause_episodes_ps(int prio) const { return m_episodes[prio]; }
+    const std::vector<uint64_t>& pause_episodes_ps(int prio) const;
     bool paused(int prio) const { return (m_paused >> prio) & 1; }
-    uint64_t pause_episode_start_ps(int prio) const { return m_episode_start[prio]; }
+    uint64_t pause_episode_start_ps(int prio) const { return m_pause ? m_pause->episode_start[prio] : 0; }
     void set_dequeue_listener(dequeue_listener* l) { m_dequeue = l; }
     // Waveform signals under `scope` (model/trace_signal.h): <scope>.bytes (every priority), <scope>.q<p>_bytes
     // and <scope>.paused<p> (a PAUSE/PFC in force at this transmitter), those the open trace selects.
@@ -173,7 +174,7 @@ public:
     int queue_of(int prio) const { return m_qmap[prio]; }
     // Time-weighted occupancy of each queue (queue_occupancy), kept from this call on (one more update per frame).
     void track_queues(uint64_t now_ps, uint64_t histogram_bin_bytes);
-    const occupancy_stats& queue_occupancy(int queue) const { return m_qocc[queue]; }
+    const occupancy_stats& queue_occupancy(int queue) const;
 
     uint64_t bytes() const { return m_bytes; }
     uint32_t frames() const { return m_frames; }
@@ -198,47 +199,67 @@ private:
         }
     }
 
-    frame_fifo m_q[num_priorities];
+    // The state every frame touches first, packed into the first cache line, then the link; the queues and the
+    // statistics after them. What only some ports use (a pause received, DWRR, per-queue statistics, waveform
+    // signals) lives out of line, made when first needed: a network of thousands of ports keeps a few hundred
+    // bytes per port in the caches.
     uint8_t m_nonempty = 0;
     uint8_t m_paused = 0;   // priorities paused
     uint8_t m_qpaused = 0;   // queues paused (those the paused priorities map to)
-    uint8_t m_qmap[num_priorities] = {0, 1, 2, 3, 4, 5, 6, 7};
+    uint8_t m_dwrr = 0;   // priorities under DWRR
     bool m_wakeup_pending = false;
-    uint64_t m_bytes = 0;
+    bool m_observed = false;   // per-queue statistics or waveform signals on
+    uint8_t m_qmap[num_priorities] = {0, 1, 2, 3, 4, 5, 6, 7};
     uint32_t m_frames = 0;
+    uint32_t m_index = 0;
+    uint32_t m_kind_tx_done = 0;
+    uint64_t m_bytes = 0;
     uint64_t m_busy_until = 0;
-    counters m_cnt;
-    occupancy_stats m_occ;
-    frame_sink m_peer;   // connect(): the receiving block
-    link_timing m_link;   // connect(): the link's timing
-    frame_tx_socket* m_socket = nullptr;   // bind_socket()
     event_domain* m_events = nullptr;
     event_handler* m_owner = nullptr;
     buffer_manager* m_buffer = nullptr;
+    frame_sink m_peer;   // connect(): the receiving block
+    link_timing m_link;   // connect(): the link's timing
+    frame_tx_socket* m_socket = nullptr;   // bind_socket()
     dequeue_listener* m_dequeue = nullptr;
-    uint64_t m_rate_bps = 0;
+    frame_fifo m_q[num_priorities];
+    counters m_cnt;
+    occupancy_stats m_occ;
+    uint64_t m_rate_bps = 0;   // the link's, for pause quanta
     uint32_t m_kind_pause_expiry = 0;
-    uint64_t m_paused_until[num_priorities] = {};
-    uint64_t m_expiry_at = UINT64_MAX;   // the earliest pause-expiry event pending (UINT64_MAX: none)
-    uint64_t m_paused_since = 0, m_paused_total_ps = 0, m_pause_rx = 0;
-    uint64_t m_episode_start[num_priorities] = {};
-    std::vector<uint64_t> m_episodes[num_priorities];
+
     void set_paused(uint8_t mask, uint64_t now);
-    uint32_t m_kind_tx_done = 0;
-    uint32_t m_index = 0;
     int pick_dwrr(uint8_t ready);
-    uint8_t m_dwrr = 0;   // priorities under DWRR
-    uint32_t m_quantum[num_priorities] = {};
-    uint64_t m_deficit[num_priorities] = {};
-    int m_rr = 0;   // the DWRR class whose turn it is
-    bool m_rr_credited = false;   // its quantum for this turn was added
-    bool m_traced = false;
-    bool m_track_queues = false;
-    bool m_observed = false;   // m_traced || m_track_queues
-    occupancy_stats m_qocc[num_priorities];
-    trace_signal* m_tr_bytes = nullptr;
-    trace_signal* m_tr_q[num_priorities] = {};
-    trace_signal* m_tr_paused[num_priorities] = {};
+
+    struct pause_state {   // made by the first PAUSE/PFC received
+        uint64_t until[num_priorities] = {};
+        uint64_t expiry_at = UINT64_MAX;   // the earliest pause-expiry event pending (UINT64_MAX: none)
+        uint64_t since = 0, total_ps = 0, received = 0;
+        uint64_t episode_start[num_priorities] = {};
+        std::vector<uint64_t> episodes[num_priorities];
+    };
+    struct dwrr_state {   // set_dwrr
+        uint32_t quantum[num_priorities] = {};
+        uint64_t deficit[num_priorities] = {};
+        int rr = 0;   // the DWRR class whose turn it is
+        bool rr_credited = false;   // its quantum for this turn was added
+    };
+    struct observers {   // track_queues, trace_as
+        bool traced = false;
+        bool track_queues = false;
+        occupancy_stats qocc[num_priorities];
+        trace_signal* tr_bytes = nullptr;
+        trace_signal* tr_q[num_priorities] = {};
+        trace_signal* tr_paused[num_priorities] = {};
+    };
+    std::unique_ptr<pause_state> m_pause;
+    std::unique_ptr<dwrr_state> m_dwrr_state;
+    std::unique_ptr<observers> m_obs;
+    observers& obs() {
+        if (!m_obs)
+            m_obs = std::make_unique<observers>();
+        return *m_obs;
+    }
 };
 
 }   // namespace cmswitch
