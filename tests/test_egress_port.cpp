@@ -167,3 +167,72 @@ TEST(EgressPort, DwrrSharesFollowTheQuanta) {
     const uint32_t bad[num_priorities] = {0, 100, 4500, 0, 0, 0, 0, 0};
     EXPECT_THROW(b.nic.set_dwrr(0x06, bad), config_error);
 }
+
+namespace {
+// An egress port alone, connected straight to a sink that takes every frame (egress_port::connect), 1 Gb/s.
+struct lone_port final : event_handler {
+    enum : uint32_t { ev_arrival = 0, ev_tx_done = 1, ev_send = 2 };
+    sim_context ctx;
+    frame_pool pool;
+    event_domain events{"events", true};
+    egress_port port;
+    std::vector<std::pair<uint8_t, int>> batches;   // (priority, frames) sent at the ev_send events, in order
+    lone_port() {
+        port.attach(&events, this, ev_tx_done, 0);
+        port.connect(link_timing(1000000000ull, 0), frame_sink{&events, this, ev_arrival, 0});
+        port.reset(0, 1500);
+    }
+    void send_at(uint64_t t_ps, uint8_t prio, int frames) {
+        events.schedule(t_ps, this, ev_send, static_cast<uint32_t>(batches.size()), nullptr);
+        batches.emplace_back(prio, frames);
+    }
+    void on_event(uint32_t kind, uint32_t index, void* ptr) override {
+        if (kind == ev_arrival)
+            pool.release(static_cast<frame*>(ptr));
+        else if (kind == ev_tx_done)
+            port.on_tx_done(now_ps());
+        else
+            for (int i = 0; i < batches[index].second; ++i)
+                port.enqueue(make_frame(pool, 1500, 1, batches[index].first, 0), now_ps());
+    }
+};
+}   // namespace
+
+// Per-queue statistics are shared with the port's own while one queue alone has held frames, and kept apart
+// from the first frame of a second queue on: the numbers are those of each queue's own time line.
+TEST(EgressPort, PerQueueStatisticsWhenOneQueueAndThenTwoAreUsed) {
+    lone_port b;
+    b.port.track_queues(0, 1500);
+    const uint64_t us = 1000000;
+    b.send_at(0, 0, 3);   // queue 0: 3000 B for 12 us, 1500 B for 12 us (a 1500 B frame is 12 us at 1 Gb/s)
+    b.send_at(100 * us, 3, 2);   // queue 3: 1500 B for 12 us (the first frame leaves at once)
+    b.send_at(150 * us, 0, 2);   // queue 0 again: 1500 B for 12 us
+    b.ctx.run_until(200 * us);
+    const uint64_t end = 200 * us;
+    const occupancy_stats& q0 = b.port.queue_occupancy(0);
+    const occupancy_stats& q3 = b.port.queue_occupancy(3);
+    EXPECT_DOUBLE_EQ(q0.mean(end), (3000.0 * 12 + 1500.0 * 12 + 1500.0 * 12) / 200);
+    EXPECT_DOUBLE_EQ(q3.mean(end), 1500.0 * 12 / 200);
+    EXPECT_DOUBLE_EQ(b.port.occupancy().mean(end), (3000.0 * 12 + 1500.0 * 36) / 200);
+    EXPECT_EQ(q0.max(), 3000u);
+    EXPECT_EQ(q3.max(), 1500u);
+    EXPECT_DOUBLE_EQ(b.port.queue_occupancy(5).mean(end), 0.0);
+    // queue 0 at 0 for 152 of 200 us (76 %), 1500 B for 36 us (to 94 %), 3000 B for 12 us
+    EXPECT_EQ(q0.quantile(0.5, end), 0u);
+    EXPECT_EQ(q0.quantile(0.9, end), level_histogram::lower_edge(level_histogram::index(1500)));
+    EXPECT_EQ(q0.quantile(0.99, end), level_histogram::lower_edge(level_histogram::index(3000)));
+    // queue 3 at 1500 B for 6 % of the time
+    EXPECT_EQ(q3.quantile(0.9, end), 0u);
+    EXPECT_EQ(q3.quantile(0.99, end), level_histogram::lower_edge(level_histogram::index(1500)));
+}
+
+// The same with one queue only: its statistics are the port's.
+TEST(EgressPort, PerQueueStatisticsOfTheOnlyQueueUsedAreThePorts) {
+    lone_port b;
+    b.port.track_queues(0, 1500);
+    b.send_at(0, 2, 3);
+    b.ctx.run_until(100000000);
+    EXPECT_DOUBLE_EQ(b.port.queue_occupancy(2).mean(100000000), (3000.0 * 12 + 1500.0 * 12) / 100);
+    EXPECT_EQ(b.port.queue_occupancy(2).max(), 3000u);
+    EXPECT_DOUBLE_EQ(b.port.queue_occupancy(0).mean(100000000), 0.0);
+}

@@ -22,9 +22,11 @@ void egress_port::reset(uint64_t now_ps, uint64_t histogram_bin_bytes) {
     m_pause.reset();
     m_cnt = counters{};
     m_occ.reset(now_ps, histogram_bin_bytes);
-    if (m_obs && m_obs->track_queues)
+    if (m_obs && m_obs->track_queues) {
         for (auto& o : m_obs->qocc)
             o.reset(now_ps, histogram_bin_bytes);
+        m_qshadow = -1;   // (m_occ too starts now, empty, with the same bands)
+    }
 }
 
 const std::vector<uint64_t>& egress_port::pause_episodes_ps(int prio) const {
@@ -34,6 +36,8 @@ const std::vector<uint64_t>& egress_port::pause_episodes_ps(int prio) const {
 
 const occupancy_stats& egress_port::queue_occupancy(int queue) const {
     static const occupancy_stats untracked{};
+    if (queue == m_qshadow)
+        return m_occ;
     return m_obs && m_obs->track_queues ? m_obs->qocc[queue] : untracked;
 }
 
@@ -45,12 +49,25 @@ void egress_port::track_queues(uint64_t now_ps, uint64_t histogram_bin_bytes) {
         o.qocc[q].reset(now_ps, histogram_bin_bytes);
         o.qocc[q].set(now_ps, m_q[q].bytes);
     }
+    // an empty port whose own statistics start now with the same bands: its first queue can share them
+    m_qshadow = m_bytes == 0 && m_occ.start_ps() == now_ps && m_occ.bin_bytes() == o.qocc[0].bin_bytes() ? -1 : -2;
 }
 
 void egress_port::observe_queue(uint64_t now, int queue) {
+    // Called for a change of `queue`, before the port's own statistics (m_occ) take it in.
     observers& o = *m_obs;
-    if (o.track_queues)
-        o.qocc[queue].set(now, m_q[queue].bytes);
+    if (o.track_queues) {
+        if (m_qshadow == -1) {
+            m_qshadow = static_cast<int8_t>(queue);   // the first queue used: its statistics are the port's
+        } else if (m_qshadow >= 0 && m_qshadow != queue) {
+            // a second queue: the first one's statistics so far are the port's up to this change (the others
+            // are still at zero since the start), and from here on every queue is tracked on its own
+            o.qocc[m_qshadow] = m_occ;
+            m_qshadow = -2;
+        }
+        if (m_qshadow == -2)
+            o.qocc[queue].set(now, m_q[queue].bytes);
+    }
     if (o.traced)
         trace_levels(now, queue);
 }
@@ -79,9 +96,9 @@ void egress_port::try_transmit(uint64_t now) {
         notify_dequeue(*f, now);
         m_wakeup_pending = pending;
     }
-    m_occ.set(now, m_bytes);
-    if (m_observed)
+    if (m_observed && (m_traced || m_qshadow != prio))
         observe_queue(now, prio);
+    m_occ.set(now, m_bytes);
     const uint64_t wait = now - f->enq_ps;
     m_cnt.wait_sum_ps += wait;
     if (wait > m_cnt.wait_max_ps)
@@ -166,6 +183,7 @@ void egress_port::trace_as(const std::string& scope) {
         return;
     observers& o = obs();
     o.traced = true;
+    m_traced = true;
     o.tr_bytes = bytes;
     for (int p = 0; p < num_priorities; ++p) {
         o.tr_q[p] = q[p];

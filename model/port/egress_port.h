@@ -122,9 +122,9 @@ public:
         ++m_frames;
         m_cnt.enq_frames++;
         m_cnt.enq_bytes += f->bytes;
-        m_occ.set(now, m_bytes);
-        if (m_observed)
+        if (m_observed && (m_traced || m_qshadow != qi))   // (before m_occ moves: see observe_queue)
             observe_queue(now, qi);
+        m_occ.set(now, m_bytes);
         if (m_busy_until <= now && !m_wakeup_pending)
             try_transmit(now);
         else
@@ -209,6 +209,11 @@ private:
     uint8_t m_dwrr = 0;   // priorities under DWRR
     bool m_wakeup_pending = false;
     bool m_observed = false;   // per-queue statistics or waveform signals on
+    bool m_traced = false;   // waveform signals on
+    // Per-queue statistics while a single queue has held frames since they began: that queue's statistics are
+    // the port's (m_occ), the others' are at zero, and nothing is updated per frame. The queue (0-7), -1 before
+    // any frame, -2 when every queue is tracked on its own (or none is).
+    int8_t m_qshadow = -2;
     uint8_t m_qmap[num_priorities] = {0, 1, 2, 3, 4, 5, 6, 7};
     uint32_t m_frames = 0;
     uint32_t m_index = 0;
