@@ -58,6 +58,12 @@ void event_domain::dispatch() {
     while ((top = peek()) != nullptr && top->t_ps <= horizon) {
         const entry e = *top;
         pop_peeked();
+        // the next entry of this bucket (usually the next to run): start fetching what it will touch, its
+        // block and its frame, while this one runs (in a large network both have gone cold since it was queued)
+        if (const bucket& b = m_buckets[m_cur & (num_buckets - 1)]; !b.empty()) {
+            __builtin_prefetch(b.begin()->handler);
+            __builtin_prefetch(b.begin()->ptr);
+        }
         ++m_dispatched;
         model_clock::now = e.t_ps;
         e.handler->on_event(e.kind, e.index, e.ptr);
@@ -125,25 +131,29 @@ void event_domain::push(const entry& e) {
 
 void event_domain::ring_insert(const entry& e) {
     const uint64_t idx = (e.t_ps >> bucket_shift) & (num_buckets - 1);
-    std::vector<entry>& bucket = m_buckets[idx];
+    bucket& b = m_buckets[idx];
     m_occupied[idx / 64] |= 1ull << (idx % 64);
-    bucket.push_back(e);
-    // keep the earliest key last; a new key is usually the latest, so it walks to the front of a short bucket; a
-    // long one (many events in a bucket's time) is searched instead
-    if (bucket.size() > 32) {
-        place_in_long_bucket(bucket);
-    } else {
-        for (size_t i = bucket.size() - 1; i > 0 && bucket[i - 1] < bucket[i]; --i)
-            std::swap(bucket[i - 1], bucket[i]);
+    std::vector<entry>& keys = b.keys;
+    keys.push_back(e);
+    // keep the bucket sorted: a new key is usually the latest and stays at the end; an earlier one walks back
+    // in a short bucket, a long one (many events in a bucket's time) is searched instead
+    const size_t last = keys.size() - 1;
+    if (last > b.head && keys[last] < keys[last - 1]) {
+        if (last - b.head > 32) {
+            place_in_long_bucket(b);
+        } else {
+            for (size_t i = last; i > b.head && keys[i] < keys[i - 1]; --i)
+                std::swap(keys[i - 1], keys[i]);
+        }
     }
     ++m_ring_count;
 }
 
-void event_domain::place_in_long_bucket(std::vector<entry>& bucket) {
-    const entry k = bucket.back();
-    const auto at =
-        std::upper_bound(bucket.begin(), bucket.end() - 1, k, [](const entry& a, const entry& b) { return b < a; });
-    std::move_backward(at, bucket.end() - 1, bucket.end());
+void event_domain::place_in_long_bucket(bucket& b) {
+    std::vector<entry>& keys = b.keys;
+    const entry k = keys.back();
+    const auto at = std::upper_bound(keys.begin() + b.head, keys.end() - 1, k);
+    std::move_backward(at, keys.end() - 1, keys.end());
     *at = k;
 }
 
@@ -166,10 +176,10 @@ void event_domain::adapt() {
 
 void event_domain::restart_calendar(uint64_t first_bucket) {
     // every bucketed key back in the heap, the calendar starting at first_bucket
-    for (auto& bucket : m_buckets) {
-        for (const entry& x : bucket)
+    for (auto& b : m_buckets) {
+        for (const entry& x : b)
             m_heap.push(x);
-        bucket.clear();
+        b.clear();
     }
     for (auto& w : m_occupied)
         w = 0;
@@ -198,9 +208,9 @@ const event_domain::entry* event_domain::peek() {
             migrate();
             continue;
         }
-        std::vector<entry>& bucket = m_buckets[m_cur & (num_buckets - 1)];
-        if (!bucket.empty())
-            return &bucket.back();
+        const bucket& b = m_buckets[m_cur & (num_buckets - 1)];
+        if (!b.empty())
+            return b.begin();
         // skip to the next occupied bucket (the ring holds something), then let the heap fill the buckets
         // that the calendar's end passed on the way
         const uint64_t idx = m_cur & (num_buckets - 1);
@@ -226,9 +236,9 @@ const event_domain::entry* event_domain::peek() {
 
 void event_domain::pop_peeked() {
     const uint64_t idx = m_cur & (num_buckets - 1);
-    std::vector<entry>& bucket = m_buckets[idx];
-    bucket.pop_back();
-    if (bucket.empty()) {
+    bucket& b = m_buckets[idx];
+    if (++b.head == b.keys.size()) {
+        b.clear();
         m_occupied[idx / 64] &= ~(1ull << (idx % 64));
         ++m_emptied;
     }

@@ -101,7 +101,9 @@ private:
     };
 
     // Calendar queue: the near future (4096 buckets of 2^shift ps: 17 ms at the default 4.2 us, 268 us at a 40
-    // Gb/s network's 65 ns; measured in bench/) in buckets kept sorted (earliest last); what lies beyond waits in
+    // Gb/s network's 65 ns; measured in bench/) in buckets kept sorted (earliest first, taken from a moving head:
+    // a new key, usually the latest, goes on the end, so thousands due at one instant, an incast's synchronized
+    // senders, cost O(1) each); what lies beyond waits in
     // a binary heap and moves into the buckets as the calendar advances. Pops cost O(1) where a heap of the same
     // entries costs O(log n). The width set from the fastest link suits a small network; a large one has many
     // more events per bucket (a k = 16 fat-tree: about a thousand in 262 ns, each insertion moving hundreds), so
@@ -115,13 +117,25 @@ private:
     void push(const entry& e);
     const entry* peek();   // earliest entry, or null; advances the calendar to its bucket
     void pop_peeked();   // removes the entry peek() returned
+    // One bucket: keys[head..] pending, in order; keys before head already dispatched (dropped when it empties).
+    struct bucket {
+        std::vector<entry> keys;
+        uint32_t head = 0;
+        bool empty() const { return head == keys.size(); }
+        const entry* begin() const { return keys.data() + head; }
+        const entry* end() const { return keys.data() + keys.size(); }
+        void clear() {
+            keys.clear();
+            head = 0;
+        }
+    };
     void ring_insert(const entry& e);
-    [[gnu::noinline]] static void place_in_long_bucket(std::vector<entry>& bucket);
+    [[gnu::noinline]] static void place_in_long_bucket(bucket& b);
     void migrate();
     void adapt();   // every 65,536 dispatches: the bucket width from the events per emptied bucket
     void restart_calendar(uint64_t first_bucket);   // every bucketed entry back through the heap
 
-    std::vector<std::vector<entry>> m_buckets;
+    std::vector<bucket> m_buckets;
     uint64_t m_occupied[num_buckets / 64] = {};   // bit per non-empty bucket, to skip empty ones fast
     uint64_t m_cur = 0;   // absolute bucket number of the calendar's first bucket
     size_t m_ring_count = 0;

@@ -258,6 +258,7 @@ void network::compute_routes() {
     for (size_t s = 0; s < peer.size(); ++s)
         peer[s].resize(static_cast<size_t>(m_topo.switches[s].ports));
     std::vector<node_ref> host_peer(static_cast<size_t>(m_topo.hosts));
+    std::vector<std::vector<int>> host_ports(static_cast<size_t>(m_topo.hosts));   // its switch's ports to it
     for (const link_spec& l : m_topo.links) {
         if (l.a.kind == node_ref::sw)
             peer[static_cast<size_t>(l.a.id)][static_cast<size_t>(l.a_port)] = l.b;
@@ -267,7 +268,13 @@ void network::compute_routes() {
             peer[static_cast<size_t>(l.b.id)][static_cast<size_t>(l.b_port)] = l.a;
         else
             host_peer[static_cast<size_t>(l.b.id)] = l.a;
+        if (l.a.kind == node_ref::sw && l.b.kind == node_ref::host)
+            host_ports[static_cast<size_t>(l.b.id)].push_back(l.a_port);
+        if (l.b.kind == node_ref::sw && l.a.kind == node_ref::host)
+            host_ports[static_cast<size_t>(l.a.id)].push_back(l.b_port);
     }
+    for (auto& ports : host_ports)   // in port order, as the search over the ports found them
+        std::sort(ports.begin(), ports.end());
     const size_t ns = m_topo.switches.size();
     for (int h = 0; h < m_topo.hosts; ++h) {
         run_control::poll_build();
@@ -291,11 +298,14 @@ void network::compute_routes() {
                 throw config_error("no route from switch " + std::to_string(s) + " to host " + std::to_string(h) +
                                    ": the topology is not connected");
             std::vector<int> candidates;
-            for (size_t p = 0; p < peer[s].size(); ++p) {
-                const node_ref& n = peer[s][p];
-                if (dist[s] == 0 ? (n.kind == node_ref::host && n.id == h)
-                                 : (n.kind == node_ref::sw && dist[static_cast<size_t>(n.id)] == dist[s] - 1))
-                    candidates.push_back(static_cast<int>(p));
+            if (dist[s] == 0) {   // the host's own switch: the ports its link ends on (not a search over them all)
+                candidates = host_ports[static_cast<size_t>(h)];
+            } else {
+                for (size_t p = 0; p < peer[s].size(); ++p) {
+                    const node_ref& n = peer[s][p];
+                    if (n.kind == node_ref::sw && dist[static_cast<size_t>(n.id)] == dist[s] - 1)
+                        candidates.push_back(static_cast<int>(p));
+                }
             }
             size_t pick = 0;
             if (m_topo.multipath == "by_destination") {
