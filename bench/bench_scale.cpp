@@ -8,11 +8,13 @@
 //    hosts, 20 ms of arrivals: CPU ns per frame a switch sends, events per switch frame;
 //  - the idle fat-trees (load 0): heap per host after the build, and the set-up alone.
 // Prints markdown tables (bench/RESULTS.md). One repetition by default (the large cases run for a minute or more).
+// BENCH_SCALE_ONLY=incast, fat-tree or idle runs that family alone.
 #include "bench/bench_args.h"
 #include "platform/scenario.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -37,7 +39,14 @@ measured best_of(int reps, const char* scenario, const std::vector<std::string>&
     return best;
 }
 
+bool wanted(const char* family) {
+    const char* only = std::getenv("BENCH_SCALE_ONLY");
+    return !only || !*only || std::string(only) == family;
+}
+
 void incast(int reps) {
+    if (!wanted("incast"))
+        return;
     std::printf("### TCP incast, 10 Gb/s, 1 s, 256 KB buffer, SRU 256 KB, minRTO 200 ms, ns2 hosts\n\n"
                 "| flows | data frames to client | events per data frame | set-up CPU s | run CPU s | teardown CPU s |"
                 " run CPU ns per data frame | heap MB after build | KB per host |\n"
@@ -56,6 +65,8 @@ void incast(int reps) {
 }
 
 void fat_tree(int reps) {
+    if (!wanted("fat-tree"))
+        return;
     std::printf("\n### Fat-tree, web search at 50 %% load, 10 Gb/s, DCTCP (step marking), Linux hosts, 20 ms\n\n"
                 "| k | hosts | switch frames | events per switch frame | set-up CPU s | run CPU s | teardown CPU s |"
                 " run CPU ns per switch frame |\n|---|---|---|---|---|---|---|---|\n");
@@ -70,6 +81,11 @@ void fat_tree(int reps) {
                     m.ph.run_cpu_s / frames * 1e9);
         std::fflush(stdout);
     }
+}
+
+void idle(int reps) {
+    if (!wanted("idle"))
+        return;
     std::printf("\n### Idle fat-trees (load 0): what a host and a switch cost before any traffic\n\n"
                 "| k | hosts | switches | set-up CPU s | teardown CPU s | heap MB after build | KB per host "
                 "(switches included) |\n|---|---|---|---|---|---|---|\n");
@@ -93,5 +109,6 @@ int main(int argc, char** argv) {
                                                    "16, with set-up, run and teardown apart; prints markdown tables.");
     incast(reps);
     fat_tree(reps);
+    idle(reps);
     return 0;
 }
