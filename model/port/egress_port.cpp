@@ -22,11 +22,8 @@ void egress_port::reset(uint64_t now_ps, uint64_t histogram_bin_bytes) {
     m_pause.reset();
     m_cnt = counters{};
     m_occ.reset(now_ps, histogram_bin_bytes);
-    if (m_obs && m_obs->track_queues) {
-        for (auto& o : m_obs->qocc)
-            o.reset(now_ps, histogram_bin_bytes);
+    if (m_track_queues)
         m_qshadow = -1;   // (m_occ too starts now, empty, with the same bands)
-    }
 }
 
 const std::vector<uint64_t>& egress_port::pause_episodes_ps(int prio) const {
@@ -34,41 +31,56 @@ const std::vector<uint64_t>& egress_port::pause_episodes_ps(int prio) const {
     return m_pause ? m_pause->episodes[prio] : none;
 }
 
-const occupancy_stats& egress_port::queue_occupancy(int queue) const {
-    static const occupancy_stats untracked{};
+occupancy_stats egress_port::queue_occupancy(int queue) const {
+    if (!m_track_queues)
+        return occupancy_stats{};
     if (queue == m_qshadow)
         return m_occ;
-    return m_obs && m_obs->track_queues ? m_obs->qocc[queue] : untracked;
+    if (m_qshadow == -2)
+        return m_obs->qocc[queue];
+    occupancy_stats zero;   // another queue alone, or none, has held frames: this one has stayed at zero
+    zero.reset(m_occ.start_ps(), m_occ.bin_bytes());
+    zero.set(m_occ.start_ps(), 0);
+    return zero;
+}
+
+void egress_port::track_every_queue(uint64_t start_ps, uint64_t bin_bytes, bool at_zero) {
+    observers& o = obs();
+    for (int q = 0; q < num_priorities; ++q) {
+        o.qocc[q].reset(start_ps, bin_bytes);
+        o.qocc[q].set(start_ps, at_zero ? 0 : m_q[q].bytes);
+    }
+    m_qshadow = -2;
 }
 
 void egress_port::track_queues(uint64_t now_ps, uint64_t histogram_bin_bytes) {
-    observers& o = obs();
-    o.track_queues = true;
+    m_track_queues = true;
     m_observed = true;
-    for (int q = 0; q < num_priorities; ++q) {
-        o.qocc[q].reset(now_ps, histogram_bin_bytes);
-        o.qocc[q].set(now_ps, m_q[q].bytes);
-    }
-    // an empty port whose own statistics start now with the same bands: its first queue can share them
-    m_qshadow = m_bytes == 0 && m_occ.start_ps() == now_ps && m_occ.bin_bytes() == o.qocc[0].bin_bytes() ? -1 : -2;
+    // an empty port whose own statistics start now with the same bands: its first queue can share them, and
+    // nothing per queue is kept until a second queue holds a frame
+    if (m_bytes == 0 && m_occ.start_ps() == now_ps &&
+        m_occ.bin_bytes() == occupancy_stats::bin_for(histogram_bin_bytes))
+        m_qshadow = -1;
+    else
+        track_every_queue(now_ps, histogram_bin_bytes, false);
 }
 
 void egress_port::observe_queue(uint64_t now, int queue) {
     // Called for a change of `queue`, before the port's own statistics (m_occ) take it in.
-    observers& o = *m_obs;
-    if (o.track_queues) {
+    if (m_track_queues) {
         if (m_qshadow == -1) {
             m_qshadow = static_cast<int8_t>(queue);   // the first queue used: its statistics are the port's
         } else if (m_qshadow >= 0 && m_qshadow != queue) {
-            // a second queue: the first one's statistics so far are the port's up to this change (the others
-            // are still at zero since the start), and from here on every queue is tracked on its own
-            o.qocc[m_qshadow] = m_occ;
-            m_qshadow = -2;
+            // a second queue: every queue tracked on its own from here on, all at zero since the start but the
+            // first one, whose statistics so far are the port's up to this change
+            const int first = m_qshadow;
+            track_every_queue(m_occ.start_ps(), m_occ.bin_bytes(), true);
+            m_obs->qocc[first] = m_occ;
         }
         if (m_qshadow == -2)
-            o.qocc[queue].set(now, m_q[queue].bytes);
+            m_obs->qocc[queue].set(now, m_q[queue].bytes);
     }
-    if (o.traced)
+    if (m_traced)
         trace_levels(now, queue);
 }
 
@@ -182,7 +194,6 @@ void egress_port::trace_as(const std::string& scope) {
     if (!traced)   // nothing of this port in the trace: no state for it
         return;
     observers& o = obs();
-    o.traced = true;
     m_traced = true;
     o.tr_bytes = bytes;
     for (int p = 0; p < num_priorities; ++p) {
@@ -222,7 +233,7 @@ void egress_port::set_paused(uint8_t mask, uint64_t now) {
                 ps.episodes[p].push_back(now - ps.episode_start[p]);
         }
     }
-    if (m_obs && m_obs->traced)
+    if (m_traced)
         for (int p = 0; p < num_priorities; ++p)
             if (m_obs->tr_paused[p])
                 m_obs->tr_paused[p]->set(now, (mask >> p) & 1);

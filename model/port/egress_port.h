@@ -174,7 +174,8 @@ public:
     int queue_of(int prio) const { return m_qmap[prio]; }
     // Time-weighted occupancy of each queue (queue_occupancy), kept from this call on (one more update per frame).
     void track_queues(uint64_t now_ps, uint64_t histogram_bin_bytes);
-    const occupancy_stats& queue_occupancy(int queue) const;
+    // (A copy: while one queue alone has held frames, the statistics of the others are made on demand.)
+    occupancy_stats queue_occupancy(int queue) const;
 
     uint64_t bytes() const { return m_bytes; }
     uint32_t frames() const { return m_frames; }
@@ -210,6 +211,7 @@ private:
     bool m_wakeup_pending = false;
     bool m_observed = false;   // per-queue statistics or waveform signals on
     bool m_traced = false;   // waveform signals on
+    bool m_track_queues = false;   // per-queue statistics on
     // Per-queue statistics while a single queue has held frames since they began: that queue's statistics are
     // the port's (m_occ), the others' are at zero, and nothing is updated per frame. The queue (0-7), -1 before
     // any frame, -2 when every queue is tracked on its own (or none is).
@@ -249,9 +251,7 @@ private:
         int rr = 0;   // the DWRR class whose turn it is
         bool rr_credited = false;   // its quantum for this turn was added
     };
-    struct observers {   // track_queues, trace_as
-        bool traced = false;
-        bool track_queues = false;
+    struct observers {   // trace_as, or per-queue statistics once two queues have held frames
         occupancy_stats qocc[num_priorities];
         trace_signal* tr_bytes = nullptr;
         trace_signal* tr_q[num_priorities] = {};
@@ -260,6 +260,8 @@ private:
     std::unique_ptr<pause_state> m_pause;
     std::unique_ptr<dwrr_state> m_dwrr_state;
     std::unique_ptr<observers> m_obs;
+    // qocc from start_ps, each at its queue's bytes now, or at zero (a start in the past)
+    void track_every_queue(uint64_t start_ps, uint64_t bin_bytes, bool at_zero);
     observers& obs() {
         if (!m_obs)
             m_obs = std::make_unique<observers>();

@@ -152,11 +152,11 @@ public:
         m_start_ps = m_last_ps = now_ps;
         m_value = m_max = 0;
         m_area = 0;
-        m_bin_shift = 0;
-        while ((uint64_t{1} << m_bin_shift) < min_bin_bytes)
-            ++m_bin_shift;
+        m_bin_shift = shift_for(min_bin_bytes);
         m_levels.clear();
     }
+    // The band width reset(now, min_bin_bytes) gives.
+    static uint64_t bin_for(uint64_t min_bin_bytes) { return uint64_t{1} << shift_for(min_bin_bytes); }
     void set(uint64_t now_ps, uint64_t value) {
         accumulate(now_ps);
         m_value = value;
@@ -196,6 +196,12 @@ public:
     }
 
 private:
+    static int shift_for(uint64_t min_bin_bytes) {
+        int shift = 0;
+        while ((uint64_t{1} << shift) < min_bin_bytes)
+            ++shift;
+        return shift;
+    }
     int bin_of(uint64_t v) const {
         const uint64_t b = v >> m_bin_shift;
         return b >= num_bins ? num_bins - 1 : static_cast<int>(b);
