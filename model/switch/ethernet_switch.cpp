@@ -14,6 +14,9 @@ ethernet_switch::ethernet_switch(sc_core::sc_module_name name, int num_ports, in
       m_pg_map(buffer.pg_map), m_pool(pool), m_events(events) {
     if (num_hosts < 1)
         throw config_error("hosts = " + std::to_string(num_hosts) + ": a network needs at least 1 host");
+    if (num_ports < 1 || num_ports > INT16_MAX)
+        throw config_error(std::string(basename()) + ": ports = " + std::to_string(num_ports) + " outside [1, " +
+                           std::to_string(INT16_MAX) + "]");
     const size_t n = static_cast<size_t>(num_ports);
     m_ports.resize(n);
     m_counters.resize(n);
@@ -122,7 +125,7 @@ void ethernet_switch::set_route(int dst_host, int port) {
     if (port < 0 || port >= num_ports())
         throw config_error(std::string(basename()) + ": route port " + std::to_string(port) + " outside [0, " +
                            std::to_string(num_ports() - 1) + "]");
-    m_routes[static_cast<size_t>(dst_host)] = port;
+    m_routes[static_cast<size_t>(dst_host)] = static_cast<int16_t>(port);
 }
 
 void ethernet_switch::receive(int port, frame& f, sc_core::sc_time& delay) {

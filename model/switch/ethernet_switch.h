@@ -143,7 +143,7 @@ private:
     std::vector<std::unique_ptr<frame_initiator_socket>> m_tx;
     std::vector<egress_port> m_ports;
     std::vector<port_counters> m_counters;
-    std::vector<int> m_routes;
+    std::vector<int16_t> m_routes;   // by destination host: the egress port, -1 none (ports < 32768, checked)
     std::unique_ptr<buffer_manager> m_buffer;
     std::vector<std::unique_ptr<switch_hook>> m_hooks;   // in stage order
     std::vector<switch_hook*> m_ingress_hooks, m_enqueue_hooks, m_dequeue_hooks, m_drop_hooks, m_admit_hooks;
