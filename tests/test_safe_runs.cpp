@@ -101,6 +101,7 @@ TEST(SafeRuns, OutOfBudgetConfigsAreRefusedAtOnceNamingTheField) {
         std::string scenario;
         std::vector<std::string> args;
         std::string field;
+        double budget_mb = 4096;
     };
     const std::vector<bad> cases{
         {"testbed-001", {"--bin-s", "1e-9"}, "bin_s"},
@@ -108,12 +109,15 @@ TEST(SafeRuns, OutOfBudgetConfigsAreRefusedAtOnceNamingTheField) {
         {"rdma-incast", {"--duration-s", "1e4", "--link-gbps", "100"}, "duration_s"},
         {"incast", {"--series", "--sample-us", "0.1", "--duration-s", "1000", "--flows", "100"}, "sample_us"},
         {"overload", {"--senders", "4000", "--duration-s", "1e5"}, "sample_us"},
-        {"workload", {"--topology", "fat-tree", "--fat-tree-k", "64", "--duration-s", "1e-6"}, "fat_tree_k"}};
+        // 65,536 hosts, 327,680 switch ports, 335 M routes: about 1.1 GB
+        {"workload", {"--topology", "fat-tree", "--fat-tree-k", "64", "--duration-s", "1e-6"}, "fat_tree_k", 512}};
     for (const bad& b : cases) {
         double s = 0;
-        const std::string why = refusal(b.scenario, b.args, 4096, &s);
+        const std::string why = refusal(b.scenario, b.args, b.budget_mb, &s);
         EXPECT_EQ(why.rfind(b.field + ":", 0), 0u) << b.scenario << ": " << why;
-        EXPECT_NE(why.find("memory budget of 4096 MB"), std::string::npos) << why;
+        EXPECT_NE(why.find("memory budget of " + std::to_string(static_cast<int>(b.budget_mb)) + " MB"),
+                  std::string::npos)
+            << why;
         EXPECT_LT(s, 1.0) << b.scenario;
     }
     // the same configs within a budget they fit are not refused for memory (the estimate is what decides)
@@ -124,13 +128,13 @@ TEST(SafeRuns, OutOfBudgetConfigsAreRefusedAtOnceNamingTheField) {
 
 TEST(SafeRuns, TheEstimateFollowsTheConfigByHand) {
     // incast, 100 flows, a queue series every 10 us over 1 s: 100,001 samples x (100 flows + 3) columns x 8 B x
-    // 3 copies; the network 101 hosts and ports (6 KB each), 101 routes (6 B); 100 connections (10 KB)
+    // 3 copies; the network 101 hosts (2 KB each) and ports (1 KB each), 101 routes (2 B); 100 connections (2 KB)
     auto sc = make_scenario("incast");
     sc->params().parse_args({"--flows", "100", "--series", "--sample-us", "10", "--duration-s", "1"});
     const run_cost c = sc->cost();
     const double series = 100001.0 * 103 * 8 * 3;
-    const double net = 101 * 6144.0 + 101 * 6144.0 + 101 * 6.0;
-    const double conns = 100 * 10240.0;
+    const double net = 101 * 2048.0 + 101 * 1024.0 + 101 * 2.0;
+    const double conns = 100 * 2048.0;
     EXPECT_DOUBLE_EQ(c.bytes(), series + net + conns);
 }
 
