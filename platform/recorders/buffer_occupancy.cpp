@@ -17,8 +17,8 @@ void for_each_used_queue(const network& net, Fn&& fn) {
     for (int s = 0; s < net.num_switches(); ++s)
         for (int p = 0; p < net.sw(s).num_ports(); ++p)
             for (int q = 0; q < num_priorities; ++q)
-                if (net.sw(s).egress(p).queue_occupancy(q).max() > 0)
-                    fn(s, p, q, net.sw(s).egress(p).queue_occupancy(q));
+                if (const occupancy_stats o = net.sw(s).egress(p).queue_occupancy(q); o.max() > 0)
+                    fn(s, p, q, o);   // (queue_occupancy makes a copy: once per queue)
 }
 
 double kb(uint64_t bytes) {
