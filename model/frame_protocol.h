@@ -12,8 +12,10 @@
 
 #include "model/frame.h"
 
+#include <memory>
 #include <systemc>
 #include <tlm>
+#include <utility>
 
 namespace cmswitch {
 
@@ -67,6 +69,19 @@ private:
     }
     void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 };
+
+// An object (a socket) made after `parent`'s constructor, named and parented under it as if made there
+// (parent.name); the hierarchy is restored whether or not its constructor throws.
+template <typename T, typename... Args>
+std::unique_ptr<T> make_child(sc_core::sc_module* parent, Args&&... args) {
+    sc_core::sc_simcontext* ctx = sc_core::sc_get_curr_simcontext();
+    ctx->hierarchy_push(parent);
+    struct pop {
+        sc_core::sc_simcontext* c;
+        ~pop() { c->hierarchy_pop(); }
+    } restore{ctx};
+    return std::make_unique<T>(std::forward<Args>(args)...);
+}
 
 // Picoseconds are the model's time unit; every simulation context runs with a 1 ps resolution.
 //

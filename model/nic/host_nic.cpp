@@ -15,10 +15,7 @@ host_nic::host_nic(sc_core::sc_module_name name, int host_id, uint64_t queue_lim
 
 frame_initiator_socket& host_nic::tx() {
     if (!m_tx) {
-        sc_core::sc_simcontext* ctx = sc_core::sc_get_curr_simcontext();
-        ctx->hierarchy_push(this);   // named hostN.tx, a child of this NIC
-        m_tx.reset(new frame_initiator_socket("tx"));
-        ctx->hierarchy_pop();
+        m_tx = make_child<frame_initiator_socket>(this, "tx");   // hostN.tx
         m_port.bind_socket(m_tx.get());
     }
     return *m_tx;
@@ -26,10 +23,7 @@ frame_initiator_socket& host_nic::tx() {
 
 frame_target_socket<host_nic>& host_nic::rx() {
     if (!m_rx) {
-        sc_core::sc_simcontext* ctx = sc_core::sc_get_curr_simcontext();
-        ctx->hierarchy_push(this);
-        m_rx.reset(new frame_target_socket<host_nic>("rx"));
-        ctx->hierarchy_pop();
+        m_rx = make_child<frame_target_socket<host_nic>>(this, "rx");
         m_rx->register_b_transport(this, &host_nic::receive);
     }
     return *m_rx;

@@ -43,10 +43,7 @@ ethernet_switch::ethernet_switch(sc_core::sc_module_name name, int num_ports, in
 frame_target_socket<ethernet_switch>& ethernet_switch::rx(int port) {
     auto& s = m_rx.at(static_cast<size_t>(port));
     if (!s) {
-        sc_core::sc_simcontext* ctx = sc_core::sc_get_curr_simcontext();
-        ctx->hierarchy_push(this);   // named switchN.rx_<port>, a child of this switch
-        s.reset(new frame_target_socket<ethernet_switch>(("rx_" + std::to_string(port)).c_str()));
-        ctx->hierarchy_pop();
+        s = make_child<frame_target_socket<ethernet_switch>>(this, ("rx_" + std::to_string(port)).c_str());
         s->register_b_transport(this, &ethernet_switch::receive, port);
     }
     return *s;
@@ -55,10 +52,7 @@ frame_target_socket<ethernet_switch>& ethernet_switch::rx(int port) {
 frame_initiator_socket& ethernet_switch::tx(int port) {
     auto& s = m_tx.at(static_cast<size_t>(port));
     if (!s) {
-        sc_core::sc_simcontext* ctx = sc_core::sc_get_curr_simcontext();
-        ctx->hierarchy_push(this);
-        s.reset(new frame_initiator_socket(("tx_" + std::to_string(port)).c_str()));
-        ctx->hierarchy_pop();
+        s = make_child<frame_initiator_socket>(this, ("tx_" + std::to_string(port)).c_str());
         m_ports[static_cast<size_t>(port)].bind_socket(s.get());
     }
     return *s;
