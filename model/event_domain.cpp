@@ -10,7 +10,7 @@
 namespace cmswitch {
 
 event_domain::event_domain(sc_core::sc_module_name name, bool decoupled)
-    : sc_module(name), m_buckets(num_buckets), m_decoupled(decoupled) {
+    : sc_module(name), m_buckets(max_buckets), m_decoupled(decoupled) {
     SC_METHOD(dispatch);
     sensitive << m_wake;
     dont_initialize();
@@ -26,6 +26,7 @@ void event_domain::set_bucket_shift(int shift) {
 
 void event_domain::reset() {
     bucket_shift = m_set_shift;
+    m_nb = max_buckets;
     m_emptied = 0;
     for (auto& b : m_buckets)
         b.clear();
@@ -60,7 +61,7 @@ void event_domain::dispatch() {
         pop_peeked();
         // the next entry of this bucket (usually the next to run): start fetching what it will touch, its
         // block and its frame, while this one runs (in a large network both have gone cold since it was queued)
-        if (const bucket& b = m_buckets[m_cur & (num_buckets - 1)]; !b.empty()) {
+        if (const bucket& b = m_buckets[m_cur & (m_nb - 1)]; !b.empty()) {
             __builtin_prefetch(b.begin()->handler);
             __builtin_prefetch(b.begin()->ptr);
         }
@@ -116,45 +117,48 @@ void event_domain::past(uint64_t t_ps, uint64_t now) const {
                       " ps, before the current time " + std::to_string(now) + " ps");
 }
 
-void event_domain::push(const entry& e) {
+void event_domain::push_outside(const entry& e) {
     const uint64_t b = e.t_ps >> bucket_shift;
     if (b < m_cur) {
         // earlier than the calendar's start (an event from another, non-decoupled domain after peek() moved
         // ahead): restart the calendar here
         restart_calendar(b);
     }
-    if (b < m_cur + num_buckets)
+    push(e);
+}
+
+void event_domain::push(const entry& e) {
+    if ((e.t_ps >> bucket_shift) < m_cur + m_nb)
         ring_insert(e);
     else
         m_heap.push(e);
 }
 
 void event_domain::ring_insert(const entry& e) {
-    const uint64_t idx = (e.t_ps >> bucket_shift) & (num_buckets - 1);
+    const uint64_t idx = (e.t_ps >> bucket_shift) & (m_nb - 1);
     bucket& b = m_buckets[idx];
     m_occupied[idx / 64] |= 1ull << (idx % 64);
-    std::vector<entry>& keys = b.keys;
-    keys.push_back(e);
-    // keep the bucket sorted: a new key is usually the latest and stays at the end; an earlier one walks back
-    // in a short bucket, a long one (many events in a bucket's time) is searched instead
-    const size_t last = keys.size() - 1;
-    if (last > b.head && keys[last] < keys[last - 1]) {
-        if (last - b.head > 32) {
-            place_in_long_bucket(b);
-        } else {
-            for (size_t i = last; i > b.head && keys[i] < keys[i - 1]; --i)
-                std::swap(keys[i - 1], keys[i]);
-        }
-    }
+    b.keys.push_back(e);
+    const size_t last = b.keys.size() - 1;
+    if (last > b.head && b.keys[last] < b.keys[last - 1])
+        sort_last(b);
     ++m_ring_count;
 }
 
-void event_domain::place_in_long_bucket(bucket& b) {
+void event_domain::sort_last(bucket& b) {
+    // keep the bucket sorted: a new key is usually the latest and stays at the end; an earlier one walks back
+    // in a short bucket, a long one (many events in a bucket's time) is searched instead
     std::vector<entry>& keys = b.keys;
-    const entry k = keys.back();
-    const auto at = std::upper_bound(keys.begin() + b.head, keys.end() - 1, k);
-    std::move_backward(at, keys.end() - 1, keys.end());
-    *at = k;
+    const size_t last = keys.size() - 1;
+    if (last - b.head > 32) {
+        const entry k = keys.back();
+        const auto at = std::upper_bound(keys.begin() + b.head, keys.end() - 1, k);
+        std::move_backward(at, keys.end() - 1, keys.end());
+        *at = k;
+    } else {
+        for (size_t i = last; i > b.head && keys[i] < keys[i - 1]; --i)
+            std::swap(keys[i - 1], keys[i]);
+    }
 }
 
 void event_domain::adapt() {
@@ -167,10 +171,20 @@ void event_domain::adapt() {
         shift = std::max(min_shift, shift - static_cast<int>(std::log2(per_bucket / 2)));
     else if (per_bucket < 1.5 && shift < m_set_shift)
         ++shift;
-    if (shift == bucket_shift)
+    // as many buckets as about four per pending entry (a power of two, 64 to 4,096): the calendar walks every
+    // bucket once a turn, and a turn of 4,096 for a few dozen entries (a 16-server incast) finds each bucket
+    // gone cold since the last; what lies beyond the shorter span waits in the heap
+    uint64_t nb = m_nb;
+    const uint64_t want = 4 * (m_ring_count + m_heap.size());
+    if (want > nb && nb < max_buckets)
+        nb = std::min<uint64_t>(max_buckets, uint64_t{1} << (64 - __builtin_clzll(want - 1)));
+    else if (want <= nb / 4 && nb > min_buckets)
+        nb = std::max<uint64_t>(min_buckets, uint64_t{1} << (64 - __builtin_clzll(std::max<uint64_t>(want, 2) - 1)));
+    if (shift == bucket_shift && nb == m_nb)
         return;
     // the calendar restarted at the last dispatched time (every pending entry is due at or after it)
     bucket_shift = shift;
+    m_nb = nb;
     restart_calendar(model_clock::now >> shift);
 }
 
@@ -192,7 +206,7 @@ void event_domain::restart_calendar(uint64_t first_bucket) {
 }
 
 void event_domain::migrate() {
-    while (!m_heap.empty() && (m_heap.top().t_ps >> bucket_shift) < m_cur + num_buckets) {
+    while (!m_heap.empty() && (m_heap.top().t_ps >> bucket_shift) < m_cur + m_nb) {
         const entry e = m_heap.top();
         m_heap.pop();
         ring_insert(e);
@@ -208,12 +222,12 @@ const event_domain::entry* event_domain::peek() {
             migrate();
             continue;
         }
-        const bucket& b = m_buckets[m_cur & (num_buckets - 1)];
+        const bucket& b = m_buckets[m_cur & (m_nb - 1)];
         if (!b.empty())
             return b.begin();
         // skip to the next occupied bucket (the ring holds something), then let the heap fill the buckets
         // that the calendar's end passed on the way
-        const uint64_t idx = m_cur & (num_buckets - 1);
+        const uint64_t idx = m_cur & (m_nb - 1);
         uint64_t word = m_occupied[idx / 64] & (~0ull << (idx % 64));
         uint64_t w = idx / 64;
         uint64_t skipped;
@@ -221,12 +235,12 @@ const event_domain::entry* event_domain::peek() {
             skipped = w * 64 + static_cast<uint64_t>(__builtin_ctzll(word)) - idx;
         } else {
             for (;;) {
-                w = (w + 1) % (num_buckets / 64);
+                w = (w + 1) % (m_nb / 64);
                 if (m_occupied[w])
                     break;
             }
             const uint64_t next = w * 64 + static_cast<uint64_t>(__builtin_ctzll(m_occupied[w]));
-            skipped = (next - idx) & (num_buckets - 1);
+            skipped = (next - idx) & (m_nb - 1);
         }
         // heap keys all lie at or beyond the old calendar end, which is past the bucket we skip to
         m_cur += skipped;
@@ -235,7 +249,7 @@ const event_domain::entry* event_domain::peek() {
 }
 
 void event_domain::pop_peeked() {
-    const uint64_t idx = m_cur & (num_buckets - 1);
+    const uint64_t idx = m_cur & (m_nb - 1);
     bucket& b = m_buckets[idx];
     if (++b.head == b.keys.size()) {
         b.clear();

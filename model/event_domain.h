@@ -60,7 +60,7 @@ public:
 
     // t_ps >= now.
     void schedule(uint64_t t_ps, event_handler* h, uint32_t kind, uint32_t index, void* ptr) {
-        push(entry{t_ps, m_seq++, h, ptr, kind, index});
+        insert(t_ps, h, kind, index, ptr);
         if (!m_dispatching && t_ps < m_armed_ps) {
             const uint64_t kernel_now = sc_core::sc_time_stamp().value();
             if (t_ps < kernel_now)
@@ -76,6 +76,7 @@ public:
     void set_bucket_shift(int shift);
     uint64_t activations() const { return m_activations; }
     int bucket_shift_now() const { return bucket_shift; }   // the width adapt() chose (2^shift ps)
+    uint64_t buckets_now() const { return m_nb; }   // the number of buckets adapt() chose
 
     // The entries not yet dispatched, in no particular order.
     std::vector<timed_entry> pending() const;
@@ -100,8 +101,9 @@ private:
         friend bool operator<(const entry& a, const entry& b) { return a.key() < b.key(); }
     };
 
-    // Calendar queue: the near future (4096 buckets of 2^shift ps: 17 ms at the default 4.2 us, 268 us at a 40
-    // Gb/s network's 65 ns; measured in bench/) in buckets kept sorted (earliest first, taken from a moving head:
+    // Calendar queue: the near future (up to 4096 buckets of 2^shift ps: 17 ms at the default 4.2 us, 268 us at a
+    // 40 Gb/s network's 65 ns; measured in bench/; fewer buckets, down to 64, while few entries are pending) in
+    // buckets kept sorted (earliest first, taken from a moving head:
     // a new key, usually the latest, goes on the end, so thousands due at one instant, an incast's synchronized
     // senders, cost O(1) each); what lies beyond waits in
     // a binary heap and moves into the buckets as the calendar advances. Pops cost O(1) where a heap of the same
@@ -112,8 +114,35 @@ private:
     // changes: entries still come out in (time, seq) order, so results do not depend on it.
     int bucket_shift = 22;
     int m_set_shift = 22;   // set_bucket_shift's: the widest adapt() goes back to
-    static constexpr uint64_t num_buckets = 4096;
+    static constexpr uint64_t max_buckets = 4096;
+    static constexpr uint64_t min_buckets = 64;
+    uint64_t m_nb = max_buckets;   // buckets in use (the first m_nb; a power of two): adapt()'s choice
     static constexpr int min_shift = 6;   // 64 ps
+    // A new entry, written in place in its bucket: the usual case (due inside the calendar, no earlier than its
+    // bucket's last key) inline, the rest out of line.
+    void insert(uint64_t t_ps, event_handler* h, uint32_t kind, uint32_t index, void* ptr) {
+        const uint64_t seq = m_seq++;
+        const uint64_t b = t_ps >> bucket_shift;
+        if (b - m_cur >= m_nb) {   // before the calendar's start (wraps) or beyond its end
+            push_outside(entry{t_ps, seq, h, ptr, kind, index});
+            return;
+        }
+        const uint64_t idx = b & (m_nb - 1);
+        bucket& bk = m_buckets[idx];
+        m_occupied[idx / 64] |= 1ull << (idx % 64);
+        ++m_ring_count;
+        entry& e = bk.keys.emplace_back();
+        e.t_ps = t_ps;
+        e.seq = seq;
+        e.handler = h;
+        e.ptr = ptr;
+        e.kind = kind;
+        e.index = index;
+        // sorted unless it is earlier than the bucket's previous key (seq is the largest yet: only time can be)
+        if (bk.keys.size() - 1 > bk.head && t_ps < bk.keys[bk.keys.size() - 2].t_ps)
+            sort_last(bk);
+    }
+    void push_outside(const entry& e);
     void push(const entry& e);
     const entry* peek();   // earliest entry, or null; advances the calendar to its bucket
     void pop_peeked();   // removes the entry peek() returned
@@ -130,13 +159,13 @@ private:
         }
     };
     void ring_insert(const entry& e);
-    [[gnu::noinline]] static void place_in_long_bucket(bucket& b);
+    [[gnu::noinline]] static void sort_last(bucket& b);   // the bucket's last key walked back to its place
     void migrate();
     void adapt();   // every 65,536 dispatches: the bucket width from the events per emptied bucket
     void restart_calendar(uint64_t first_bucket);   // every bucketed entry back through the heap
 
     std::vector<bucket> m_buckets;
-    uint64_t m_occupied[num_buckets / 64] = {};   // bit per non-empty bucket, to skip empty ones fast
+    uint64_t m_occupied[max_buckets / 64] = {};   // bit per non-empty bucket, to skip empty ones fast
     uint64_t m_cur = 0;   // absolute bucket number of the calendar's first bucket
     size_t m_ring_count = 0;
     uint64_t m_emptied = 0;   // buckets emptied since the last adapt()

@@ -134,3 +134,53 @@ TEST(EventDomain, NarrowsItsBucketsWhereEventsCrowdAndKeepsTheOrder) {
         }
     }
 }
+
+namespace {
+// streams that each schedule their next entry 1-3 us ahead; from a given dispatch on, each entry also leaves a
+// burst of extra one-shot entries spread over the next millisecond
+struct few_then_many final : event_handler {
+    event_domain* d = nullptr;
+    rng g{13, 0};
+    uint32_t scheduled = 0;
+    uint64_t dispatched = 0;
+    uint64_t crowd_from = ~0ull;
+    uint64_t most_buckets = 0;   // while crowded
+    std::vector<std::pair<uint64_t, uint32_t>> seen;
+    void on_event(uint32_t kind, uint32_t index, void*) override {
+        seen.emplace_back(now_ps(), index);
+        ++dispatched;
+        if (kind != 0)
+            return;
+        d->schedule(now_ps() + 1000000 + g.below(2000001), this, 0, scheduled++, nullptr);
+        if (dispatched >= crowd_from && dispatched < crowd_from + 300000) {
+            d->schedule(now_ps() + g.below(1000000001), this, 1, scheduled++, nullptr);
+            most_buckets = std::max(most_buckets, d->buckets_now());
+        }
+    }
+};
+}   // namespace
+
+TEST(EventDomain, SizesItsCalendarToThePendingEntriesAndKeepsTheOrder) {
+    // A calendar walks every bucket once a turn: with a few dozen entries pending it uses few buckets (about four
+    // per entry, at least 64), with thousands its 4,096. The order must not change with either.
+    sim_context ctx;
+    event_domain d("d", true);
+    few_then_many s;
+    s.d = &d;
+    for (; s.scheduled < 8; ++s.scheduled)
+        d.schedule(0, &s, 0, s.scheduled, nullptr);
+    EXPECT_EQ(d.buckets_now(), 4096u);
+    ctx.run_until(500000000000ull);   // 0.5 s: 8 streams, about 250,000 entries, 8 pending
+    EXPECT_EQ(d.buckets_now(), 64u);   // 4 x 8 = 32 wanted, 64 the least
+    s.crowd_from = s.dispatched;
+    ctx.run_until(1000000000000ull);   // a stream's entry leaves one more within 1 ms: about 2,000 pending
+    EXPECT_EQ(s.most_buckets, 4096u);
+    EXPECT_EQ(d.buckets_now(), 64u);   // and back to 8 pending
+    ASSERT_EQ(s.seen.size(), s.dispatched);
+    for (size_t i = 1; i < s.seen.size(); ++i) {
+        ASSERT_LE(s.seen[i - 1].first, s.seen[i].first) << i;
+        if (s.seen[i - 1].first == s.seen[i].first) {
+            ASSERT_LT(s.seen[i - 1].second, s.seen[i].second) << i;
+        }
+    }
+}
