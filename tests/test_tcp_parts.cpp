@@ -179,9 +179,10 @@ TEST(Vegas, OneStepPerRttBelowAlphaBetweenAndAboveBeta) {
     EXPECT_EQ(w.cwnd, 10100u);
 }
 
-TEST(DcVegas, QueueEstimateAgainstKvThenDctcpCut) {
+TEST(DcVegas, QueueEstimateAgainstKvThenDctcpCutAtTheEndOfTheRtt) {
     // cwnd 20 segments, baseRTT 100 us, K_v 4: rtt 125 us gives q = 20/125 x 25 = 4 (not over), 150 us 6.67 (over)
     tcp_config cfg;   // K_v 4, g 1/16
+    cfg.dcvegas_update = "rtt";
     dc_vegas d(cfg);
     d.set_mss(1000);
     tcp_window w{20000, 1000000};
@@ -199,6 +200,57 @@ TEST(DcVegas, QueueEstimateAgainstKvThenDctcpCut) {
     d.end_of_rtt(w);
     EXPECT_DOUBLE_EQ(d.alpha(), 0.96875 * 15 / 16);
     EXPECT_EQ(w.cwnd, 10312u);
+}
+
+TEST(DcVegas, DctcpTimingCutsOnTheFirstSampleOverWithTheCurrentAlpha) {
+    // the default reading: alpha starts at 1, so the first sample over (rtt 150 us: q = 6.67 > 4) halves the
+    // window at once; a second one in the same RTT does nothing; alpha moves at the RTT's end from F = 2 / 3
+    tcp_config cfg;
+    dc_vegas d(cfg);
+    d.set_mss(1000);
+    tcp_window w{20000, 1000000};
+    d.sample(w, 100000000);
+    d.sample(w, 150000000);
+    EXPECT_EQ(w.cwnd, 10000u);
+    EXPECT_EQ(w.ssthresh, 10000u);
+    d.sample(w, 300000000);   // cwnd 10: q = 10/300 x 200 = 6.67, over, but the RTT has had its cut
+    EXPECT_EQ(w.cwnd, 10000u);
+    d.end_of_rtt(w);
+    EXPECT_DOUBLE_EQ(d.alpha(), 15.0 / 16 + 2.0 / 3 / 16);
+    // next RTT: cwnd 10, rtt 180 us gives q = 10/180 x 80 = 4.44, over: cut by alpha / 2
+    d.sample(w, 180000000);
+    EXPECT_EQ(w.cwnd, static_cast<uint64_t>(10000 * (1 - (15.0 / 16 + 2.0 / 3 / 16) / 2)));
+}
+
+TEST(DcVegas, PerAckAlphaAndThePathDelaySignal) {
+    // "ack": alpha moves with every sample (gain 1/16), the cut on the first sample over
+    tcp_config cfg;
+    cfg.dcvegas_update = "ack";
+    dc_vegas a(cfg);
+    a.set_mss(1000);
+    tcp_window w{20000, 1000000};
+    a.sample(w, 100000000);   // not over: alpha 15/16
+    EXPECT_DOUBLE_EQ(a.alpha(), 15.0 / 16);
+    a.sample(w, 150000000);   // over: alpha 15/16 x 15/16 + 1/16, then the cut with it
+    const double alpha = 15.0 / 16 * 15 / 16 + 1.0 / 16;
+    EXPECT_DOUBLE_EQ(a.alpha(), alpha);
+    EXPECT_EQ(w.cwnd, static_cast<uint64_t>(20000 * (1 - alpha / 2)));
+    a.end_of_rtt(w);
+    EXPECT_DOUBLE_EQ(a.alpha(), alpha);   // no second update at the RTT's end
+    // "path": RTT - RTT_min against 48 us, whatever the window: 147 us is not over, 149 us is
+    tcp_config pc;
+    pc.dcvegas_signal = "path";
+    dc_vegas p(pc);
+    p.set_mss(1000);
+    tcp_window big{200000, 1000000};   // 200 segments: Eq. 1 would be over at once
+    p.sample(big, 100000000);
+    p.sample(big, 147000000);
+    EXPECT_EQ(big.cwnd, 200000u);
+    p.sample(big, 149000000);
+    EXPECT_EQ(big.cwnd, 100000u);   // alpha 1: halved
+    tcp_config bad;
+    bad.dcvegas_signal = "queue";
+    EXPECT_THROW(dc_vegas{bad}, config_error);
 }
 
 namespace {

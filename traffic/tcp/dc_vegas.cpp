@@ -1,29 +1,58 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "traffic/tcp/dc_vegas.h"
 
+#include "config/errors.h"
+
 #include <algorithm>
 
 namespace cmswitch {
 
-void dc_vegas::sample(const tcp_window& w, uint64_t rtt) {
+dc_vegas::dc_vegas(const tcp_config& cfg)
+    : m_k(cfg.dcvegas_k), m_g(cfg.dcvegas_g), m_path(cfg.dcvegas_signal == "path"),
+      m_timing(cfg.dcvegas_update == "rtt"   ? timing::rtt
+               : cfg.dcvegas_update == "ack" ? timing::ack
+                                             : timing::dctcp),
+      m_delay_ps(static_cast<uint64_t>(cfg.dcvegas_delay_us * 1e6 + 0.5)) {
+    if (cfg.dcvegas_signal != "flow" && cfg.dcvegas_signal != "path")
+        throw config_error("dcvegas_signal = '" + cfg.dcvegas_signal + "': allowed values are flow, path");
+    if (cfg.dcvegas_update != "dctcp" && cfg.dcvegas_update != "rtt" && cfg.dcvegas_update != "ack")
+        throw config_error("dcvegas_update = '" + cfg.dcvegas_update + "': allowed values are dctcp, rtt, ack");
+}
+
+void dc_vegas::cut(tcp_window& w) {
+    w.ssthresh = std::max(static_cast<uint64_t>(static_cast<double>(w.cwnd) * (1 - m_alpha / 2)), 2 * uint64_t{mss()});
+    w.cwnd = w.ssthresh;
+}
+
+void dc_vegas::sample(tcp_window& w, uint64_t rtt) {
     m_base_rtt = std::min(m_base_rtt, rtt);
-    const double segs = static_cast<double>(w.cwnd) / mss();
-    const double r = static_cast<double>(rtt);
-    const double q = segs / r * (r - static_cast<double>(m_base_rtt));   // Eq. 1, in segments
+    bool over;
+    if (m_path) {
+        over = rtt - m_base_rtt > m_delay_ps;
+    } else {
+        const double segs = static_cast<double>(w.cwnd) / mss();
+        const double r = static_cast<double>(rtt);
+        over = segs / r * (r - static_cast<double>(m_base_rtt)) > m_k;   // Eq. 1, in segments
+    }
     ++m_samples;
-    if (q > m_k)
-        ++m_over;
+    m_over += over;
+    if (m_timing == timing::ack)
+        m_alpha = (1 - m_g) * m_alpha + (over ? m_g : 0.0);
+    if (over && m_timing != timing::rtt && !m_cut_this_rtt) {
+        cut(w);
+        m_cut_this_rtt = true;
+    }
 }
 
 void dc_vegas::end_of_rtt(tcp_window& w) {
-    const double f = m_samples ? static_cast<double>(m_over) / m_samples : 0.0;
-    m_alpha = (1 - m_g) * m_alpha + m_g * f;
-    if (m_over > 0) {
-        w.ssthresh =
-            std::max(static_cast<uint64_t>(static_cast<double>(w.cwnd) * (1 - m_alpha / 2)), 2 * uint64_t{mss()});
-        w.cwnd = w.ssthresh;
+    if (m_timing != timing::ack) {
+        const double f = m_samples ? static_cast<double>(m_over) / m_samples : 0.0;
+        m_alpha = (1 - m_g) * m_alpha + m_g * f;
     }
+    if (m_timing == timing::rtt && m_over > 0)
+        cut(w);
     m_samples = m_over = 0;
+    m_cut_this_rtt = false;
 }
 
 void dc_vegas::on_increase(tcp_window& w, const tcp_ack_event& a) {
@@ -40,6 +69,14 @@ void dc_vegas::on_increase(tcp_window& w, const tcp_ack_event& a) {
 void dc_vegas::declare(param_table& t, tcp_config& cfg) {
     t.add_real("dcvegas_k", &cfg.dcvegas_k, 0, 1000, "segments", "DC-Vegas: queue estimate threshold K_v");
     t.add_real("dcvegas_g", &cfg.dcvegas_g, 0, 1, "", "DC-Vegas: alpha gain g", true);
+    t.add_real("dcvegas_delay_us", &cfg.dcvegas_delay_us, 0, 1e6, "us",
+               "DC-Vegas: queueing delay threshold of the path signal");
+    t.add_choice("dcvegas_signal", &cfg.dcvegas_signal, {"flow", "path"},
+                 "DC-Vegas: congestion signal (flow: Eq. 1's queued segments > dcvegas_k; path: RTT - RTT_min > "
+                 "dcvegas_delay_us)");
+    t.add_choice("dcvegas_update", &cfg.dcvegas_update, {"dctcp", "rtt", "ack"},
+                 "DC-Vegas: alpha per RTT and the cut on the first sample over (dctcp), both at the RTT's end (rtt), "
+                 "alpha per sample (ack)");
 }
 
 }   // namespace cmswitch

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// DC-Vegas (Wang et al., paper 004): DCTCP's control law driven by Vegas' delay-based queue estimate instead of
-// ECN marks, at the sender alone. The available text gives only the estimate (its Eq. 1): a flow's own queued
-// segments q = (w / RTT) (RTT - RTT_min), compared with a threshold K_v. The control law is OUR READING (the
-// docs/spec/tcp.md, DC-Vegas): over each RTT the fraction F of the
-// per-segment RTT samples with q > K_v; at the RTT's end alpha = (1 - g) alpha + g F and, if any sample was
-// over, cwnd = ssthresh = max(cwnd (1 - alpha / 2), 2 SMSS) (once per RTT, as DCTCP once per window); otherwise
-// the window grows as Reno per ACK. K_v (segments) and g are settings (tcp_config::dcvegas_k, dcvegas_g).
+// DC-Vegas (Wang et al., paper 004): DCTCP's control law driven by Vegas' delay-based congestion detection instead
+// of ECN marks, at the sender alone. The available text gives only Vegas' estimate (its Eq. 1): a flow's own queued
+// segments q = (w / RTT) (RTT - RTT_min), compared with a threshold K_v, "in each RTT", and names Vegas' binary
+// decision as what fails in incast. The control law is a READING (docs/spec/tcp.md, DC-Vegas; docs/validation.md
+// shows every reading's incast collapse point): the fraction F of an RTT's per-segment samples that signal
+// congestion takes the place of DCTCP's fraction of marked bytes, alpha = (1 - g) alpha + g F, a cut
+// cwnd = ssthresh = max(cwnd (1 - alpha / 2), 2 SMSS) at most once per RTT, Reno growth otherwise. Settings:
+// the signal (dcvegas_signal: "flow", Eq. 1 against K_v = dcvegas_k segments; "path", RTT - RTT_min against
+// dcvegas_delay_us), the timing (dcvegas_update: "dctcp", alpha at the RTT's end and the cut on its first sample
+// over, as DCTCP cuts on the first ECE of a window; "rtt", both at the RTT's end; "ack", alpha per sample with
+// gain g and the cut on the first sample over), g (dcvegas_g).
 #ifndef CMSWITCH_TRAFFIC_TCP_DC_VEGAS_H
 #define CMSWITCH_TRAFFIC_TCP_DC_VEGAS_H
 
@@ -16,8 +20,8 @@ namespace cmswitch {
 
 class dc_vegas final : public tcp_congestion_control {
 public:
-    explicit dc_vegas(const tcp_config& cfg) : m_k(cfg.dcvegas_k), m_g(cfg.dcvegas_g) {}
-    // Its parameters, into cfg: dcvegas_k, dcvegas_g.
+    explicit dc_vegas(const tcp_config& cfg);
+    // Its parameters, into cfg: dcvegas_k, dcvegas_g, dcvegas_signal, dcvegas_update, dcvegas_delay_us.
     static void declare(param_table& t, tcp_config& cfg);
     const char* name() const override { return "dc-vegas"; }
     bool ecn_capable() const override { return false; }
@@ -25,11 +29,17 @@ public:
     bool wants_delay_samples() const override { return true; }
     double alpha() const { return m_alpha; }
     // One RTT sample against the threshold (the queue estimate of Eq. 1), and the end-of-RTT step; for tests.
-    void sample(const tcp_window& w, uint64_t rtt);
+    void sample(tcp_window& w, uint64_t rtt);
     void end_of_rtt(tcp_window& w);
 
 private:
+    enum class timing { dctcp, rtt, ack };
+    void cut(tcp_window& w);
     double m_k, m_g;
+    bool m_path;   // the path's queueing delay (else Eq. 1's per-flow segments)
+    timing m_timing;
+    uint64_t m_delay_ps;
+    bool m_cut_this_rtt = false;
     double m_alpha = 1.0;
     uint64_t m_base_rtt = UINT64_MAX;
     uint32_t m_samples = 0, m_over = 0;

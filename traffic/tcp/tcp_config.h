@@ -22,8 +22,14 @@ struct tcp_config {
     double dctcp_g = 1.0 / 16;
     // Vegas (Linux tcp_vegas): queued segments aimed at, in segments
     double vegas_alpha = 2, vegas_beta = 4, vegas_gamma = 1;
-    // DC-Vegas (our reading of paper 004, dc_vegas.h): queue estimate threshold K_v (segments) and gain
+    // DC-Vegas (our reading of paper 004, dc_vegas.h): queue estimate threshold K_v (segments) and gain; the
+    // readings the text leaves open: the congestion signal ("flow": Eq. 1's own queued segments against K_v;
+    // "path": the path's queueing delay RTT - RTT_min against dcvegas_delay_us) and when alpha and the cut happen
+    // ("dctcp": alpha once per RTT, the cut on the RTT's first sample over; "rtt": both at the RTT's end; "ack":
+    // alpha per sample, the cut on the first sample over)
     double dcvegas_k = 4, dcvegas_g = 1.0 / 16;
+    std::string dcvegas_signal = "flow", dcvegas_update = "dctcp";
+    double dcvegas_delay_us = 48;   // 4 full frames at 1 Gb/s
     // CUBIC (RFC 9438, cubic.h): C, beta_cubic, fast convergence
     double cubic_c = 0.4, cubic_beta = 0.7;
     bool cubic_fast_convergence = true;
