@@ -57,7 +57,7 @@ drop_reason dbl_queue_manager::on_admit(const queue_view& q, frame& f, uint64_t)
     }
     if (!congested)
         return drop_reason::none;
-    flow_state& s = find(p, f.flow);
+    flow_state& s = find(p, key(f));
     if (s.credits > 0)
         --s.credits;
     if (s.credits <= m_cfg.aggressive_credits)
@@ -84,16 +84,17 @@ drop_reason dbl_queue_manager::on_admit(const queue_view& q, frame& f, uint64_t)
 }
 
 void dbl_queue_manager::on_enqueue(const queue_view& q, frame& f, uint64_t) {
-    ++find(m_ports[static_cast<size_t>(q.port)], f.flow).queued;
+    ++find(m_ports[static_cast<size_t>(q.port)], key(f)).queued;
 }
 
 void dbl_queue_manager::on_dequeue(const queue_view& q, frame& f, uint64_t) {
     if (f.kind == frame_kind::pause || f.kind == frame_kind::cnm)
         return;   // control frames the switch made itself never passed on_enqueue
     port_state& p = m_ports[static_cast<size_t>(q.port)];
+    const uint32_t k = key(f);
     for (size_t i = 0; i < p.flows.size(); ++i) {
         flow_state& s = p.flows[i];
-        if (s.flow != f.flow)
+        if (s.flow != k)
             continue;
         if (s.queued > 0)
             --s.queued;

@@ -13,7 +13,7 @@
 //    other (SACKs, handshakes: the paper's explanation of its DBL drops), "drop" drops it.
 // With the paper's settings (15 credits, aggressive at 5, 100 %, 255 buffers) one flow is marked from 130 frames
 // queued (paper: 120-130) and two flows from 70 frames each (paper: 70-80).
-// Flows are told apart by frame.flow (the paper's switch included layer-4 ports). DBL drops count as drop_reason
+// Flows are told apart by frame.flow (layer-4 ports) or, with flow_by_hosts, by the pair of hosts. DBL drops count as drop_reason
 // aqm; the queue's own overflow stays a tail drop of the buffer policy.
 #ifndef CMSWITCH_MODEL_CM_DBL_DBL_QUEUE_MANAGER_H
 #define CMSWITCH_MODEL_CM_DBL_DBL_QUEUE_MANAGER_H
@@ -34,6 +34,11 @@ struct dbl_config {
     double exceed_probability = 1.0;
     bool exceed_ecn = true;   // exceed action: mark (ECN) or drop
     double congested_fraction = 0.5;   // of the port's frame limit (our rule, see above)
+    // What a "flow" is: the transport's own flow (an SCTP association, a TCP connection: the switch reads
+    // layer-4 ports) or every frame between one source host and one destination host (a switch that does not
+    // parse SCTP's ports, as the paper suspects its Catalyst did, footnote 35)
+    bool flow_by_hosts = false;
+    bool flow_by_queue = false;   // every frame of the transmit queue one flow (no flow identification at all)
 };
 
 class dbl_queue_manager final : public switch_hook {
@@ -68,6 +73,11 @@ private:
         bool congested = false;
         std::vector<flow_state> flows;   // flows with frames queued or credits in use (a handful per port)
     };
+    uint32_t key(const frame& f) const {
+        if (m_cfg.flow_by_queue)
+            return 0;
+        return m_cfg.flow_by_hosts ? (uint32_t{f.src} << 16 | f.dst) : f.flow;
+    }
     flow_state& find(port_state& p, uint32_t flow);
     const flow_state* find(const port_state& p, uint32_t flow) const;
 

@@ -24,6 +24,9 @@ void dbl_scheme::declare(param_table& t) {
                "DBL: a transmit queue is congested from this fraction of its frame limit (ours: 0.5 gives the "
                "paper's marking at 120-130 frames of one flow, 70-80 of each of two)",
                true);
+    t.add_choice("dbl_flow_key", &m_flow_key, {"flow", "hosts", "queue"},
+                 "DBL: what a flow is: the transport's own (layer-4 ports) or every frame between two hosts (a "
+                 "switch that does not parse SCTP's ports) or the whole transmit queue as one");
 }
 
 dbl_config dbl_scheme::config() const {
@@ -34,6 +37,8 @@ dbl_config dbl_scheme::config() const {
     c.exceed_probability = m_probability;
     c.exceed_ecn = m_action == "ecn";
     c.congested_fraction = m_congested_fraction;
+    c.flow_by_hosts = m_flow_key == "hosts";
+    c.flow_by_queue = m_flow_key == "queue";
     return c;
 }
 

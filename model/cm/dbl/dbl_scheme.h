@@ -23,6 +23,7 @@ private:
     int64_t m_max_credits = 15, m_aggressive_credits = 5, m_aggressive_buffers = 255;
     double m_probability = 1.0, m_congested_fraction = 0.5;
     std::string m_action = "ecn";
+    std::string m_flow_key = "flow";
 };
 
 }   // namespace cmswitch
