@@ -14,9 +14,13 @@ std::unique_ptr<ecn_marker> make_ecn_marker(const marking_config& cfg) {
     if (cfg.policy == "step")
         return std::make_unique<step_marker>(cfg.k_bytes);
     if (cfg.policy == "red") {
-        if (cfg.kmax_bytes <= cfg.kmin_bytes)
-            throw config_error("red_kmax = " + std::to_string(cfg.kmax_bytes) +
-                               " bytes: must be above red_kmin = " + std::to_string(cfg.kmin_bytes) + " bytes");
+        if (cfg.kmax_bytes <= cfg.kmin_bytes) {   // named as the user sets them (KB of 1024 B)
+            std::ostringstream m;
+            m << "red_kmax_kb = " << static_cast<double>(cfg.kmax_bytes) / 1024 << " (" << cfg.kmax_bytes
+              << " B): must be above red_kmin_kb = " << static_cast<double>(cfg.kmin_bytes) / 1024 << " ("
+              << cfg.kmin_bytes << " B)";
+            throw config_error(m.str());
+        }
         if (!(cfg.pmax > 0.0 && cfg.pmax <= 1.0)) {
             std::ostringstream m;
             m << "red_pmax = " << cfg.pmax << ": allowed range (0, 1]";
