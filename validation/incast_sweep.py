@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Seed-000 incast sweep with cmswitch's defaults: goodput vs flows x buffer x minRTO for three TCP stacks, 20 s,
-3 seeds.
+5 seeds.
 
 Stacks: NewReno (the default: limited transmit, the careful recover check, slow start after idle), NewReno with
 timestamps (RFC 7323), and SACK (RFC 6675) with timestamps, as datacenter hosts run. Defaults otherwise: 1 Gbps,
@@ -29,7 +29,7 @@ FLOWS = [1, 2, 4, 8, 16, 32, 64]
 BUFFERS = [32, 64, 128, 256]
 MIN_RTO = [200, 10]
 STACKS = {"newreno": [], "newreno+ts": ["--timestamps"], "sack+ts": ["--sack", "--timestamps"]}
-SEEDS = [1, 2, 3]
+SEEDS = [1, 2, 3, 4, 5]
 JITTER_NS = 500
 
 

@@ -15,11 +15,20 @@ def load():
         return list(csv.DictReader(f))
 
 
-def means(rows, metric):
+def values(rows, metric):
     cells = defaultdict(list)
     for r in rows:
         cells[(r["stack"], int(r["min_rto_ms"]), int(r["buffer_kb"]), int(r["flows"]))].append(float(r[metric]))
-    return {k: statistics.mean(v) for k, v in cells.items()}
+    return cells
+
+
+def means(rows, metric):
+    return {k: statistics.mean(v) for k, v in values(rows, metric).items()}
+
+
+def spreads(rows, metric):
+    """mean (min-max) over seeds, as text"""
+    return {k: f"{statistics.mean(v):.0f} ({min(v):.0f}-{max(v):.0f})" for k, v in values(rows, metric).items()}
 
 
 def grid(m, rto, fmt):
@@ -34,15 +43,19 @@ def grid(m, rto, fmt):
 
 if __name__ == "__main__":
     rows = load()
+    seeds = len({r["seed"] for r in rows})
     g = means(rows, "goodput_mbps")
+    gs = spreads(rows, "goodput_mbps")
     t = means(rows, "timeouts_per_flow_mean")
     for rto in (200, 10):
         print(f"\n#### Goodput (Mbps), minRTO {rto} ms: NewReno / NewReno + timestamps / SACK + timestamps "
-              f"(mean of 3 seeds)\n")
-        print(grid(g, rto, lambda v: f"{v:.0f}"))
-        print(f"\n#### Timeouts per flow, minRTO {rto} ms: NewReno / NewReno + timestamps / SACK + timestamps\n")
+              f"(mean of {seeds} seeds, min-max)\n")
+        print(grid(gs, rto, str))
+        print(f"\n#### Timeouts per flow, minRTO {rto} ms: NewReno / NewReno + timestamps / SACK + timestamps "
+              f"(mean of {seeds} seeds)\n")
         print(grid(t, rto, lambda v: f"{v:.1f}"))
-    print("\n#### Collapse onset (first flow count below 500 Mbps): NewReno / NewReno + ts / SACK + ts\n")
+    print("\n#### Collapse onset (first flow count whose mean of seeds is below 500 Mbps): NewReno / NewReno + ts / "
+          "SACK + ts\n")
     print("| buffer | minRTO 200 ms | minRTO 10 ms |\n|---|---|---|")
     flows = sorted({k[3] for k in g})
     for b in sorted({k[2] for k in g}):
