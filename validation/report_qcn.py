@@ -8,7 +8,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 df = pd.read_csv(os.path.join(ROOT, "validation", "qcn_sweep.csv"))
 tcp_only = df[df["udp_cbr_mbps"] == 0]
 mixed = df[df["udp_cbr_mbps"] > 0]
-mean = tcp_only.groupby(["case", "min_rto_ms", "buffer_kb", "flows"]).mean(numeric_only=True)
+by = tcp_only.groupby(["case", "min_rto_ms", "buffer_kb", "flows"])
+mean = by.mean(numeric_only=True)
+lo = by.min(numeric_only=True)
+hi = by.max(numeric_only=True)
+N = tcp_only["seed"].nunique()
+
+
+def spread(key, col, fmt="{:.0f}", scale=1.0):
+    """mean (min-max) over seeds"""
+    return (f"{fmt.format(mean.loc[key][col] / scale)} ({fmt.format(lo.loc[key][col] / scale)}-"
+            f"{fmt.format(hi.loc[key][col] / scale)})")
 
 PAPER_T1 = {2: (512.19, 1024.37, 966.61, 0), 4: (208.74, 834.94, 835.29, 0), 8: (59.31, 474.46, 484.77, 0),
             16: (36.21, 579.312, 613.37, 0.063), 32: (29.4, 940.77, 325.01, 8.94), 64: (32.03, 2049.8, 408.4, 22.75)}
@@ -20,7 +30,7 @@ CASES = ["I", "II", "III", "IV", "V", "VI"]
 
 
 def t1():
-    print("\n#### Table I: unmodified QCN, 128 KB, minRTO 200 ms (paper | model, mean of 3 seeds)\n")
+    print(f"\n#### Table I: unmodified QCN, 128 KB, minRTO 200 ms (paper | model, mean of {N} seeds)\n")
     print("| flows | avg minrate Mbps | avg minrate x flows | goodput Mbps | timeouts per flow | "
           "minrate x flows / goodput (model) |")
     print("|---|---|---|---|---|---|")
@@ -32,7 +42,7 @@ def t1():
 
 
 def t2():
-    print("\n#### Table II: CNMs sent, 128 KB, minRTO 200 ms, 20 s (paper \\| model)\n")
+    print(f"\n#### Table II: CNMs sent, 128 KB, minRTO 200 ms, 20 s (paper \\| model, mean of {N} seeds)\n")
     print("| flows | " + " | ".join(CASES) + " |")
     print("|---" * 7 + "|")
     for f, row in PAPER_T2.items():
@@ -43,7 +53,7 @@ def t2():
 def t3():
     for rto in (10.0, 200.0):
         print(f"\n#### Table III: timeouts per flow, 128 KB (paper, with 10 ms minRTO for I \\| model, minRTO "
-              f"{rto:g} ms)\n")
+              f"{rto:g} ms, mean of {N} seeds)\n")
         print("| flows | " + " | ".join(CASES) + " |")
         print("|---" * 7 + "|")
         for f, row in PAPER_T3.items():
@@ -54,28 +64,30 @@ def t3():
 def goodput():
     for rto in (200.0, 10.0):
         for buf in (128.0, 256.0):
-            print(f"\n#### Goodput (Mbps), {buf:g} KB, minRTO {rto:g} ms: TCP only and QCN cases I-VI (mean of 3 seeds)\n")
+            print(f"\n#### Goodput (Mbps), {buf:g} KB, minRTO {rto:g} ms: TCP only and QCN cases I-VI (mean of {N} seeds, min-max)\n")
             cols = ["tcp"] + CASES
             print("| flows | " + " | ".join(cols) + " |")
             print("|---" * (len(cols) + 1) + "|")
             for f in sorted(tcp_only["flows"].unique()):
-                print(f"| {f} | " + " | ".join(f"{mean.loc[(c, rto, buf, f)]['goodput_mbps']:.0f}" for c in cols) + " |")
+                print(f"| {f} | " + " | ".join(spread((c, rto, buf, f), "goodput_mbps") for c in cols) + " |")
 
 
 def queue():
-    print("\n#### Average queue (KB), 256 KB buffer (mean of 3 seeds)\n")
+    print(f"\n#### Average queue (KB), 256 KB buffer (mean of {N} seeds, min-max)\n")
     cols = [("tcp", 10.0), ("tcp", 200.0), ("I", 200.0), ("V", 200.0), ("VI", 200.0)]
     print("| flows | " + " | ".join(f"{c} minRTO {r:g}" for c, r in cols) + " |")
     print("|---" * (len(cols) + 1) + "|")
     for f in sorted(tcp_only["flows"].unique()):
-        print(f"| {f} | " + " | ".join(f"{mean.loc[(c, r, 256.0, f)]['mean_queue_bytes'] / 1024:.1f}" for c, r in cols) + " |")
+        print(f"| {f} | " + " | ".join(spread((c, r, 256.0, f), "mean_queue_bytes", "{:.1f}", 1024) for c, r in cols) + " |")
 
 
 def mixed_table():
-    m = mixed.groupby(["case", "min_rto_ms", "buffer_kb", "flows"]).mean(numeric_only=True)
+    g = mixed.groupby(["case", "min_rto_ms", "buffer_kb", "flows"])
+    m, mlo, mhi = g.mean(numeric_only=True), g.min(numeric_only=True), g.max(numeric_only=True)
+    n = mixed["seed"].nunique()
     for cases, title in ((((("tcp", 200.0), ("tcp", 10.0)), "TCP alone, minRTO 200 ms and 10 ms")),
                          ((("I", 200.0), ("V", 200.0)), "QCN I and V under TCP with minRTO 200 ms")):
-        print(f"\n#### Mixed protocol, {title}: incast goodput / UDP 400 Mbps CBR goodput (Mbps, mean of 2 seeds)\n")
+        print(f"\n#### Mixed protocol, {title}: incast goodput (min-max) / UDP 400 Mbps CBR goodput (Mbps, mean of {n} seeds)\n")
         cols = [(c, r, b) for c, r in cases for b in (32.0, 64.0, 128.0, 256.0)]
         print("| flows | " + " | ".join(f"{c} {r:g} ms {b:g} KB" for c, r, b in cols) + " |")
         print("|---" * (len(cols) + 1) + "|")
@@ -83,7 +95,8 @@ def mixed_table():
             cells = []
             for c, r, b in cols:
                 x = m.loc[(c, r, b, f)]
-                cells.append(f"{x['goodput_mbps']:.0f} / {x['udp_goodput_mbps']:.0f}")
+                cells.append(f"{x['goodput_mbps']:.0f} ({mlo.loc[(c, r, b, f)]['goodput_mbps']:.0f}-"
+                             f"{mhi.loc[(c, r, b, f)]['goodput_mbps']:.0f}) / {x['udp_goodput_mbps']:.0f}")
             print(f"| {f} | " + " | ".join(cells) + " |")
 
 
