@@ -391,60 +391,53 @@ TEST(Dbl, CreditsRunOutThenTheFlowIsMarkedOrDropped) {
     EXPECT_EQ(dbl.credits(0, 7), 15u);
 }
 
-TEST(Dbl, FlowsBetweenTheSameTwoHostsShareCreditsWhenTheSwitchKeysOnHostsOrOnTheQueue) {
-    // the same interleaving as the next test, two associations from host 3 to host 8: keyed on the flow each
-    // is first marked on arriving at 138 frames queued; keyed on the host pair (or the queue) they are one flow, spending a credit
-    // per frame, so the 10th frame from 120 is marked: on arriving at 129 queued, as one flow alone
-    for (const int by : {0, 1, 2}) {   // flow, hosts, queue
-        const bool by_hosts = by != 0;
-        fake_switch sw;
-        dbl_config cfg;
-        cfg.flow_by_hosts = by == 1;
-        cfg.flow_by_queue = by == 2;
-        dbl_queue_manager dbl(cfg, rng(1, 0));
-        dbl.attach(sw);
-        frame a{}, b{};
-        a.flow = 1;
-        b.flow = 2;
-        a.src = b.src = 3;
-        a.dst = b.dst = 8;
-        uint32_t q = 0, first_mark_q = 0;
-        for (int i = 0; i < 100 && !first_mark_q; ++i)
-            for (frame* f : {&a, &b}) {
-                f->ecn = ecn_ect0;
-                const queue_view v{0, 0, 0, 0, q};
-                ASSERT_EQ(dbl.on_admit(v, *f, 0), drop_reason::none);
-                dbl.on_enqueue(v, *f, 0);
-                if (f->ecn == ecn_ce && !first_mark_q)
-                    first_mark_q = q;
-                ++q;
-            }
-        EXPECT_EQ(first_mark_q, by_hosts ? 129u : 138u) << by;
-    }
-}
-
-TEST(Dbl, TwoFlowsAreMarkedFromSeventyEachDropActionAndBufferLimit) {
+namespace {
+// Two ECN-capable flows arriving in turn at one port queue: the queue length at which the first mark comes.
+uint32_t first_mark_of_two(const dbl_config& cfg, frame a, frame b) {
     fake_switch sw;
-    dbl_config cfg;
     dbl_queue_manager dbl(cfg, rng(1, 0));
     dbl.attach(sw);
-    frame a{}, b{};
-    a.flow = 1;
-    b.flow = 2;
-    a.ecn = b.ecn = ecn_ect0;
-    uint32_t q = 0, first_mark_q = 0;
-    for (int i = 0; i < 100 && !first_mark_q; ++i)
+    uint32_t q = 0;
+    for (int i = 0; i < 100; ++i)
         for (frame* f : {&a, &b}) {
             f->ecn = ecn_ect0;
             const queue_view v{0, 0, 0, 0, q};
-            ASSERT_EQ(dbl.on_admit(v, *f, 0), drop_reason::none);
+            EXPECT_EQ(dbl.on_admit(v, *f, 0), drop_reason::none);
             dbl.on_enqueue(v, *f, 0);
-            if (f->ecn == ecn_ce && !first_mark_q)
-                first_mark_q = q;
+            if (f->ecn == ecn_ce)
+                return q;
             ++q;
         }
+    return 0;
+}
+}   // namespace
+
+TEST(Dbl, FlowsBetweenTheSameTwoHostsShareCreditsWhenTheSwitchKeysOnHostsOrOnTheQueue) {
+    // two associations from host 3 to host 8, interleaved: keyed on the flow each is first marked on arriving at
+    // 138 frames queued (as in the next test); keyed on the host pair, or on the queue, they are one flow spending
+    // a credit per frame, so the 10th frame from 120 is marked: on arriving at 129 queued, as one flow alone
+    frame a{}, b{};
+    a.flow = 1;
+    b.flow = 2;
+    a.src = b.src = 3;
+    a.dst = b.dst = 8;
+    dbl_config by_flow, by_hosts, by_queue;
+    by_hosts.flow_by_hosts = true;
+    by_queue.flow_by_queue = true;
+    EXPECT_EQ(first_mark_of_two(by_flow, a, b), 138u);
+    EXPECT_EQ(first_mark_of_two(by_hosts, a, b), 129u);
+    EXPECT_EQ(first_mark_of_two(by_queue, a, b), 129u);
+    b.src = 4;   // another source host: two flows again when keyed on hosts
+    EXPECT_EQ(first_mark_of_two(by_hosts, a, b), 138u);
+}
+
+TEST(Dbl, TwoFlowsAreMarkedFromSeventyEachDropActionAndBufferLimit) {
+    dbl_config cfg;
+    frame a{}, b{};
+    a.flow = 1;
+    b.flow = 2;
     // congested from 120 (60 each); each flow's 10th frame after that is marked: flow 1's at 138 queued
-    EXPECT_EQ(first_mark_q, 138u);
+    EXPECT_EQ(first_mark_of_two(cfg, a, b), 138u);
 
     dbl_config d = cfg;
     d.exceed_ecn = false;
