@@ -15,6 +15,7 @@ import sys
 import pandas as pd
 
 import cmswitch
+from mdtable import markdown
 from cmswitch import plots
 from cmswitch.config import VegasIncastConfig
 
@@ -31,16 +32,6 @@ def collapse(curve: pd.Series) -> str:
     """The fewest senders whose mean goodput is under 500 Mb/s, or '> 46'."""
     under = [n for n, g in curve.items() if g < 500]
     return str(min(under)) if under else f"> {max(curve.index)}"
-
-
-def markdown(df: pd.DataFrame, index: bool = False) -> str:
-    """A markdown table (pandas' to_markdown needs the tabulate package)."""
-    if index:
-        df = df.reset_index()
-    cols = [str(c) for c in df.columns]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in df.itertuples(index=False)]
-    return "\n".join(lines)
 
 
 def reading_name(row: pd.Series) -> str:

@@ -16,6 +16,7 @@ import sys
 import pandas as pd
 
 import cmswitch
+from mdtable import markdown
 from cmswitch.dcqcn_study import rdma_base
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -26,13 +27,6 @@ LAMBDAS = [0.5, 1.0, 2.0, 4.0]
 COSTS_US = [0.5, 1.0, 2.0, 5.0]
 KEEP = ["queue_p50_kb_second_half", "queue_p99_kb_second_half", "delay_p50_us", "goodput_gbps_second_half",
         "jain_fairness", "drops"]
-
-
-def markdown(df: pd.DataFrame) -> str:
-    cols = [str(c) for c in df.columns]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in df.itertuples(index=False)]
-    return "\n".join(lines)
 
 
 def spread(s: pd.Series, fmt: str = "{:.0f}") -> str:
