@@ -58,23 +58,32 @@ void event_domain::dispatch() {
     const entry* top;
     while ((top = peek()) != nullptr && top->t_ps <= horizon) {
         const entry e = *top;
-        pop_peeked();
-        // the next entry of this bucket (usually the next to run): start fetching what it will touch, its
-        // block and its frame, while this one runs (in a large network both have gone cold since it was queued)
-        if (const bucket& b = m_buckets[m_cur & (m_nb - 1)]; !b.empty()) {
-            __builtin_prefetch(b.begin()->handler);
-            __builtin_prefetch(b.begin()->ptr);
+        // pop it; the next entry of this bucket (usually the next to run): start fetching what it will touch,
+        // its block and its frame, while this one runs (in a large network both have gone cold since it was
+        // queued)
+        const uint64_t idx = m_cur & (m_nb - 1);
+        bucket& b = m_buckets[idx];
+        if (++b.head == b.size) {
+            b.clear();
+            m_occupied[idx / 64] &= ~(1ull << (idx % 64));
+            ++m_emptied;
+        } else {
+            __builtin_prefetch(top[1].handler);
+            __builtin_prefetch(top[1].ptr);
         }
+        --m_ring_count;
         ++m_dispatched;
         model_clock::now = e.t_ps;
         e.handler->on_event(e.kind, e.index, e.ptr);
-        if ((m_dispatched & 0xffff) == 0)
+        if ((m_dispatched & 0xffff) == 0) {
             adapt();
-        if ((m_dispatched & 0xffff) == 0 && model_clock::interrupt_poll && model_clock::interrupt_poll()) {
-            model_clock::interrupted = true;   // stop here, unarmed: the kernel runs out of work, the run loop throws
-            model_clock::now = now;
-            m_dispatching = false;
-            return;
+            if (model_clock::interrupt_poll && model_clock::interrupt_poll()) {
+                model_clock::interrupted =
+                    true;   // stop here, unarmed: the kernel runs out of work, the run loop throws
+                model_clock::now = now;
+                m_dispatching = false;
+                return;
+            }
         }
     }
     model_clock::now = now;
@@ -93,8 +102,8 @@ std::vector<timed_entry> event_domain::pending() const {
     for (const auto& b : m_buckets)
         for (const entry& e : b)
             add(e);
-    for (const entry& e : m_heap.keys())
-        add(e);
+    for (const far_entry& x : m_heap.keys())
+        add(x.e);
     return out;
 }
 
@@ -108,8 +117,8 @@ void event_domain::frames_in_flight(uint64_t& frames, uint64_t& bytes) const {
     for (const auto& b : m_buckets)
         for (const entry& e : b)
             add(e);
-    for (const entry& e : m_heap.keys())
-        add(e);
+    for (const far_entry& x : m_heap.keys())
+        add(x.e);
 }
 
 void event_domain::past(uint64_t t_ps, uint64_t now) const {
@@ -131,32 +140,45 @@ void event_domain::push(const entry& e) {
     if ((e.t_ps >> bucket_shift) < m_cur + m_nb)
         ring_insert(e);
     else
-        m_heap.push(e);
+        m_heap.push(far_entry{e, m_seq++});
 }
 
 void event_domain::ring_insert(const entry& e) {
     const uint64_t idx = (e.t_ps >> bucket_shift) & (m_nb - 1);
     bucket& b = m_buckets[idx];
     m_occupied[idx / 64] |= 1ull << (idx % 64);
-    b.keys.push_back(e);
-    const size_t last = b.keys.size() - 1;
-    if (last > b.head && b.keys[last] < b.keys[last - 1])
+    if (b.size == b.cap)
+        grow(b);
+    b.data[b.size++] = e;
+    if (b.size - 1 > b.head && e.t_ps < b.data[b.size - 2].t_ps)
         sort_last(b);
     ++m_ring_count;
+}
+
+void event_domain::grow(bucket& b) {
+    const uint32_t cap = b.cap ? 2 * b.cap : 8;
+    std::unique_ptr<entry[]> data(new entry[cap]);
+    std::copy(b.data.get() + b.head, b.data.get() + b.size, data.get());
+    b.size -= b.head;
+    b.head = 0;
+    b.data = std::move(data);
+    b.cap = cap;
 }
 
 void event_domain::sort_last(bucket& b) {
     // keep the bucket sorted: a new key is usually the latest and stays at the end; an earlier one walks back
     // in a short bucket, a long one (many events in a bucket's time) is searched instead
-    std::vector<entry>& keys = b.keys;
-    const size_t last = keys.size() - 1;
+    entry* keys = b.data.get();
+    const uint32_t last = b.size - 1;
     if (last - b.head > 32) {
-        const entry k = keys.back();
-        const auto at = std::upper_bound(keys.begin() + b.head, keys.end() - 1, k);
-        std::move_backward(at, keys.end() - 1, keys.end());
+        const entry k = keys[last];
+        // after every key due at the same time: they were scheduled earlier
+        entry* at = std::upper_bound(keys + b.head, keys + last, k,
+                                     [](const entry& x, const entry& y) { return x.t_ps < y.t_ps; });
+        std::move_backward(at, keys + last, keys + last + 1);
         *at = k;
     } else {
-        for (size_t i = last; i > b.head && keys[i] < keys[i - 1]; --i)
+        for (uint32_t i = last; i > b.head && keys[i].t_ps < keys[i - 1].t_ps; --i)
             std::swap(keys[i - 1], keys[i]);
     }
 }
@@ -189,10 +211,11 @@ void event_domain::adapt() {
 }
 
 void event_domain::restart_calendar(uint64_t first_bucket) {
-    // every bucketed key back in the heap, the calendar starting at first_bucket
+    // every bucketed key back in the heap, the calendar starting at first_bucket. Keys due at one time share a
+    // bucket, in their order: numbering them as they come keeps it (the heap's keys are all due later)
     for (auto& b : m_buckets) {
         for (const entry& x : b)
-            m_heap.push(x);
+            m_heap.push(far_entry{x, m_seq++});
         b.clear();
     }
     for (auto& w : m_occupied)
@@ -205,9 +228,9 @@ void event_domain::restart_calendar(uint64_t first_bucket) {
     migrate();
 }
 
-void event_domain::migrate() {
-    while (!m_heap.empty() && (m_heap.top().t_ps >> bucket_shift) < m_cur + m_nb) {
-        const entry e = m_heap.top();
+void event_domain::migrate_from_heap() {
+    while (!m_heap.empty() && (m_heap.top().e.t_ps >> bucket_shift) < m_cur + m_nb) {
+        const entry e = m_heap.top().e;
         m_heap.pop();
         ring_insert(e);
     }
@@ -218,7 +241,7 @@ const event_domain::entry* event_domain::peek() {
         if (m_ring_count == 0) {
             if (m_heap.empty())
                 return nullptr;
-            m_cur = m_heap.top().t_ps >> bucket_shift;   // jump over the empty stretch
+            m_cur = m_heap.top().e.t_ps >> bucket_shift;   // jump over the empty stretch
             migrate();
             continue;
         }
@@ -246,17 +269,6 @@ const event_domain::entry* event_domain::peek() {
         m_cur += skipped;
         migrate();
     }
-}
-
-void event_domain::pop_peeked() {
-    const uint64_t idx = m_cur & (m_nb - 1);
-    bucket& b = m_buckets[idx];
-    if (++b.head == b.keys.size()) {
-        b.clear();
-        m_occupied[idx / 64] &= ~(1ull << (idx % 64));
-        ++m_emptied;
-    }
-    --m_ring_count;
 }
 
 }   // namespace cmswitch

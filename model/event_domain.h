@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <vector>
 
 namespace cmswitch {
@@ -88,17 +89,24 @@ public:
 private:
     void dispatch();
     [[noreturn]] void past(uint64_t t_ps, uint64_t now) const;
-    // A pending entry, kept whole in its bucket (no side table: dispatching it reads one place). Ordered by time,
-    // then by scheduling order (seq).
+    // A pending entry in the calendar, kept whole in its bucket (no side table: dispatching it reads one place).
+    // A bucket is kept in time order with a new entry after those due at the same time (a stable insertion), so
+    // the scheduling order that breaks ties needs no field here: 32 bytes, two to a cache line.
     struct entry {
         uint64_t t_ps;
-        uint64_t seq;
         event_handler* handler;
         void* ptr;
         uint32_t kind;
         uint32_t index;
-        uint128 key() const { return (static_cast<uint128>(t_ps) << 64) | seq; }
-        friend bool operator<(const entry& a, const entry& b) { return a.key() < b.key(); }
+    };
+    // An entry beyond the calendar's end, in the heap: there the tie-break is explicit (seq, the order it was
+    // pushed in). Entries due at one time are either all in the calendar or all in the heap (the heap holds only
+    // what lies beyond the calendar's end, and moves into it as the calendar advances, in (time, seq) order).
+    struct far_entry {
+        entry e;
+        uint64_t seq;
+        uint128 key() const { return (static_cast<uint128>(e.t_ps) << 64) | seq; }
+        friend bool operator<(const far_entry& a, const far_entry& b) { return a.key() < b.key(); }
     };
 
     // Calendar queue: the near future (up to 4096 buckets of 2^shift ps: 17 ms at the default 4.2 us, 268 us at a
@@ -111,7 +119,7 @@ private:
     // more events per bucket (a k = 16 fat-tree: about a thousand in 262 ns, each insertion moving hundreds), so
     // the calendar counts the events it dispatches per bucket it empties and narrows its buckets while that is
     // over 8 (to about 2), widening them back, never past the set width, under 1.5 (adapt()). Only the layout
-    // changes: entries still come out in (time, seq) order, so results do not depend on it.
+    // changes: entries still come out in time order, ties in scheduling order, so results do not depend on it.
     int bucket_shift = 22;
     int m_set_shift = 22;   // set_bucket_shift's: the widest adapt() goes back to
     static constexpr uint64_t max_buckets = 4096;
@@ -121,46 +129,52 @@ private:
     // A new entry, written in place in its bucket: the usual case (due inside the calendar, no earlier than its
     // bucket's last key) inline, the rest out of line.
     void insert(uint64_t t_ps, event_handler* h, uint32_t kind, uint32_t index, void* ptr) {
-        const uint64_t seq = m_seq++;
         const uint64_t b = t_ps >> bucket_shift;
         if (b - m_cur >= m_nb) {   // before the calendar's start (wraps) or beyond its end
-            push_outside(entry{t_ps, seq, h, ptr, kind, index});
+            push_outside(entry{t_ps, h, ptr, kind, index});
             return;
         }
         const uint64_t idx = b & (m_nb - 1);
         bucket& bk = m_buckets[idx];
         m_occupied[idx / 64] |= 1ull << (idx % 64);
         ++m_ring_count;
-        entry& e = bk.keys.emplace_back();
+        if (bk.size == bk.cap)
+            grow(bk);
+        entry& e = bk.data[bk.size++];
         e.t_ps = t_ps;
-        e.seq = seq;
         e.handler = h;
         e.ptr = ptr;
         e.kind = kind;
         e.index = index;
-        // sorted unless it is earlier than the bucket's previous key (seq is the largest yet: only time can be)
-        if (bk.keys.size() - 1 > bk.head && t_ps < bk.keys[bk.keys.size() - 2].t_ps)
+        // sorted unless it is earlier than the bucket's previous key
+        if (bk.size - 1 > bk.head && t_ps < bk.data[bk.size - 2].t_ps)
             sort_last(bk);
     }
     void push_outside(const entry& e);
     void push(const entry& e);
     const entry* peek();   // earliest entry, or null; advances the calendar to its bucket
-    void pop_peeked();   // removes the entry peek() returned
-    // One bucket: keys[head..] pending, in order; keys before head already dispatched (dropped when it empties).
+    // One bucket: data[head..size) pending, in order; entries before head already dispatched (the bucket starts
+    // again at 0 when it empties). A flat array rather than a vector: its two counters are all the hot path
+    // reads to know whether it holds anything.
     struct bucket {
-        std::vector<entry> keys;
+        std::unique_ptr<entry[]> data;
         uint32_t head = 0;
-        bool empty() const { return head == keys.size(); }
-        const entry* begin() const { return keys.data() + head; }
-        const entry* end() const { return keys.data() + keys.size(); }
-        void clear() {
-            keys.clear();
-            head = 0;
-        }
+        uint32_t size = 0;
+        uint32_t cap = 0;
+        bool empty() const { return head == size; }
+        const entry* begin() const { return data.get() + head; }
+        const entry* end() const { return data.get() + size; }
+        void clear() { head = size = 0; }
     };
+    [[gnu::noinline]] static void grow(bucket& b);   // twice the room (8 entries at first)
     void ring_insert(const entry& e);
     [[gnu::noinline]] static void sort_last(bucket& b);   // the bucket's last key walked back to its place
-    void migrate();
+    // what the heap holds that now lies inside the calendar, into its buckets (usually nothing: one compare)
+    void migrate() {
+        if (!m_heap.empty() && (m_heap.top().e.t_ps >> bucket_shift) < m_cur + m_nb)
+            migrate_from_heap();
+    }
+    [[gnu::noinline]] void migrate_from_heap();
     void adapt();   // every 65,536 dispatches: the bucket width from the events per emptied bucket
     void restart_calendar(uint64_t first_bucket);   // every bucketed entry back through the heap
 
@@ -169,8 +183,8 @@ private:
     uint64_t m_cur = 0;   // absolute bucket number of the calendar's first bucket
     size_t m_ring_count = 0;
     uint64_t m_emptied = 0;   // buckets emptied since the last adapt()
-    key_heap<entry> m_heap;   // beyond the calendar's end
-    uint64_t m_seq = 0;
+    key_heap<far_entry> m_heap;   // beyond the calendar's end
+    uint64_t m_seq = 0;   // the next far_entry's seq
     uint64_t m_armed_ps = std::numeric_limits<uint64_t>::max();
     uint64_t m_dispatched = 0;
     uint64_t m_activations = 0;
