@@ -150,6 +150,10 @@ def main():
         m = mean([model_runs[(p, seed)] for seed in seeds])
         rows[p] = {"ns2_" + k: n[k] for k in KEYS} | {"model_" + k: m[k] for k in KEYS}
         rows[p]["ratio"] = m["goodput_mbps"] / n["goodput_mbps"]
+        for who, res in (("ns2", [cache[key(p, seed)] for seed in seeds]),
+                         ("model", [model_runs[(p, seed)] for seed in seeds])):
+            rows[p][who + "_goodput_min"] = min(r["goodput_mbps"] for r in res)
+            rows[p][who + "_goodput_max"] = max(r["goodput_mbps"] for r in res)
     name = "differential" + (("_" + a.tag) if a.tag else "") + \
         ("" if a.model_sru_kb == NS2_SRU_KB else f"_sru{a.model_sru_kb:g}") + (f"_jitter{a.jitter_ns:g}ns" if a.jitter_ns else "") + \
         ("_quick" if a.quick else "") + ".csv"
@@ -173,6 +177,18 @@ def main():
                 cells.append(f"{r['ns2_goodput_mbps']:.0f} / {r['model_goodput_mbps']:.0f} ({r['ratio']:.2f})")
             print(f"| {buf} KB | " + " | ".join(cells) + " |")
         print()
+        if len(seeds) > 1:
+            print(f"#### Goodput over the {len(seeds)} seeds (min-max, Mbps), minRTO {rto} ms: ns-2 / cmswitch\n")
+            print("| buffer \\ flows | " + " | ".join(str(x) for x in FLOWS) + " |")
+            print("|---" * (len(FLOWS) + 1) + "|")
+            for buf in BUFFERS:
+                cells = []
+                for flows in FLOWS:
+                    r = rows[(flows, buf, rto)]
+                    cells.append(f"{r['ns2_goodput_min']:.0f}-{r['ns2_goodput_max']:.0f} / "
+                                 f"{r['model_goodput_min']:.0f}-{r['model_goodput_max']:.0f}")
+                print(f"| {buf} KB | " + " | ".join(cells) + " |")
+            print()
         print(f"#### Timeouts per flow, minRTO {rto} ms: ns-2 / cmswitch\n")
         print("| buffer \\ flows | " + " | ".join(str(x) for x in FLOWS) + " |")
         print("|---" * (len(FLOWS) + 1) + "|")
