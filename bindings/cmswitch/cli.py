@@ -275,7 +275,7 @@ def cmd_study(ns, rest: List[str]) -> int:
     elif ns.study == "dcqcn-scale":
         from .dcqcn_study import dcqcn_scale
         if ns.quick:
-            kw = dict(dict(flows=(16, 80), link_gbps=(10,), duration_s=0.02, lambdas=(1.0, 2.0)), **kw)
+            kw = dict(dict(flows=(16, 80), link_gbps=(10,), duration_s=0.02, lambdas=(1.0, 2.0), seeds=(1,)), **kw)
         if ns.link_gbps:
             kw["link_gbps"] = tuple(float(x) for x in ns.link_gbps.split(","))
         dcqcn_scale(**kw)
@@ -343,7 +343,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--buffers-kb", help="comma-separated buffer sizes in KB (default 16,32,64,128,256,512,1024)")
     p.add_argument("--schemes", help="comma-separated schemes (buffer-sizing droptail,red-ecn,dctcp,qcn,qcn-mod,pfc; "
                    "dcqcn-scale dcqcn,dcqcn+)")
-    p.add_argument("--seeds", help="comma-separated seeds (default 1,2)")
+    p.add_argument("--seeds", help="comma-separated seeds (default 1,2; dcqcn-scale 1,2,3,4,5)")
     p.add_argument("--duration-s", type=float, help="simulated seconds per run (buffer-sizing 10, dcqcn-scale 0.2)")
     p.add_argument("--min-rtos-ms", help="comma-separated TCP minimum RTOs in ms (default 200,10)")
     p.add_argument("--target-slowdown", type=float,

@@ -30,13 +30,16 @@ def rdma_base(**changes: Any):
 
 
 def dcqcn_scale(out: str, flows: Sequence[int] = (16, 80, 160, 400), link_gbps: Sequence[float] = (10, 40, 100),
-                schemes: Sequence[str] = SCHEMES, seeds: Sequence[int] = (1,), duration_s: float = 0.2,
+                schemes: Sequence[str] = SCHEMES, seeds: Sequence[int] = (1, 2, 3, 4, 5), duration_s: float = 0.2,
                 lambdas: Sequence[float] = (0.5, 1.0, 2.0, 4.0), workers: Optional[int] = None, store=None,
                 progress: bool = True, base=None, memory_budget_mb: Optional[float] = None) -> pd.DataFrame:
-    """Sweeps flows x link speed x scheme (x seeds) and writes `out`: points.csv, sensitivity.csv (DCQCN+'s lambda
-    at the largest flow count and the smallest speed), queue_<scheme>_<speed>g.png (queue vs time for every flow
-    count), rates_<speed>g.png (per-flow rates over the second half, sorted), report.md and index.html. Flow
-    counts are rounded to a multiple of the senders. Returns the points."""
+    """Sweeps flows x link speed x scheme x seeds and writes `out`: points.csv, sensitivity.csv (DCQCN+'s lambda
+    at the largest flow count and the smallest speed, every seed), queue_<scheme>_<speed>g.png (queue vs time for
+    every flow count, the first seed), rates_<speed>g.png (per-flow rates over the second half, sorted, the first
+    seed), report.md and index.html (means over the seeds with their min-max). Flow counts are rounded to a
+    multiple of the senders. Returns the points."""
+    if not seeds:
+        raise ValueError("seeds = (): at least one seed")
     for s in schemes:
         if s not in SCHEMES:
             raise ValueError(f"scheme = {s!r}: known schemes are {', '.join(SCHEMES)}")
@@ -51,7 +54,7 @@ def dcqcn_scale(out: str, flows: Sequence[int] = (16, 80, 160, 400), link_gbps: 
                errors="raise", memory_budget_mb=memory_budget_mb)
     big, slow = max(flows), min(link_gbps)
     sens = sweep(base.replace(cm="dcqcn+", link_gbps=float(slow), qps=int(qps[big])),
-                 {"dcqcnp_lambda": list(lambdas)}, workers=workers, store=store, progress=progress,
+                 {"dcqcnp_lambda": list(lambdas), "seed": [int(x) for x in seeds]}, workers=workers, store=store, progress=progress,
                  infeasible="raise", errors="raise", memory_budget_mb=memory_budget_mb)
     elapsed = time.time() - t0
     write_csv(df, os.path.join(out, "points.csv"))
@@ -63,16 +66,19 @@ def dcqcn_scale(out: str, flows: Sequence[int] = (16, 80, 160, 400), link_gbps: 
         by_scheme: Dict[str, Any] = {}
         for s in schemes:
             runs = {f"{qps[f] * base.senders} flows": run(base.replace(cm=s, link_gbps=float(g), qps=int(qps[f]),
-                                                                       series=True)) for f in flows}
+                                                                       seed=int(seeds[0]), series=True))
+                    for f in flows}
             by_scheme[s] = runs[f"{qps[big] * base.senders} flows"]
             fig = plots.queue_vs_time_by_case(runs, title=f"{s}, {g:g} Gb/s, 8 senders")
             name = f"queue_{s.replace('+', 'plus')}_{g:g}g.png"
             fig.savefig(os.path.join(out, name), dpi=110)
-            figures.append((name, f"Bottleneck queue over time, {s} at {g:g} Gb/s, one line per flow count"))
+            figures.append((name, f"Bottleneck queue over time, {s} at {g:g} Gb/s, one line per flow count "
+                                  f"(seed {seeds[0]})"))
         fig = plots.sorted_flow_rates(by_scheme, title=f"{qps[big] * base.senders} flows at {g:g} Gb/s")
         name = f"rates_{g:g}g.png"
         fig.savefig(os.path.join(out, name), dpi=110)
-        figures.append((name, f"Per-flow rates over the second half at {qps[big] * base.senders} flows, {g:g} Gb/s"))
+        figures.append((name, f"Per-flow rates over the second half at {qps[big] * base.senders} flows, {g:g} Gb/s "
+                              f"(seed {seeds[0]})"))
     import matplotlib.pyplot as plt
     plt.close("all")
     reading = _reading(df, sens, schemes, link_gbps, base)
@@ -89,7 +95,10 @@ def _summary(df: pd.DataFrame) -> pd.DataFrame:
         queue_end_kb=("queue_last_fifth_kb", "mean"), delay_p50_us=("delay_p50_us", "mean"),
         delay_p99_us=("delay_p99_us", "mean"), jain=("jain_fairness", "mean"),
         goodput_gbps=("goodput_gbps", "mean"), drops=("drops", "sum"),
-        q50_late=("queue_p50_kb_second_half", "mean"), q99_late=("queue_p99_kb_second_half", "mean"),
+        q50_late=("queue_p50_kb_second_half", "mean"), q50_late_min=("queue_p50_kb_second_half", "min"),
+        q50_late_max=("queue_p50_kb_second_half", "max"), q99_late=("queue_p99_kb_second_half", "mean"),
+        converged_seeds=("converged", "sum"), goodput_min=("goodput_gbps", "min"),
+        goodput_max=("goodput_gbps", "max"),
         empty_late=("queue_empty_fraction_second_half", "mean"),
         goodput_late=("goodput_gbps_second_half", "mean"), seeds=("seed", "nunique")).reset_index()
     return agg
@@ -102,7 +111,9 @@ def _reading(df, sens, schemes, link_gbps, base) -> List[str]:
         for s in schemes:
             a = agg[(agg["link_gbps"] == g) & (agg["cm"] == s)]
             ok = [int(f) for f in a[a["converged"]]["flows_total"]]
-            bad = [int(f) for f in a[~a["converged"]]["flows_total"]]
+            bad = [f"{int(r.flows_total)}" + (f" (drains on {r.converged_seeds} of {r.seeds} seeds)"
+                                              if r.converged_seeds else "")
+                   for r in a[~a["converged"]].itertuples()]
             back = [int(f) for f in a[a["converged"] & (a["above_after"] > 0.05)]["flows_total"]]
             idle = [f"{int(r.flows_total)} ({100 * r.empty_late:.0f} %)" for r in a.itertuples() if r.empty_late > 0.1]
             lines.append(f"{s} at {g:g} Gb/s: the queue drains after the burst at {', '.join(map(str, ok)) or 'no'} "
@@ -115,11 +126,29 @@ def _reading(df, sens, schemes, link_gbps, base) -> List[str]:
     drops = int(df["drops"].sum()) + int(sens["drops"].sum())
     lines.append(f"PFC kept every run lossless: {drops} drops in all." if drops == 0 else
                  f"{drops} frames were dropped although PFC was on: see points.csv.")
-    best = sens.sort_values("convergence_ms").iloc[0]
-    lines.append(f"DCQCN+ lambda at {int(best['senders'] * best['qps'])} flows, {best['link_gbps']:g} Gb/s: "
-                 + ", ".join(f"{r.dcqcnp_lambda:g} -> {'converged at %.1f ms' % r.convergence_ms if r.converged else 'no convergence'}"
-                             for r in sens.itertuples()) + ".")
+    first = sens.iloc[0]
+    lines.append(f"DCQCN+ lambda at {int(first['senders'] * first['qps'])} flows, {first['link_gbps']:g} Gb/s: "
+                 + ", ".join(f"{r.dcqcnp_lambda:g} -> converged on {r.converged_seeds} of {r.seeds} seeds"
+                             + (f" (at {r.conv_min:.1f}-{r.conv_max:.1f} ms)" if r.converged_seeds else "")
+                             for r in _lambda_summary(sens).itertuples()) + ".")
     return lines
+
+
+def _lambda_summary(sens: pd.DataFrame) -> pd.DataFrame:
+    conv = sens["convergence_ms"].where(sens["converged"].astype(bool))
+    return sens.assign(conv=conv).groupby("dcqcnp_lambda").agg(
+        seeds=("seed", "nunique"), converged_seeds=("converged", "sum"), conv_min=("conv", "min"),
+        conv_max=("conv", "max"), above_after=("above_threshold_after_convergence", "max"),
+        queue_end_kb=("queue_last_fifth_kb", "mean"), queue_end_min=("queue_last_fifth_kb", "min"),
+        queue_end_max=("queue_last_fifth_kb", "max"), jain=("jain_fairness", "mean"),
+        goodput_gbps=("goodput_gbps", "mean"), goodput_min=("goodput_gbps", "min"),
+        goodput_max=("goodput_gbps", "max")).reset_index()
+
+
+def _spread(mean: float, lo: float, hi: float, f: str) -> str:
+    """'mean [min-max]', or the mean alone where every seed gave the same (to the printed digits)."""
+    m, a, b = format(mean, f), format(lo, f), format(hi, f)
+    return m if a == b else f"{m} [{a}-{b}]"
 
 
 def _write_report(out, base, df, sens, schemes, figures, reading, runs_text):
@@ -133,21 +162,28 @@ def _write_report(out, base, df, sens, schemes, figures, reading, runs_text):
           f"crossing: the second half's queue percentiles and empty share show where it settled, and the second "
           f"half's goodput whether the link stayed busy).", "",
           "## Reading", ""] + [f"- {line}" for line in reading] + ["", "## Every point", "",
-          "| Gb/s | flows | scheme | seeds | converged | at (ms) | above threshold after (%) | queue p50 / p99, 2nd half "
-          "(KB) | empty, 2nd half (%) | delay p50 / p99 (us) | Jain | goodput run / 2nd half (Gb/s) | drops |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+          "Means over the seeds, [min-max] where the seeds differ; converged: on how many seeds, at (ms): the latest "
+          "of them; above threshold after: the most of any seed.", "",
+          "| Gb/s | flows | scheme | converged (seeds) | at (ms) | above threshold after (%) | queue p50, 2nd half (KB) "
+          "| queue p99, 2nd half (KB) | empty, 2nd half (%) | delay p50 / p99 (us) | Jain | goodput run (Gb/s) | "
+          "goodput 2nd half (Gb/s) | drops |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in agg.itertuples():
-        md.append(f"| {r.link_gbps:g} | {r.flows_total} | {r.cm} | {r.seeds} | {'yes' if r.converged else 'no'} | "
-                  f"{r.convergence_ms:.1f} | {100 * r.above_after:.0f} | {r.q50_late:.0f} / {r.q99_late:.0f} | "
+        md.append(f"| {r.link_gbps:g} | {r.flows_total} | {r.cm} | {r.converged_seeds} of {r.seeds} | "
+                  f"{r.convergence_ms:.1f} | {100 * r.above_after:.0f} | "
+                  f"{_spread(r.q50_late, r.q50_late_min, r.q50_late_max, '.0f')} | {r.q99_late:.0f} | "
                   f"{100 * r.empty_late:.0f} | {r.delay_p50_us:.0f} / {r.delay_p99_us:.0f} | "
-                  f"{r.jain:.3f} | {r.goodput_gbps:.2f} / {r.goodput_late:.2f} | {r.drops} |")
+                  f"{r.jain:.3f} | {_spread(r.goodput_gbps, r.goodput_min, r.goodput_max, '.2f')} | "
+                  f"{r.goodput_late:.2f} | {r.drops} |")
     md += ["", "## DCQCN+ lambda (rate timer K = lambda x max(tau, MTU / RC))", "",
-           "| lambda | converged | at (ms) | above threshold after (%) | queue, last fifth (KB) | Jain | goodput (Gb/s) |",
+           "| lambda | converged (seeds) | at (ms) | above threshold after (%) | queue, last fifth (KB) | Jain | "
+           "goodput (Gb/s) |",
            "|---|---|---|---|---|---|---|"]
-    for r in sens.itertuples():
-        md.append(f"| {r.dcqcnp_lambda:g} | {'yes' if r.converged else 'no'} | {r.convergence_ms:.1f} | "
-                  f"{100 * r.above_threshold_after_convergence:.0f} | "
-                  f"{r.queue_last_fifth_kb:.0f} | {r.jain_fairness:.3f} | {r.goodput_gbps:.2f} |")
+    for r in _lambda_summary(sens).itertuples():
+        at = f"{r.conv_min:.1f}-{r.conv_max:.1f}" if r.converged_seeds else "-"
+        md.append(f"| {r.dcqcnp_lambda:g} | {r.converged_seeds} of {r.seeds} | {at} | {100 * r.above_after:.0f} | "
+                  f"{_spread(r.queue_end_kb, r.queue_end_min, r.queue_end_max, '.0f')} | {r.jain:.3f} | "
+                  f"{_spread(r.goodput_gbps, r.goodput_min, r.goodput_max, '.2f')} |")
     md += ["", "## Figures", ""]
     for name, caption in figures:
         md += [f"### {caption}", "", f"![{caption}]({name})", ""]

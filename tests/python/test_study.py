@@ -72,15 +72,18 @@ def test_find_min_buffer_explains_bad_requests():
 def test_dcqcn_scale_quick_report(tmp_path):
     # 16 and 80 flows at 10 Gb/s, 20 ms: both schemes drain the burst (the DCQCN paper's constants), PFC loses nothing
     df = cmswitch.dcqcn_scale(str(tmp_path), flows=(16, 80), link_gbps=(10,), duration_s=0.02, lambdas=(1.0,),
-                              workers=1, progress=False)
-    assert len(df) == 4 and set(df["cm"]) == {"dcqcn", "dcqcn+"}
+                              seeds=(1, 2), workers=1, progress=False)
+    assert len(df) == 8 and set(df["cm"]) == {"dcqcn", "dcqcn+"} and set(df["seed"]) == {1, 2}
     assert (df["drops"] == 0).all() and df["conservation_ok"].all()
     assert df[df["cm"] == "dcqcn"]["converged"].all()
     for name in ("report.md", "index.html", "points.csv", "sensitivity.csv", "queue_dcqcn_10g.png",
                  "queue_dcqcnplus_10g.png", "rates_10g.png"):
         assert (tmp_path / name).exists(), name
     text = (tmp_path / "report.md").read_text()
-    assert "| 10 | 80 | dcqcn |" in text and "PFC kept every run lossless" in text
+    assert "| 10 | 80 | dcqcn | 2 of 2 |" in text and "PFC kept every run lossless" in text
+    sens = pd.read_csv(tmp_path / "sensitivity.csv")
+    assert sorted(sens["seed"]) == [1, 2]   # the lambda rows over the seeds too
+    assert "| 1 | " in text.split("## DCQCN+ lambda")[1]
     # a point the core refuses stops the study before any run, naming it (it used to fail inside the report)
     with pytest.raises(ValueError, match="sweep point 0 .*needs marking"):
         cmswitch.dcqcn_scale(str(tmp_path / "bad"), flows=(16,), link_gbps=(10,), duration_s=0.02, lambdas=(1.0,),
