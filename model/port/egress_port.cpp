@@ -99,6 +99,20 @@ void egress_port::try_transmit(uint64_t now) {
         __builtin_prefetch(q.head);   // a deep queue's next frame has gone cold since it was queued: fetch it now
     m_bytes -= f->bytes;
     --m_frames;
+    depart(f, now, prio);
+}
+
+void egress_port::pass_through(frame* f, uint64_t now, int qi) {
+    // what enqueue and try_transmit would do at one instant with every queue empty: the frame counts in, the
+    // level touches the frame's bytes (the maximum sees it) and is back at zero with no time spent there
+    f->enq_ps = now;
+    m_cnt.enq_frames++;
+    m_cnt.enq_bytes += f->bytes;
+    m_occ.touch(now, f->bytes);
+    depart(f, now, qi);
+}
+
+inline void egress_port::depart(frame* f, uint64_t now, int prio) {
     if (m_buffer && f->kind != frame_kind::pause && f->kind != frame_kind::cnm)   // control frames: no admission
         m_buffer->release(static_cast<int>(m_index), prio, f->bytes);
     if (m_dequeue) {

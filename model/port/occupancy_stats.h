@@ -163,6 +163,12 @@ public:
         if (value > m_max)
             m_max = value;
     }
+    // set(now, value() + transient) then set(now, value()): the level touches it for no time (the maximum sees it).
+    void touch(uint64_t now_ps, uint64_t transient) {
+        accumulate(now_ps);
+        if (m_value + transient > m_max)
+            m_max = m_value + transient;
+    }
     uint64_t value() const { return m_value; }
     uint64_t start_ps() const { return m_start_ps; }
     uint64_t max() const { return m_max; }
