@@ -96,6 +96,8 @@ testbed_001_scenario::testbed_001_scenario() {
     t.add_int("incast_send_bytes", &c.incast_send_bytes, 1, 1 << 30, "bytes", "size of each message (paper 1448)");
     t.add_real("incident_ms", &c.incident_ms, 0, 1e6, "ms", "a request slower than this is an incast incident", true);
     t.add_flag("elephants", &c.elephants, "run the two elephant sources (bsd3, bsd4)");
+    t.add_flag("trace_nic_drops", &c.trace_nic_drops,
+               "record every frame a host's NIC drops (table nic_drops: time, host, flow, chunks, TSN)");
     t.add_real("elephant_min_mb", &c.elephant_min_mb, 0.001, 1e6, "MB (2^20 B)", "smallest elephant (paper 1e8 B)");
     t.add_real("elephant_max_mb", &c.elephant_max_mb, 0.001, 1e6, "MB (2^20 B)", "largest elephant (paper 2^29 B)");
     t.add_real("bin_s", &c.bin_s, 0, 1e4, "s", "bin of the elephant bandwidth series", true);
@@ -167,6 +169,11 @@ struct testbed_001_scenario::run_state : scenario_run {
         if (c.elephants)
             for (int e = 0; e < 2; ++e)
                 add_elephant_source(net, c, sc, e, flow);
+        if (c.trace_nic_drops) {
+            nic_drops.resize(num_hosts);
+            for (int h = 0; h < num_hosts; ++h)
+                net.nic(h).record_drops(&nic_drops[static_cast<size_t>(h)]);
+        }
     }
 
     void add_elephant_source(network& net, const testbed_001_config& c, const sctp_config& sc, int e, uint32_t& flow) {
@@ -202,6 +209,7 @@ struct testbed_001_scenario::run_state : scenario_run {
     std::unique_ptr<sctp_incast_client> client;
     std::vector<std::unique_ptr<sctp_elephant_source>> sources;
     std::vector<std::vector<int>> elephant_peers = std::vector<std::vector<int>>(2);
+    std::vector<std::vector<host_nic::drop_record>> nic_drops;   // per host, with trace_nic_drops
 };
 
 std::unique_ptr<scenario_run> testbed_001_scenario::build(network& net, result& r) {
@@ -219,12 +227,37 @@ void testbed_001_scenario::report(network& net, scenario_run& run, result& r) {
     r.set("marking", m_schemes.selected(scheme_slot::marking));
     m_schemes.report(scheme_slot::marking, net, r);
     report_incast(st, r);
+    if (c.trace_nic_drops)
+        report_nic_drops(st, r);
     report_elephants(st, r);
     report_sctp(r, st.incast_st, st.elephant_st);
     report_switch(net, r);
     report_drops(r, net);
     report_run_end(r, net, c.duration_s,
                    "model queue entries dispatched (frame arrivals, transmitter wakeups, SCTP and application timers)");
+}
+
+// Every frame a host NIC dropped (trace_nic_drops), in time order per host, hosts in order. incast: the frame
+// belongs to one of the incast's associations (flows 0-9); chunks: the SCTP chunk flags (sctp_flags, frame.h).
+void testbed_001_scenario::report_nic_drops(const run_state& st, result& r) const {
+    table& t = r.add_table("nic_drops");
+    auto& tt = t.column("time_s");
+    auto& th = t.column("host");
+    auto& tf = t.column("flow");
+    auto& ti = t.column("incast");
+    auto& tc = t.column("chunks");
+    auto& ts = t.column("tsn");
+    auto& tb = t.column("bytes");
+    for (size_t h = 0; h < st.nic_drops.size(); ++h)
+        for (const host_nic::drop_record& d : st.nic_drops[h]) {
+            tt.push_back(static_cast<double>(d.t_ps) * 1e-12);
+            th.push_back(static_cast<double>(h + 1));   // bsd numbering, as peer_host
+            tf.push_back(d.flow);
+            ti.push_back(d.flow < st.incast_peers.size() ? 1 : 0);
+            tc.push_back(d.flags);
+            ts.push_back(static_cast<double>(d.seq));
+            tb.push_back(d.bytes);
+        }
 }
 
 // The incast's requests: completion times, the incidents over incident_ms, and their distribution.
@@ -237,6 +270,7 @@ void testbed_001_scenario::report_incast(const run_state& st, result& r) const {
     auto& ip = inc.column("peer_host");
     auto& im = inc.column("time_ms");
     auto& iu = inc.column("unfinished");
+    auto& iflow = inc.column("flow");   // the request's association (the incast's flow i is peer i's)
     auto add = [&](const sctp_incast_client::request_record& q, bool unfinished) {
         const double ms = static_cast<double>(q.time_ps) * 1e-9;
         if (!unfinished)
@@ -247,6 +281,7 @@ void testbed_001_scenario::report_incast(const run_state& st, result& r) const {
             ip.push_back(st.incast_peers[static_cast<size_t>(q.peer)] + 1);
             im.push_back(ms);
             iu.push_back(unfinished ? 1 : 0);
+            iflow.push_back(q.peer);
         }
     };
     for (const auto& q : st.client->requests())

@@ -37,6 +37,7 @@ struct testbed_001_config : run_settings {
     double elephant_min_mb = 100000000.0 / 1048576.0;   // the paper's 100,000,000 bytes
     double elephant_max_mb = 512;   // 536,870,912 bytes
     double bin_s = 1;
+    bool trace_nic_drops = false;
 };
 
 class testbed_001_scenario final : public configured_scenario<testbed_001_config> {
@@ -55,6 +56,7 @@ private:
     std::unique_ptr<scenario_run> build(network& net, result& r) override;
     void report(network& net, scenario_run& run, result& r) override;
     void report_incast(const run_state& st, result& r) const;
+    void report_nic_drops(const run_state& st, result& r) const;
     void report_elephants(const run_state& st, result& r) const;
     void report_switch(network& net, result& r) const;
     uint64_t m_end_ps = 0;
