@@ -166,7 +166,9 @@ def smallest_meeting(df: pd.DataFrame, target: float, metric: str = "slowdown_p9
       the target with 95 % confidence (the whole interval on the good side; with one seed, its value);
     - smallest_meeting_kb: the smallest whose mean meets it at all (they differ when the curve is not monotone or
       an interval straddles the target);
-    - seeds: the fewest seeds behind any point of the scheme; straddling: buffers whose interval holds the target.
+    - seeds: the fewest seeds behind any point of the scheme; straddling: buffers whose interval holds the target;
+    - meeting_kb: every buffer that meets it with confidence (a scheme whose tail grows with the buffer meets it at
+      small buffers and has no answer "from B on").
     The metric is a slowdown (lower is better) or, with higher_is_better, a goodput."""
     bounds = bounds or _PHYSICAL.get(metric, (-math.inf, math.inf))
     rows = []
@@ -193,6 +195,7 @@ def smallest_meeting(df: pd.DataFrame, target: float, metric: str = "slowdown_p9
                      "ci_at_answer": float(at["ci"]) if at is not None else math.nan,
                      "seeds": int(best["n"].min()) if len(best) else 0,
                      "straddling_kb": ", ".join(f"{b:g}" for b in straddling),
+                     "meeting_kb": ", ".join(f"{b:g}" for b in sure.index if sure[b]),
                      "best": float(best["mean"].max() if higher_is_better else best["mean"].min()) if len(best)
                      else math.nan,
                      "best_p99_small_slowdown": float(small["mean"].min()) if len(small) else math.nan})
@@ -449,8 +452,13 @@ def _report(out, base, df, minbuf, figures, target, elapsed, mingood=None, targe
         if missing(r.smallest_from_which_all_meet_kb):
             near = f"; the mean meets it at {r.smallest_meeting_kb:g} KB but not with confidence" \
                 if not missing(r.smallest_meeting_kb) else ""
-            reading.append(f"{r.scheme}: no buffer tested meets the target with confidence (best mean p99 small-flow "
-                           f"slowdown {r.best_p99_small_slowdown:.1f}{near}; {r.seeds} seed(s)).")
+            if r.meeting_kb:
+                reading.append(f"{r.scheme}: meets the target with confidence at {r.meeting_kb} KB but not at every "
+                               f"larger buffer tested, so there is no answer \"from this buffer on\" (best mean p99 "
+                               f"small-flow slowdown {r.best_p99_small_slowdown:.1f}; {sure(r)}).")
+            else:
+                reading.append(f"{r.scheme}: no buffer tested meets the target with confidence (best mean p99 "
+                               f"small-flow slowdown {r.best_p99_small_slowdown:.1f}{near}; {r.seeds} seed(s)).")
         else:
             extra = "" if r.smallest_meeting_kb == r.smallest_from_which_all_meet_kb else \
                 f" (the mean meets it already at {r.smallest_meeting_kb:g} KB, but not every larger buffer does " \

@@ -147,6 +147,11 @@ def test_shared_buffer_study_records_infeasible_points_and_copes_with_non_monoto
                           "alpha": 1.0, "slowdown_p99_small": [200, 50, 150, 40, 30]})
     m = smallest_meeting(synth, 100).iloc[0]
     assert (m["smallest_meeting_kb"], m["smallest_from_which_all_meet_kb"]) == (1024, 4096)
+    assert m["meeting_kb"] == "1024, 4096, 8192"
+    # a tail that grows with the buffer (PFC's on the leaf-spine): meets at the small buffers only, no answer "from
+    # B on", and the list says where it does meet
+    grows = smallest_meeting(synth.assign(slowdown_p99_small=[40, 60, 90, 300, 600]), 100).iloc[0]
+    assert grows["smallest_from_which_all_meet_kb"] is None and grows["meeting_kb"] == "512, 1024, 2048"
     # a point the core refuses as a whole (the sweep's up-front check) is recorded as infeasible with the core's
     # reason, not as a run with empty metrics: PFC's headroom pool needs the shared buffer policy
     dyn = shared_buffer(str(tmp_path / "dyn"), schemes=("droptail", "pfc"), buffers_kb=(2048,), alphas=(1.0,),
