@@ -5,10 +5,19 @@ namespace cmswitch {
 
 queue_sampler::queue_sampler(sc_core::sc_module_name name, uint64_t period_ps)
     : sc_module(name), m_period_ps(period_ps) {
-    SC_METHOD(sample);
+    SC_METHOD(settle);
     sensitive << m_tick;
     dont_initialize();
+    SC_METHOD(sample);
+    sensitive << m_settled;
+    dont_initialize();
     m_tick.notify(ps_time(m_period_ps));
+}
+
+void queue_sampler::settle() {
+    // An event domain with entries due at this instant may run in this kernel step before or after us (it may
+    // also have run them already, ahead of the kernel): one delta later it has run them either way
+    m_settled.notify(sc_core::SC_ZERO_TIME);
 }
 
 size_t queue_sampler::watch(const std::string& column, const egress_port* port) {

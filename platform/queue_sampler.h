@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Samples gauges (egress queue bytes) every period into a time-series table. Gauges are read from the model's
-// state at the sampling instant, never rebuilt from event counts.
+// state at the sampling instant, after every model event due at that instant, never rebuilt from event counts.
 #ifndef CMSWITCH_PLATFORM_QUEUE_SAMPLER_H
 #define CMSWITCH_PLATFORM_QUEUE_SAMPLER_H
 
@@ -33,6 +33,7 @@ public:
     void export_to(table& t) const;
 
 private:
+    void settle();   // at the instant: the sample one delta cycle later
     void sample();
     uint64_t m_period_ps;
     std::vector<std::pair<std::string, const egress_port*>> m_ports;
@@ -42,7 +43,7 @@ private:
     std::vector<std::vector<double>> m_gauge_values;
     std::vector<double> m_t_ms;
     std::vector<std::vector<double>> m_values;
-    sc_core::sc_event m_tick;
+    sc_core::sc_event m_tick, m_settled;
 };
 
 }   // namespace cmswitch

@@ -54,8 +54,8 @@ def dcqcn_scale(out: str, flows: Sequence[int] = (16, 80, 160, 400), link_gbps: 
                errors="raise", memory_budget_mb=memory_budget_mb)
     big, slow = max(flows), min(link_gbps)
     sens = sweep(base.replace(cm="dcqcn+", link_gbps=float(slow), qps=int(qps[big])),
-                 {"dcqcnp_lambda": list(lambdas), "seed": [int(x) for x in seeds]}, workers=workers, store=store, progress=progress,
-                 infeasible="raise", errors="raise", memory_budget_mb=memory_budget_mb)
+                 {"dcqcnp_lambda": list(lambdas), "seed": [int(x) for x in seeds]}, workers=workers, store=store,
+                 progress=progress, infeasible="raise", errors="raise", memory_budget_mb=memory_budget_mb)
     elapsed = time.time() - t0
     write_csv(df, os.path.join(out, "points.csv"))
     write_csv(sens, os.path.join(out, "sensitivity.csv"))
@@ -129,7 +129,7 @@ def _reading(df, sens, schemes, link_gbps, base) -> List[str]:
     first = sens.iloc[0]
     lines.append(f"DCQCN+ lambda at {int(first['senders'] * first['qps'])} flows, {first['link_gbps']:g} Gb/s: "
                  + ", ".join(f"{r.dcqcnp_lambda:g} -> converged on {r.converged_seeds} of {r.seeds} seeds"
-                             + (f" (at {r.conv_min:.1f}-{r.conv_max:.1f} ms)" if r.converged_seeds else "")
+                             + (f" (at {_range(r.conv_min, r.conv_max, '.1f')} ms)" if r.converged_seeds else "")
                              for r in _lambda_summary(sens).itertuples()) + ".")
     return lines
 
@@ -143,6 +143,12 @@ def _lambda_summary(sens: pd.DataFrame) -> pd.DataFrame:
         queue_end_max=("queue_last_fifth_kb", "max"), jain=("jain_fairness", "mean"),
         goodput_gbps=("goodput_gbps", "mean"), goodput_min=("goodput_gbps", "min"),
         goodput_max=("goodput_gbps", "max")).reset_index()
+
+
+def _range(lo: float, hi: float, f: str) -> str:
+    """'lo-hi', or one number where both print the same."""
+    a, b = format(lo, f), format(hi, f)
+    return a if a == b else f"{a}-{b}"
 
 
 def _spread(mean: float, lo: float, hi: float, f: str) -> str:
@@ -180,7 +186,7 @@ def _write_report(out, base, df, sens, schemes, figures, reading, runs_text):
            "goodput (Gb/s) |",
            "|---|---|---|---|---|---|---|"]
     for r in _lambda_summary(sens).itertuples():
-        at = f"{r.conv_min:.1f}-{r.conv_max:.1f}" if r.converged_seeds else "-"
+        at = _range(r.conv_min, r.conv_max, ".1f") if r.converged_seeds else "-"
         md.append(f"| {r.dcqcnp_lambda:g} | {r.converged_seeds} of {r.seeds} | {at} | {100 * r.above_after:.0f} | "
                   f"{_spread(r.queue_end_kb, r.queue_end_min, r.queue_end_max, '.0f')} | {r.jain:.3f} | "
                   f"{_spread(r.goodput_gbps, r.goodput_min, r.goodput_max, '.2f')} |")
