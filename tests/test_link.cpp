@@ -45,3 +45,31 @@ TEST(Link, LastBitArrivesAfterSerializationPlusPropagation) {
     EXPECT_EQ(ln.frames(1), 0u);
     EXPECT_EQ(pool.live(), 0u);
 }
+
+TEST(Link, ANicDropTraceKeepsTheFirstDropsUpToItsBound) {
+    // 3000 B of NIC queue: of five 1500-byte frames sent at once the first goes on the wire, two wait, the last
+    // two are dropped; a trace bounded at one keeps the first drop (seq 4) and the counters count both
+    sim_context ctx;
+    frame_pool pool;
+    event_domain events("events", true);
+    host_nic nic("nic", 0, 3000, pool, events);
+    ethernet_link ln("link", 1000000000ull, 5000000ull);
+    capture cap("cap", pool);
+    injector inj("inj");
+    nic.tx().bind(ln.a_in);
+    ln.a_out.bind(cap.rx);
+    inj.tx.bind(ln.b_in);
+    ln.b_out.bind(nic.rx());
+    std::vector<host_nic::drop_record> log;
+    nic.record_drops(&log, 1);
+    for (uint64_t seq = 1; seq <= 5; ++seq)
+        nic.send(make_frame(pool, 1500, 1, 0, seq));
+    ctx.run_until(1000000000ull);
+    EXPECT_EQ(cap.frames.size(), 3u);
+    EXPECT_EQ(nic.dropped_frames(), 2u);
+    ASSERT_EQ(log.size(), 1u);
+    EXPECT_EQ(log[0].seq, 4u);
+    EXPECT_EQ(log[0].bytes, 1500u);
+    EXPECT_EQ(log[0].t_ps, 0u);
+    EXPECT_EQ(log[0].why, drop_reason::nic_queue_full);
+}

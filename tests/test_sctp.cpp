@@ -523,6 +523,7 @@ TEST(Testbed001, TheNicDropTraceRecordsEveryNicDropOnceAndChangesNothing) {
                              traced.number("drops_qdisc_limit");
     EXPECT_GT(nic_drops, 0);
     EXPECT_EQ(static_cast<double>(t->rows()), nic_drops);
+    EXPECT_EQ(traced.number("nic_drops_untraced"), 0);
     for (const char* k : {"drops", "incast_rounds", "incast_incidents", "elephant_goodput_mbps", "events"})
         EXPECT_EQ(traced.number(k), plain.number(k)) << k;
 }

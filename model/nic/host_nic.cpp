@@ -94,7 +94,7 @@ void host_nic::drop(frame* f, drop_reason why) {
     m_dropped_frames++;
     m_dropped_bytes += f->bytes;
     m_drop_frames[static_cast<size_t>(why)]++;
-    if (m_drop_log)
+    if (m_drop_log && m_drop_log->size() < m_drop_log_limit)
         m_drop_log->push_back(drop_record{now_ps(), f->seq, f->flow, f->bytes, f->kind, f->flags, why});
     m_pool.release(f);
 }

@@ -127,9 +127,12 @@ public:
         uint8_t flags;   // tcp_flags / sctp_flags by kind
         drop_reason why;
     };
-    // Appends every frame this NIC drops from now on to `log` (null: stop). For traces; off, a drop costs nothing
-    // more.
-    void record_drops(std::vector<drop_record>* log) { m_drop_log = log; }
+    // Appends the frames this NIC drops from now on to `log` (null: stop), the first `limit` of them (a bounded
+    // trace: the drops beyond are still counted). For traces; off, a drop costs nothing more.
+    void record_drops(std::vector<drop_record>* log, size_t limit) {
+        m_drop_log = log;
+        m_drop_log_limit = limit;
+    }
     // Adds the frames and bytes waiting in egress queues.
     void queued(uint64_t& frames, uint64_t& bytes) const;
     // A frame on the incoming link (sent to this block, last bit not yet in): a pending arrival.
@@ -184,6 +187,7 @@ private:
     uint64_t m_dropped_frames = 0, m_dropped_bytes = 0;
     uint64_t m_drop_frames[num_drop_reasons] = {};
     std::vector<drop_record>* m_drop_log = nullptr;
+    size_t m_drop_log_limit = 0;
     void drop(frame* f, drop_reason why);
     uint64_t m_consumed_frames = 0;
     event_domain& m_events;

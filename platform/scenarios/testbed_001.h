@@ -56,7 +56,7 @@ private:
     std::unique_ptr<scenario_run> build(network& net, result& r) override;
     void report(network& net, scenario_run& run, result& r) override;
     void report_incast(const run_state& st, result& r) const;
-    void report_nic_drops(const run_state& st, result& r) const;
+    void report_nic_drops(network& net, const run_state& st, result& r) const;
     void report_elephants(const run_state& st, result& r) const;
     void report_switch(network& net, result& r) const;
     uint64_t m_end_ps = 0;
