@@ -21,18 +21,32 @@ TEST(Link, SerializationFormula) {
     EXPECT_EQ(serialization_ps(1500, 7000000000ull), 1714286ull);
 }
 
-TEST(Link, LastBitArrivesAfterSerializationPlusPropagation) {
+namespace {
+// A NIC with `queue_bytes` of queue on a 1 Gbps, 5 us link into a capture (and an injector on the way back).
+struct nic_on_a_link {
     sim_context ctx;
     frame_pool pool;
-    event_domain events("events", true);
-    host_nic nic("nic", 0, 1 << 20, pool, events);
-    ethernet_link ln("link", 1000000000ull, 5000000ull);   // 1 Gbps, 5 us
-    capture cap("cap", pool);
-    injector inj("inj");
-    nic.tx().bind(ln.a_in);
-    ln.a_out.bind(cap.rx);
-    inj.tx.bind(ln.b_in);
-    ln.b_out.bind(nic.rx());
+    event_domain events{"events", true};
+    host_nic nic;
+    ethernet_link ln{"link", 1000000000ull, 5000000ull};
+    capture cap{"cap", pool};
+    injector inj{"inj"};
+    explicit nic_on_a_link(uint64_t queue_bytes) : nic("nic", 0, queue_bytes, pool, events) {
+        nic.tx().bind(ln.a_in);
+        ln.a_out.bind(cap.rx);
+        inj.tx.bind(ln.b_in);
+        ln.b_out.bind(nic.rx());
+    }
+};
+}   // namespace
+
+TEST(Link, LastBitArrivesAfterSerializationPlusPropagation) {
+    nic_on_a_link b(1 << 20);
+    sim_context& ctx = b.ctx;
+    frame_pool& pool = b.pool;
+    host_nic& nic = b.nic;
+    ethernet_link& ln = b.ln;
+    capture& cap = b.cap;
     // two back-to-back frames from the NIC at t = 0: the second starts when the first has left (12 us)
     nic.send(make_frame(pool, 1500, 1, 0, 1));
     nic.send(make_frame(pool, 1500, 1, 0, 2));
@@ -49,24 +63,14 @@ TEST(Link, LastBitArrivesAfterSerializationPlusPropagation) {
 TEST(Link, ANicDropTraceKeepsTheFirstDropsUpToItsBound) {
     // 3000 B of NIC queue: of five 1500-byte frames sent at once the first goes on the wire, two wait, the last
     // two are dropped; a trace bounded at one keeps the first drop (seq 4) and the counters count both
-    sim_context ctx;
-    frame_pool pool;
-    event_domain events("events", true);
-    host_nic nic("nic", 0, 3000, pool, events);
-    ethernet_link ln("link", 1000000000ull, 5000000ull);
-    capture cap("cap", pool);
-    injector inj("inj");
-    nic.tx().bind(ln.a_in);
-    ln.a_out.bind(cap.rx);
-    inj.tx.bind(ln.b_in);
-    ln.b_out.bind(nic.rx());
+    nic_on_a_link b(3000);
     std::vector<host_nic::drop_record> log;
-    nic.record_drops(&log, 1);
+    b.nic.record_drops(&log, 1);
     for (uint64_t seq = 1; seq <= 5; ++seq)
-        nic.send(make_frame(pool, 1500, 1, 0, seq));
-    ctx.run_until(1000000000ull);
-    EXPECT_EQ(cap.frames.size(), 3u);
-    EXPECT_EQ(nic.dropped_frames(), 2u);
+        b.nic.send(make_frame(b.pool, 1500, 1, 0, seq));
+    b.ctx.run_until(1000000000ull);
+    EXPECT_EQ(b.cap.frames.size(), 3u);
+    EXPECT_EQ(b.nic.dropped_frames(), 2u);
     ASSERT_EQ(log.size(), 1u);
     EXPECT_EQ(log[0].seq, 4u);
     EXPECT_EQ(log[0].bytes, 1500u);

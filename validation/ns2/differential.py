@@ -166,39 +166,25 @@ def main():
 
     print(f"model args: {' '.join(a.model_arg) or '(defaults)'}; {duration:g} s per point; send jitter "
           f"{a.jitter_ns:g} ns; mean of {len(seeds)} seed(s); model SRU {a.model_sru_kb:g} KB\n")
+
+    def grid(title, cell, rto):
+        """One table: a row per buffer, a column per flow count, cell(row of the point, flows) in each."""
+        print(f"#### {title}\n")
+        print("| buffer \\ flows | " + " | ".join(str(x) for x in FLOWS) + " |")
+        print("|---" * (len(FLOWS) + 1) + "|")
+        for buf in BUFFERS:
+            print(f"| {buf} KB | " + " | ".join(cell(rows[(flows, buf, rto)], flows) for flows in FLOWS) + " |")
+        print()
+
     for rto in MIN_RTO:
-        print(f"#### Goodput (Mbps), minRTO {rto} ms: ns-2 / cmswitch (ratio)\n")
-        print("| buffer \\ flows | " + " | ".join(str(x) for x in FLOWS) + " |")
-        print("|---" * (len(FLOWS) + 1) + "|")
-        for buf in BUFFERS:
-            cells = []
-            for flows in FLOWS:
-                r = rows[(flows, buf, rto)]
-                cells.append(f"{r['ns2_goodput_mbps']:.0f} / {r['model_goodput_mbps']:.0f} ({r['ratio']:.2f})")
-            print(f"| {buf} KB | " + " | ".join(cells) + " |")
-        print()
+        grid(f"Goodput (Mbps), minRTO {rto} ms: ns-2 / cmswitch (ratio)",
+             lambda r, _: f"{r['ns2_goodput_mbps']:.0f} / {r['model_goodput_mbps']:.0f} ({r['ratio']:.2f})", rto)
         if len(seeds) > 1:
-            print(f"#### Goodput over the {len(seeds)} seeds (min-max, Mbps), minRTO {rto} ms: ns-2 / cmswitch\n")
-            print("| buffer \\ flows | " + " | ".join(str(x) for x in FLOWS) + " |")
-            print("|---" * (len(FLOWS) + 1) + "|")
-            for buf in BUFFERS:
-                cells = []
-                for flows in FLOWS:
-                    r = rows[(flows, buf, rto)]
-                    cells.append(f"{r['ns2_goodput_min']:.0f}-{r['ns2_goodput_max']:.0f} / "
-                                 f"{r['model_goodput_min']:.0f}-{r['model_goodput_max']:.0f}")
-                print(f"| {buf} KB | " + " | ".join(cells) + " |")
-            print()
-        print(f"#### Timeouts per flow, minRTO {rto} ms: ns-2 / cmswitch\n")
-        print("| buffer \\ flows | " + " | ".join(str(x) for x in FLOWS) + " |")
-        print("|---" * (len(FLOWS) + 1) + "|")
-        for buf in BUFFERS:
-            cells = []
-            for flows in FLOWS:
-                r = rows[(flows, buf, rto)]
-                cells.append(f"{r['ns2_timeouts'] / flows:.1f} / {r['model_timeouts'] / flows:.1f}")
-            print(f"| {buf} KB | " + " | ".join(cells) + " |")
-        print()
+            grid(f"Goodput over the {len(seeds)} seeds (min-max, Mbps), minRTO {rto} ms: ns-2 / cmswitch",
+                 lambda r, _: f"{r['ns2_goodput_min']:.0f}-{r['ns2_goodput_max']:.0f} / "
+                              f"{r['model_goodput_min']:.0f}-{r['model_goodput_max']:.0f}", rto)
+        grid(f"Timeouts per flow, minRTO {rto} ms: ns-2 / cmswitch",
+             lambda r, flows: f"{r['ns2_timeouts'] / flows:.1f} / {r['model_timeouts'] / flows:.1f}", rto)
 
     big = [p for p in points if p[0] >= 4]
     errs = [abs(rows[p]["ratio"] - 1) for p in big]
