@@ -21,27 +21,8 @@ TEST(Link, SerializationFormula) {
     EXPECT_EQ(serialization_ps(1500, 7000000000ull), 1714286ull);
 }
 
-namespace {
-// A NIC with `queue_bytes` of queue on a 1 Gbps, 5 us link into a capture (and an injector on the way back).
-struct nic_on_a_link {
-    sim_context ctx;
-    frame_pool pool;
-    event_domain events{"events", true};
-    host_nic nic;
-    ethernet_link ln{"link", 1000000000ull, 5000000ull};
-    capture cap{"cap", pool};
-    injector inj{"inj"};
-    explicit nic_on_a_link(uint64_t queue_bytes) : nic("nic", 0, queue_bytes, pool, events) {
-        nic.tx().bind(ln.a_in);
-        ln.a_out.bind(cap.rx);
-        inj.tx.bind(ln.b_in);
-        ln.b_out.bind(nic.rx());
-    }
-};
-}   // namespace
-
 TEST(Link, LastBitArrivesAfterSerializationPlusPropagation) {
-    nic_on_a_link b(1 << 20);
+    nic_on_a_link b(1 << 20, 5000000ull);   // 1 Gbps, 5 us
     sim_context& ctx = b.ctx;
     frame_pool& pool = b.pool;
     host_nic& nic = b.nic;
@@ -63,7 +44,7 @@ TEST(Link, LastBitArrivesAfterSerializationPlusPropagation) {
 TEST(Link, ANicDropTraceKeepsTheFirstDropsUpToItsBound) {
     // 3000 B of NIC queue: of five 1500-byte frames sent at once the first goes on the wire, two wait, the last
     // two are dropped; a trace bounded at one keeps the first drop (seq 4) and the counters count both
-    nic_on_a_link b(3000);
+    nic_on_a_link b(3000, 5000000ull);
     std::vector<host_nic::drop_record> log;
     b.nic.record_drops(&log, 1);
     for (uint64_t seq = 1; seq <= 5; ++seq)

@@ -4,8 +4,11 @@
 #ifndef CMSWITCH_TESTS_TESTING_H
 #define CMSWITCH_TESTS_TESTING_H
 
+#include "model/ethernet_link.h"
+#include "model/event_domain.h"
 #include "model/frame_pool.h"
 #include "model/frame_protocol.h"
+#include "model/nic/host_nic.h"
 #include "platform/sim_context.h"
 
 #include <cstdint>
@@ -56,6 +59,25 @@ inline frame* make_frame(frame_pool& pool, uint32_t bytes, uint16_t dst = 0, uin
     f->seq = seq;
     return f;
 }
+
+// A host NIC with `queue_bytes` of queue on a 1 Gbps link of `delay_ps` into a capture, an injector on the way
+// back; its own simulation context.
+struct nic_on_a_link {
+    sim_context ctx;
+    frame_pool pool;
+    event_domain events{"events", true};
+    host_nic nic;
+    ethernet_link ln;
+    capture cap{"cap", pool};
+    injector inj{"inj"};
+    nic_on_a_link(uint64_t queue_bytes, uint64_t delay_ps)
+        : nic("nic", 0, queue_bytes, pool, events), ln("link", 1000000000ull, delay_ps) {
+        nic.tx().bind(ln.a_in);
+        ln.a_out.bind(cap.rx);
+        inj.tx.bind(ln.b_in);
+        ln.b_out.bind(nic.rx());
+    }
+};
 
 // Resident set size of this process, bytes.
 inline uint64_t rss_bytes() {
