@@ -2,6 +2,7 @@
 #include "model/event_domain.h"
 
 #include "config/errors.h"
+#include "model/heap_pages.h"
 
 #include <algorithm>
 #include <cmath>
@@ -77,6 +78,7 @@ void event_domain::dispatch() {
         e.handler->on_event(e.kind, e.index, e.ptr);
         if ((m_dispatched & 0xffff) == 0) {
             adapt();
+            heap_pages::follow();   // the heap's growth advised for huge pages
             if (model_clock::interrupt_poll && model_clock::interrupt_poll()) {
                 model_clock::interrupted =
                     true;   // stop here, unarmed: the kernel runs out of work, the run loop throws

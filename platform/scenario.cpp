@@ -10,6 +10,7 @@
 #endif
 
 #include "config/errors.h"
+#include "model/heap_pages.h"
 #include "platform/network.h"
 #include "platform/sim_context.h"
 #include "platform/statistics.h"
@@ -69,9 +70,11 @@ result scenario::run() {
     result r;
     const scenario_plan p = prepare(r);
     {
+        heap_pages::prepare();
         sim_context ctx;
         network net(p.topo);
         std::unique_ptr<scenario_run> built = build(net, r);
+        heap_pages::follow();
         cpu_built = thread_cpu_s();
         ph.heap_built_bytes = heap_in_use() - heap0;
         ctx.run_until(p.end_ps);

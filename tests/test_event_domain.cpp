@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // The event domain's ordering: by time, then by scheduling order; near (calendar) and far (heap) entries.
 #include "model/event_domain.h"
+#include "model/heap_pages.h"
 #include "model/rng.h"
 #include "platform/queue_sampler.h"
+#include "platform/scenario.h"
 #include "testing.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
 #include <tuple>
 
 using namespace cmswitch;
@@ -223,4 +229,40 @@ TEST(EventDomain, SizesItsCalendarToThePendingEntriesAndKeepsTheOrder) {
             ASSERT_LT(s.seen[i - 1].second, s.seen[i].second) << i;
         }
     }
+}
+
+// Speed only, but it must happen where the kernel gives huge pages on request: after a run, the heap's memory
+// (a block allocated now) lies in a mapping the kernel marks advised ("hg" in /proc/self/smaps).
+TEST(EventDomain, ARunAdvisesTheHeapForHugePagesWhereTheKernelWantsAdvice) {
+    std::ifstream mode_file("/sys/kernel/mm/transparent_hugepage/enabled");
+    std::string mode;
+    std::getline(mode_file, mode);
+    if (mode.find("[madvise]") == std::string::npos)
+        GTEST_SKIP() << "transparent huge pages not in madvise mode here: " << mode;
+    auto sc = make_scenario("overload");
+    sc->params().parse_args({"--duration-s", "0.001"});
+    sc->run();
+    if (!heap_pages::active())
+        GTEST_SKIP() << "off (CMSWITCH_HUGE_PAGES=0, or a sanitizer's allocator)";
+    std::vector<std::unique_ptr<char[]>> blocks;
+    for (int i = 0; i < 64; ++i)
+        blocks.emplace_back(new char[1024]);
+    heap_pages::follow();
+    const auto at = reinterpret_cast<uintptr_t>(blocks.back().get());
+    std::ifstream smaps("/proc/self/smaps");
+    std::string line;
+    bool inside = false, advised = false, found = false;
+    while (std::getline(smaps, line)) {
+        unsigned long lo = 0, hi = 0;
+        if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) == 2) {   // a mapping's first line: its range
+            inside = at >= lo && at < hi;
+            continue;
+        }
+        if (inside && line.rfind("VmFlags:", 0) == 0) {
+            found = true;
+            advised = line.find(" hg") != std::string::npos;
+        }
+    }
+    ASSERT_TRUE(found) << "no mapping holds " << at;
+    EXPECT_TRUE(advised);
 }
