@@ -219,11 +219,13 @@ private:
         m_last_ps = now_ps;
     }
 
-    uint64_t m_start_ps = 0, m_last_ps = 0;
-    uint64_t m_value = 0, m_max = 0;
+    // what every update touches first (two cache lines with the recent buckets), the rest after
     uint128 m_area = 0;
-    int m_bin_shift = 0;
+    uint64_t m_last_ps = 0;
+    uint64_t m_value = 0, m_max = 0;
     level_histogram m_levels;
+    uint64_t m_start_ps = 0;
+    int m_bin_shift = 0;
 };
 
 }   // namespace cmswitch

@@ -9,15 +9,11 @@
 
 namespace cmswitch {
 
-buffer_manager::buffer_manager(int num_ports)
-    : m_port(static_cast<size_t>(num_ports), 0), m_queue(static_cast<size_t>(num_ports) * num_priorities, 0),
-      m_port_frames(static_cast<size_t>(num_ports), 0) {}
+buffer_manager::buffer_manager(int num_ports) : m_ports(static_cast<size_t>(num_ports)) {}
 
 void buffer_manager::reset() {
     m_used = 0;
-    std::fill(m_port.begin(), m_port.end(), 0);
-    std::fill(m_queue.begin(), m_queue.end(), 0);
-    std::fill(m_port_frames.begin(), m_port_frames.end(), 0);
+    std::fill(m_ports.begin(), m_ports.end(), port_account{});
     m_shared = m_shared_peak = 0;
     m_ing_reserved_used = 0;
     m_pool_occ.reset(now_ps(), 1);

@@ -20,6 +20,7 @@ ethernet_switch::ethernet_switch(sc_core::sc_module_name name, int num_ports, in
     const size_t n = static_cast<size_t>(num_ports);
     m_ports.resize(n);
     m_counters.resize(n);
+    m_arrived.resize(n);
     m_routes.assign(static_cast<size_t>(num_hosts), -1);
     m_rx.resize(n);
     m_tx.resize(n);
@@ -64,6 +65,8 @@ void ethernet_switch::reset() {
         p.reset(0, bin);
     for (auto& c : m_counters)
         c = port_counters{};
+    for (auto& a : m_arrived)
+        a = arrived_count{};
     m_buffer->reset();
 }
 
@@ -145,9 +148,9 @@ void ethernet_switch::on_dequeue(uint32_t port, frame& f, uint64_t now) {
 }
 
 void ethernet_switch::forward(int in_port, frame* f, uint64_t now) {
-    port_counters& in = m_counters[static_cast<size_t>(in_port)];
-    in.rx_frames++;
-    in.rx_bytes += f->bytes;
+    arrived_count& in = m_arrived[static_cast<size_t>(in_port)];
+    in.frames++;
+    in.bytes += f->bytes;
     if (f->kind == frame_kind::pause) {   // for this port's transmitter; goes no further
         m_ports[static_cast<size_t>(in_port)].on_pause(f->ctl.pause.class_enable, f->ctl.pause.quanta, now);
         ++m_consumed_frames;

@@ -91,7 +91,12 @@ public:
     }
     // The ingress priority group of an 802.1p priority (buffer_config::pg_map).
     int pg_of(int prio) const { return m_pg_map[static_cast<size_t>(prio)]; }
-    const port_counters& counters(int port) const { return m_counters[static_cast<size_t>(port)]; }
+    port_counters counters(int port) const {
+        port_counters c = m_counters[static_cast<size_t>(port)];
+        c.rx_frames = m_arrived[static_cast<size_t>(port)].frames;
+        c.rx_bytes = m_arrived[static_cast<size_t>(port)].bytes;
+        return c;
+    }
     // The buffer manager: its state (occupancy, shared pool use) and, non-const, its configuration by schemes
     // (PFC on a shared buffer: set_lossless, ingress reserves). Also switch_services'.
     const buffer_manager& buffer() const override { return *m_buffer; }
@@ -142,7 +147,13 @@ private:
     std::vector<std::unique_ptr<frame_target_socket<ethernet_switch>>> m_rx;
     std::vector<std::unique_ptr<frame_initiator_socket>> m_tx;
     std::vector<egress_port> m_ports;
-    std::vector<port_counters> m_counters;
+    std::vector<port_counters> m_counters;   // (rx_frames, rx_bytes: in m_arrived)
+    // What arrived on each port, apart from the other counters: every frame adds here, so a switch keeps these
+    // in a few cache lines instead of a line of each port's counters (a large network's cache holds them)
+    struct arrived_count {
+        uint64_t frames = 0, bytes = 0;
+    };
+    std::vector<arrived_count> m_arrived;
     std::vector<int16_t> m_routes;   // by destination host: the egress port, -1 none (ports < 32768, checked)
     std::unique_ptr<buffer_manager> m_buffer;
     std::vector<std::unique_ptr<switch_hook>> m_hooks;   // in stage order

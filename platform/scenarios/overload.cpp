@@ -111,10 +111,10 @@ struct overload_series {
         for (int i = 0; i < receiver; ++i)
             sampler->watch_counter("received_bytes_flow" + std::to_string(i),
                                    &w.flows[static_cast<size_t>(i)].received_bytes);
-        const auto& bc = net.sw(0).counters(receiver);
-        drops_gauge = sampler->watch_gauge("bottleneck_drops", [&bc] {
+        const ethernet_switch* sw = &net.sw(0);
+        drops_gauge = sampler->watch_gauge("bottleneck_drops", [sw, receiver] {
             uint64_t d = 0;
-            for (uint64_t x : bc.drop_frames)
+            for (uint64_t x : sw->counters(receiver).drop_frames)
                 d += x;
             return static_cast<double>(d);
         });
