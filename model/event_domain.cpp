@@ -72,6 +72,18 @@ void event_domain::dispatch() {
             __builtin_prefetch(top[1].handler);
             __builtin_prefetch(top[1].ptr);
         }
+        if (m_nb == max_buckets) {
+            // a large calendar (thousands of entries pending, each bucket and what its entries point to gone cold
+            // since it was filled): the bucket three ahead's first entry, and what the next bucket's first entry
+            // will touch, fetched while this one runs
+            const bucket& ahead = m_buckets[(m_cur + 3) & (m_nb - 1)];
+            __builtin_prefetch(ahead.data.get() + ahead.head);
+            const bucket& next = m_buckets[(m_cur + 1) & (m_nb - 1)];
+            if (!next.empty()) {
+                __builtin_prefetch(next.begin()->handler);
+                __builtin_prefetch(next.begin()->ptr);
+            }
+        }
         --m_ring_count;
         ++m_dispatched;
         model_clock::now = e.t_ps;
