@@ -45,8 +45,12 @@ void prepare() {
         g_decided = true;
         const char* env = std::getenv("CMSWITCH_HUGE_PAGES");
         g_on = !(env && std::strcmp(env, "0") == 0) && kernel_wants_advice();
-        if (g_on)
+        if (g_on) {
             mallopt(M_TOP_PAD, 64 << 20);
+            // blocks up to 4 MB from the heap too (glibc maps those above 128 KB apart, where no advice reaches
+            // them): the frame pool's chunks of 512 KB, a large calendar's heap
+            mallopt(M_MMAP_THRESHOLD, 4 << 20);
+        }
     }
     if (!g_on)
         return;
