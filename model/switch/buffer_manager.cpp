@@ -50,8 +50,11 @@ drop_reason packet_buffer::check(int port, int, uint32_t) const {
 
 shared_buffer::shared_buffer(int num_ports, uint64_t pool_bytes, uint64_t reserved_bytes, std::vector<double> alpha)
     : buffer_manager(num_ports), m_pool(pool_bytes),
-      m_shared_size(pool_bytes - reserved_bytes * static_cast<uint64_t>(num_ports) * num_priorities),
-      m_alpha(std::move(alpha)) {
+      m_shared_size(pool_bytes - reserved_bytes * static_cast<uint64_t>(num_ports) * num_priorities), m_alpha{} {
+    if (alpha.size() != m_alpha.size())
+        throw config_error("buffer alpha_by_queue: " + std::to_string(alpha.size()) + " entries; give " +
+                           std::to_string(num_priorities) + " (one per priority)");
+    std::copy(alpha.begin(), alpha.end(), m_alpha.begin());
     set_queue_reserved(reserved_bytes);
 }
 

@@ -218,7 +218,7 @@ protected:
 
 private:
     uint64_t m_pool, m_shared_size;
-    std::vector<double> m_alpha;
+    std::array<double, num_priorities> m_alpha;   // (inside the object: every admission reads it)
     uint8_t m_lossless = 0;   // queues
     uint64_t m_headroom_pool = 0;
     uint64_t m_ing_reserved = 0;
