@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <string>
 
 // (not under a sanitizer: its allocator is not glibc's heap)
@@ -17,6 +18,7 @@
 namespace cmswitch::heap_pages {
 
 namespace {
+std::mutex g_mutex;   // (runs in several threads: each prepares; advice comes from whichever runs)
 bool g_decided = false;
 #ifdef CMSWITCH_HEAP_PAGES
 constexpr uintptr_t huge = uintptr_t{2} << 20;
@@ -41,18 +43,20 @@ void advise(uintptr_t from, uintptr_t to) {
 
 void prepare() {
 #ifdef CMSWITCH_HEAP_PAGES
+    const std::lock_guard<std::mutex> lock(g_mutex);
     if (!g_decided) {
         g_decided = true;
         const char* env = std::getenv("CMSWITCH_HUGE_PAGES");
-        g_on = !(env && std::strcmp(env, "0") == 0) && kernel_wants_advice();
-        if (g_on) {
+        const bool on = !(env && std::strcmp(env, "0") == 0) && kernel_wants_advice();
+        if (on) {
             mallopt(M_TOP_PAD, 64 << 20);
             // blocks up to 4 MB from the heap too (glibc maps those above 128 KB apart, where no advice reaches
             // them): the frame pool's chunks of 512 KB, a large calendar's heap
             mallopt(M_MMAP_THRESHOLD, 4 << 20);
         }
+        g_on.store(on);
     }
-    if (!g_on)
+    if (!g_on.load())
         return;
     // a build allocates at once: let the heap take its next step now (blocks of 64 KB until it grows, then
     // freed, 64 MB kept on top), so that what the build touches is advised already
@@ -74,6 +78,7 @@ void prepare() {
 
 void advise_growth() {
 #ifdef CMSWITCH_HEAP_PAGES
+    const std::lock_guard<std::mutex> lock(g_mutex);
     const uintptr_t end = reinterpret_cast<uintptr_t>(sbrk(0));
     if (end > g_advised_end) {
         advise(g_advised_end, end);
@@ -83,7 +88,7 @@ void advise_growth() {
 }
 
 bool active() {
-    return g_on;
+    return g_on.load();
 }
 
 }   // namespace cmswitch::heap_pages
