@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/heap_pages.h"
 
+#include "config/errors.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -42,11 +44,16 @@ void advise(uintptr_t from, uintptr_t to) {
 }   // namespace
 
 void prepare() {
+    // read on every call, so that a bad value is refused wherever it is set (its effect is decided once)
+    const char* env = std::getenv("CMSWITCH_HUGE_PAGES");
+    if (env && std::strcmp(env, "0") != 0 && std::strcmp(env, "1") != 0)
+        throw config_error(std::string("CMSWITCH_HUGE_PAGES = '") + env +
+                           "': must be 0 (4 KB pages) or 1 (huge pages where the kernel gives them on request, the "
+                           "default)");
 #ifdef CMSWITCH_HEAP_PAGES
     const std::lock_guard<std::mutex> lock(g_mutex);
     if (!g_decided) {
         g_decided = true;
-        const char* env = std::getenv("CMSWITCH_HUGE_PAGES");
         const bool on = !(env && std::strcmp(env, "0") == 0) && kernel_wants_advice();
         if (on) {
             mallopt(M_TOP_PAD, 64 << 20);

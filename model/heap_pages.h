@@ -18,7 +18,8 @@
 namespace cmswitch::heap_pages {
 
 // Before a network is built: on the first call, decides whether to advise (Linux, THP "madvise", not turned
-// off) and lets the heap grow in large steps; then advises the heap as it is now.
+// off) and lets the heap grow in large steps; then advises the heap as it is now. Throws config_error when
+// CMSWITCH_HUGE_PAGES is set to anything but 0 or 1.
 void prepare();
 
 // Whether prepare() decided to advise (read by follow() without a lock: set once, before any run advises).

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The event domain's ordering: by time, then by scheduling order; near (calendar) and far (heap) entries.
+#include "config/errors.h"
 #include "model/event_domain.h"
 #include "model/heap_pages.h"
 #include "model/rng.h"
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -265,4 +267,16 @@ TEST(EventDomain, ARunAdvisesTheHeapForHugePagesWhereTheKernelWantsAdvice) {
     }
     ASSERT_TRUE(found) << "no mapping holds " << at;
     EXPECT_TRUE(advised);
+}
+
+TEST(EventDomain, ABadHugePagesSettingIsRefusedWithItsName) {
+    ::setenv("CMSWITCH_HUGE_PAGES", "off", 1);
+    try {
+        heap_pages::prepare();
+        ::unsetenv("CMSWITCH_HUGE_PAGES");
+        FAIL() << "no error";
+    } catch (const config_error& e) {
+        ::unsetenv("CMSWITCH_HUGE_PAGES");
+        EXPECT_NE(std::string(e.what()).find("CMSWITCH_HUGE_PAGES = 'off': must be 0"), std::string::npos) << e.what();
+    }
 }
