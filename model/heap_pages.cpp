@@ -20,9 +20,9 @@
 namespace cmswitch::heap_pages {
 
 namespace {
+#ifdef CMSWITCH_HEAP_PAGES
 std::mutex g_mutex;   // (runs in several threads: each prepares; advice comes from whichever runs)
 bool g_decided = false;
-#ifdef CMSWITCH_HEAP_PAGES
 constexpr uintptr_t huge = uintptr_t{2} << 20;
 uintptr_t g_advised_end = 0;   // the heap's end when it was last advised
 
