@@ -35,22 +35,10 @@ frame* pause_frame(frame_pool& pool, uint8_t classes, uint32_t quanta) {
     return f;
 }
 
-// A NIC sending into a capture; an injector plays the peer that sends PAUSE frames back.
-struct nic_bench {
-    sim_context ctx;
-    frame_pool pool;
-    event_domain events{"events", true};
-    host_nic nic;
-    ethernet_link ln;
-    capture cap{"cap", pool};
-    injector peer{"peer"};
-    explicit nic_bench(uint64_t rate) : nic("nic", 0, 1 << 20, pool, events), ln("link", rate, 0) {
-        nic.tx().bind(ln.a_in);
-        ln.a_out.bind(cap.rx);
-        peer.tx.bind(ln.b_in);
-        ln.b_out.bind(nic.rx());
-        nic.set_link_rate(rate);
-    }
+// A NIC sending into a capture; the injector plays the peer that sends PAUSE frames back.
+struct nic_bench : nic_on_a_link {
+    injector& peer = inj;
+    explicit nic_bench(uint64_t rate) : nic_on_a_link(1 << 20, 0, rate) { nic.set_link_rate(rate); }
     void send_data(int n) {
         for (int i = 0; i < n; ++i)
             nic.send(make_frame(pool, 1500, 1, 0, static_cast<uint64_t>(i)));

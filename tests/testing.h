@@ -60,8 +60,8 @@ inline frame* make_frame(frame_pool& pool, uint32_t bytes, uint16_t dst = 0, uin
     return f;
 }
 
-// A host NIC with `queue_bytes` of queue on a 1 Gbps link of `delay_ps` into a capture, an injector on the way
-// back; its own simulation context.
+// A host NIC with `queue_bytes` of queue on a link of `delay_ps` (1 Gbps unless given) into a capture, an injector
+// on the way back; its own simulation context.
 struct nic_on_a_link {
     sim_context ctx;
     frame_pool pool;
@@ -70,8 +70,8 @@ struct nic_on_a_link {
     ethernet_link ln;
     capture cap{"cap", pool};
     injector inj{"inj"};
-    nic_on_a_link(uint64_t queue_bytes, uint64_t delay_ps)
-        : nic("nic", 0, queue_bytes, pool, events), ln("link", 1000000000ull, delay_ps) {
+    nic_on_a_link(uint64_t queue_bytes, uint64_t delay_ps, uint64_t rate_bps = 1000000000ull)
+        : nic("nic", 0, queue_bytes, pool, events), ln("link", rate_bps, delay_ps) {
         nic.tx().bind(ln.a_in);
         ln.a_out.bind(cap.rx);
         inj.tx.bind(ln.b_in);
