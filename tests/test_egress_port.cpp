@@ -159,14 +159,14 @@ TEST(EgressPort, DwrrSharesFollowTheQuanta) {
 namespace {
 // An egress port alone, connected straight to a sink that takes every frame (egress_port::connect), 1 Gb/s.
 struct lone_port final : event_handler {
-    enum : uint32_t { ev_arrival = 0, ev_tx_done = 1, ev_send = 2 };
+    enum : uint32_t { ev_arrival = 0, ev_send = 2 };
     sim_context ctx;
     frame_pool pool;
     event_domain events{"events", true};
     egress_port port;
     std::vector<std::pair<uint8_t, int>> batches;   // (priority, frames) sent at the ev_send events, in order
     lone_port() {
-        port.attach(&events, this, ev_tx_done, 0);
+        port.attach(&events, this, 0);
         port.connect(link_timing(1000000000ull, 0), frame_sink{&events, this, ev_arrival, 0});
         port.reset(0, 1500);
     }
@@ -177,8 +177,6 @@ struct lone_port final : event_handler {
     void on_event(uint32_t kind, uint32_t index, void* ptr) override {
         if (kind == ev_arrival)
             pool.release(static_cast<frame*>(ptr));
-        else if (kind == ev_tx_done)
-            port.on_tx_done(now_ps());
         else
             for (int i = 0; i < batches[index].second; ++i)
                 port.enqueue(make_frame(pool, 1500, 1, batches[index].first, 0), now_ps());

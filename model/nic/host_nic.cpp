@@ -6,7 +6,7 @@ namespace cmswitch {
 host_nic::host_nic(sc_core::sc_module_name name, int host_id, uint64_t queue_limit_bytes, frame_pool& pool,
                    event_domain& events)
     : sc_module(name), m_host(host_id), m_limit(queue_limit_bytes), m_pool(pool), m_events(events) {
-    m_port.attach(&m_events, this, ev_tx_done, 0);
+    m_port.attach(&m_events, this, 0);
     m_port.configure_pause(0, ev_pause_expiry);
     reset();
     if (model_trace::active())
@@ -126,7 +126,6 @@ void host_nic::on_event(uint32_t kind, uint32_t index, void* ptr) {
         }
         break;
     }
-    case ev_tx_done: m_port.on_tx_done(now_ps()); break;
     case ev_pause_expiry: m_port.on_pause_expiry(now_ps()); break;
     case ev_qdisc: m_qdisc.on_timer(now_ps()); break;
     default: static_cast<timer_client*>(ptr)->on_timer(index); break;

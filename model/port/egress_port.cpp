@@ -113,6 +113,8 @@ void egress_port::pass_through(frame* f, uint64_t now, int qi) {
 }
 
 inline void egress_port::depart(frame* f, uint64_t now, int prio) {
+    if (m_peer.routes && f->dst < m_peer.num_routes)   // the receiving switch's route for f, wanted at the end
+        __builtin_prefetch(m_peer.routes + f->dst);
     if (m_buffer && f->kind != frame_kind::pause && f->kind != frame_kind::cnm)   // control frames: no admission
         m_buffer->release(static_cast<int>(m_index), prio, f->bytes);
     if (m_dequeue) {
@@ -135,7 +137,16 @@ inline void egress_port::depart(frame* f, uint64_t now, int prio) {
     if (m_peer.events) {
         const uint64_t ser = m_link.serialization_ps(f->bytes, now);
         // the receiver's arrival: its last bit in (f now belongs to the receiver)
-        m_peer.events->schedule(now + ser + m_link.delay_ps(), m_peer.handler, m_peer.kind, m_peer.index, f);
+        event_handler* to = m_peer.handler;   // (the route's line fetched at the start: see depart's top)
+        uint32_t kind = m_peer.kind;
+        if (m_peer.routes && f->dst < m_peer.num_routes && f->kind != frame_kind::pause) {
+            const int out = m_peer.routes[f->dst];
+            if (out >= 0) {
+                to = &m_peer.ports[out];
+                kind = m_peer.routed_kind;
+            }
+        }
+        m_peer.events->schedule(now + ser + m_link.delay_ps(), to, kind, m_peer.index, f);
         m_busy_until = now + ser;
     } else {
         if (!m_socket)
@@ -145,6 +156,10 @@ inline void egress_port::depart(frame* f, uint64_t now, int prio) {
         m_busy_until = now + delay.value();
     }
     request_wakeup();
+}
+
+void egress_port::bad_attach(uint32_t index) {
+    throw config_error("egress port: port index " + std::to_string(index) + " outside [0, 65535]");
 }
 
 void egress_port::unconnected() const {

@@ -54,13 +54,25 @@ struct frame_fifo {
     }
 };
 
+class egress_port;
+
 // Where a block takes in frames from a link: its arrival event (kind, index: the port it arrives on) in its
 // event domain. A port wired straight to it (egress_port::connect) schedules the arrival itself.
+// A switch's in-port also gives its forwarding table (routes, by destination host: an index into ports, or -1):
+// the transmitter looks the frame's egress port up as it sends the frame, while the frame is at hand, and the
+// arrival goes to that port (routed_kind, index | the egress port's index << 16), which hands it to its owner.
+// The event domain fetches an entry's handler ahead of running it, so the egress port the frame will join is
+// in the caches when it arrives; a large network otherwise waits there for the table and then the port. Frames
+// with no route and PAUSE frames (for the in-port's own transmitter) arrive at `handler` as before.
 struct frame_sink {
     event_domain* events = nullptr;
     event_handler* handler = nullptr;
     uint32_t kind = 0;
     uint32_t index = 0;
+    const int16_t* routes = nullptr;
+    egress_port* ports = nullptr;
+    uint32_t num_routes = 0;
+    uint32_t routed_kind = 0;
 };
 
 // Told when a frame leaves a queue (its transmission starts): the switch passes it on to its hooks.
@@ -72,7 +84,7 @@ protected:
     ~dequeue_listener() = default;
 };
 
-class alignas(64) egress_port {   // (its lines as laid out below)
+class alignas(64) egress_port final : public event_handler {   // (its lines as laid out below)
 public:
     // Statistics of one port, kept as plain counters (read by recorders at the end or by samplers).
     struct counters {
@@ -82,16 +94,17 @@ public:
         uint64_t wait_max_ps = 0;
     };
 
-    // owner/kind_tx_done: who is told "transmitter free" (on_tx_done must follow); index: this port's index in
-    // the owner; buffer: the switch buffer the queued bytes are accounted in (released when transmission
-    // starts), or null. Frames then leave through connect()'s link or a bound socket (bind_socket).
-    void attach(event_domain* events, event_handler* owner, uint32_t kind_tx_done, uint32_t index,
-                buffer_manager* buffer = nullptr) {
+    // owner: the block the port belongs to, told of the frames routed to this port (frame_sink::routes); index:
+    // this port's index in the owner (up to 65,535); buffer: the switch buffer the queued bytes are accounted in
+    // (released when transmission starts), or null. Frames then leave through connect()'s link or a bound socket
+    // (bind_socket). The port schedules its own "transmitter free" events (handler: the port).
+    void attach(event_domain* events, event_handler* owner, uint32_t index, buffer_manager* buffer = nullptr) {
+        if (index > UINT16_MAX)
+            bad_attach(index);
         m_buffer = buffer;
         m_owner = owner;
         m_events = events;
-        m_kind_tx_done = kind_tx_done;
-        m_index = index;
+        m_index = static_cast<uint16_t>(index);
     }
     void reset(uint64_t now_ps, uint64_t histogram_bin_bytes);
     // The transmitter's way out, one of two (the last call wins):
@@ -138,10 +151,27 @@ public:
         else
             request_wakeup();
     }
-    // The owner calls this when its kind_tx_done event for this port fires.
-    void on_tx_done(uint64_t now) {
-        m_wakeup_pending = false;
-        try_transmit(now);
+    // The port's events: its transmitter free (kind_transmitter_free), or a frame routed to it by the sink of
+    // the in-port it arrives on (frame_sink::routes): to the owner, with this port's index in the upper 16 bits
+    // of index. The event domain has fetched the port's first line ahead of the event.
+    static constexpr uint32_t kind_transmitter_free = UINT32_MAX;
+    void on_event(uint32_t kind, uint32_t index, void* ptr) override {
+        if (kind == kind_transmitter_free) {
+            m_wakeup_pending = false;
+            try_transmit(now_ps());
+            return;
+        }
+        // the rest of the port's hot lines, all at once, while the owner takes the frame in
+        const char* p = reinterpret_cast<const char*>(this);
+        __builtin_prefetch(p + 64);
+        __builtin_prefetch(p + 128);
+        __builtin_prefetch(p + 192);
+        __builtin_prefetch(p + 256);
+        __builtin_prefetch(p + 320);
+        m_owner->on_event(kind, index | (m_index << 16), ptr);
+    }
+    const frame* arriving_frame(uint32_t kind, void* ptr) const override {
+        return kind == kind_transmitter_free ? nullptr : static_cast<const frame*>(ptr);
     }
 
     // 802.3x PAUSE / 802.1Qbb PFC received for this transmitter: the priorities in class_mask stop for quanta x
@@ -199,6 +229,7 @@ private:
     // then the wire
     inline void depart(frame* f, uint64_t now, int qi);
     [[noreturn]] void unconnected() const;
+    [[noreturn]] static void bad_attach(uint32_t index);
     // Out of line on purpose: inlined, the listener's code costs every transmission register spills, listener
     // or not (measured with callgrind on the DCTCP incast).
     [[gnu::noinline]] void notify_dequeue(frame& f, uint64_t now);
@@ -208,7 +239,7 @@ private:
     void request_wakeup() {
         if (!m_wakeup_pending && (m_nonempty & ~m_qpaused)) {
             m_wakeup_pending = true;
-            m_events->schedule(m_busy_until, m_owner, m_kind_tx_done, m_index, nullptr);
+            m_events->schedule(m_busy_until, this, kind_transmitter_free, m_index, nullptr);
         }
     }
 
@@ -231,9 +262,9 @@ private:
     // any frame, -2 when every queue is tracked on its own (or none is).
     int8_t m_qshadow = -2;
     uint8_t m_qmap[num_priorities] = {0, 1, 2, 3, 4, 5, 6, 7};
+    uint16_t m_index = 0;
     uint32_t m_frames = 0;
-    uint32_t m_index = 0;
-    uint32_t m_kind_tx_done = 0;
+    event_handler* m_owner = nullptr;   // (in the first line: a routed arrival goes through it)
     uint64_t m_bytes = 0;
     uint64_t m_busy_until = 0;
     buffer_manager* m_buffer = nullptr;
@@ -243,7 +274,6 @@ private:
     counters m_cnt;
     occupancy_stats m_occ;
     event_domain* m_events = nullptr;
-    event_handler* m_owner = nullptr;
     frame_fifo m_q[num_priorities];
     frame_tx_socket* m_socket = nullptr;   // bind_socket()
     uint64_t m_rate_bps = 0;   // the link's, for pause quanta

@@ -25,7 +25,7 @@ ethernet_switch::ethernet_switch(sc_core::sc_module_name name, int num_ports, in
     m_rx.resize(n);
     m_tx.resize(n);
     for (size_t i = 0; i < n; ++i) {
-        m_ports[i].attach(&m_events, this, ev_tx_done, static_cast<uint32_t>(i), m_buffer.get());
+        m_ports[i].attach(&m_events, this, static_cast<uint32_t>(i), m_buffer.get());
         m_ports[i].configure_pause(0, ev_pause_expiry);
         m_ports[i].set_queue_map(buffer.queue_map);
         if (buffer.dwrr_queues) {
@@ -132,8 +132,10 @@ void ethernet_switch::receive(int port, frame& f, sc_core::sc_time& delay) {
 void ethernet_switch::on_event(uint32_t kind, uint32_t index, void* ptr) {
     const uint64_t now = now_ps();
     switch (kind) {
-    case ev_arrival: forward(static_cast<int>(index), static_cast<frame*>(ptr), now); break;
-    case ev_tx_done: m_ports[index].on_tx_done(now); break;
+    case ev_routed_arrival:
+        forward(static_cast<int>(index & 0xffff), static_cast<frame*>(ptr), now, static_cast<int>(index >> 16));
+        break;
+    case ev_arrival: forward(static_cast<int>(index), static_cast<frame*>(ptr), now, -1); break;
     case ev_pause_expiry: m_ports[index].on_pause_expiry(now); break;
     default: static_cast<switch_hook*>(ptr)->on_timer(index, now); break;
     }
@@ -147,7 +149,7 @@ void ethernet_switch::on_dequeue(uint32_t port, frame& f, uint64_t now) {
         h->on_dequeue(q, f, now);
 }
 
-void ethernet_switch::forward(int in_port, frame* f, uint64_t now) {
+void ethernet_switch::forward(int in_port, frame* f, uint64_t now, int out) {
     arrived_count& in = m_arrived[static_cast<size_t>(in_port)];
     in.frames++;
     in.bytes += f->bytes;
@@ -165,11 +167,10 @@ void ethernet_switch::forward(int in_port, frame* f, uint64_t now) {
             return;
         }
     }
-    switch_frame(in_port, f, now);
+    switch_frame(in_port, f, now, out >= 0 ? out : route_of(*f));
 }
 
-void ethernet_switch::switch_frame(int in_port, frame* f, uint64_t now) {
-    const int out = f->dst < m_routes.size() ? m_routes[f->dst] : -1;
+void ethernet_switch::switch_frame(int in_port, frame* f, uint64_t now, int out) {
     if (out < 0) {
         drop(in_port, f, drop_reason::no_route);
         return;

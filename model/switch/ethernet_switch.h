@@ -49,11 +49,22 @@ public:
     void connect(int port, link_timing link, const frame_sink& peer) {
         m_ports[static_cast<size_t>(port)].connect(std::move(link), peer);
     }
-    // Where a link into port `port` delivers its frames.
-    frame_sink arrival_sink(int port) { return frame_sink{&m_events, this, ev_arrival, static_cast<uint32_t>(port)}; }
+    // Where a link into port `port` delivers its frames: with the forwarding table, so the transmitter sends each
+    // frame to the egress port it will join (frame_sink).
+    frame_sink arrival_sink(int port) {
+        return frame_sink{&m_events,
+                          this,
+                          ev_arrival,
+                          static_cast<uint32_t>(port),
+                          m_routes.data(),
+                          m_ports.data(),
+                          static_cast<uint32_t>(m_routes.size()),
+                          ev_routed_arrival};
+    }
     // The timing of the link port `port` is connected to (connect), e.g. to give it a rate schedule.
     link_timing& port_link(int port) { return m_ports[static_cast<size_t>(port)].link(); }
 
+    // (A frame already on a link into this switch keeps the egress port it was sent to: see arrival_sink.)
     void set_route(int dst_host, int port);
     int route(int dst_host) const { return m_routes[static_cast<size_t>(dst_host)]; }
     int num_ports() const override { return static_cast<int>(m_ports.size()); }
@@ -108,17 +119,21 @@ public:
     void queued(uint64_t& frames, uint64_t& bytes) const;
     // A frame on the incoming link (sent to this block, last bit not yet in): a pending arrival.
     const frame* arriving_frame(uint32_t kind, void* ptr) const override {
-        return kind == ev_arrival ? static_cast<const frame*>(ptr) : nullptr;
+        return kind == ev_arrival || kind == ev_routed_arrival ? static_cast<const frame*>(ptr) : nullptr;
     }
 
 private:
-    enum : uint32_t { ev_arrival = 0, ev_tx_done = 1, ev_pause_expiry = 2, ev_hook_timer = 3 };
+    // ev_routed_arrival: an arrival sent to its egress port (arrival_sink), index = in-port | egress port << 16
+    enum : uint32_t { ev_arrival = 0, ev_pause_expiry = 2, ev_hook_timer = 3, ev_routed_arrival = 4 };
     void insert_hook(std::unique_ptr<switch_hook> h);
     void on_dequeue(uint32_t port, frame& f, uint64_t now) override;
     void receive(int port, frame& f, sc_core::sc_time& delay);
     void on_event(uint32_t kind, uint32_t index, void* ptr) override;
-    void forward(int in_port, frame* f, uint64_t now);
-    void switch_frame(int in_port, frame* f, uint64_t now);
+    // out: the egress port the sink resolved (-1: look it up)
+    void forward(int in_port, frame* f, uint64_t now, int out);
+    void switch_frame(int in_port, frame* f, uint64_t now) { switch_frame(in_port, f, now, route_of(*f)); }
+    void switch_frame(int in_port, frame* f, uint64_t now, int out);
+    int route_of(const frame& f) const { return f.dst < m_routes.size() ? m_routes[f.dst] : -1; }
     void drop(int port, frame* f, drop_reason why);
     void flush_routed(int port, uint64_t now);
 
