@@ -170,6 +170,11 @@ public:
         __builtin_prefetch(p + 320);
         m_owner->on_event(kind, index | (m_index << 16), ptr);
     }
+    // Starts fetching the route the receiving switch's sink will give f (depart looks it up).
+    void prefetch_route(const frame& f) const {
+        if (m_peer.routes && f.dst < m_peer.num_routes)
+            __builtin_prefetch(m_peer.routes + f.dst);
+    }
     const frame* arriving_frame(uint32_t kind, void* ptr) const override {
         return kind == kind_transmitter_free ? nullptr : static_cast<const frame*>(ptr);
     }

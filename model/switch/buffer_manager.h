@@ -79,6 +79,8 @@ public:
     uint64_t port_bytes(int port) const { return m_ports[static_cast<size_t>(port)].bytes; }
     uint64_t port_frames(int port) const { return m_ports[static_cast<size_t>(port)].frames; }
     uint64_t queue_bytes(int port, int prio) const { return m_ports[static_cast<size_t>(port)].queue[prio]; }
+    // Starts fetching a port's account (what admit and release will touch) into the caches.
+    void prefetch(int port) const { __builtin_prefetch(&m_ports[static_cast<size_t>(port)]); }
     // Largest number of bytes one port can hold (scales the occupancy histogram).
     virtual uint64_t port_capacity_bytes() const = 0;
     // Bytes one port can surely hold when it is the only one queueing (what a lossless PAUSE/PFC split may give

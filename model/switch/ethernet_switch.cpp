@@ -150,6 +150,10 @@ void ethernet_switch::on_dequeue(uint32_t port, frame& f, uint64_t now) {
 }
 
 void ethernet_switch::forward(int in_port, frame* f, uint64_t now, int out) {
+    if (out >= 0) {   // the egress port's buffer account, wanted after the ingress hooks; the next hop's route
+        m_buffer->prefetch(out);
+        m_ports[static_cast<size_t>(out)].prefetch_route(*f);
+    }
     arrived_count& in = m_arrived[static_cast<size_t>(in_port)];
     in.frames++;
     in.bytes += f->bytes;
