@@ -241,10 +241,16 @@ private:
     [[gnu::noinline]] void trace_levels(uint64_t now, int queue);
     // the per-queue statistics and waveform signals (out of line: one branch per frame when neither is on)
     [[gnu::noinline]] void observe_queue(uint64_t now, int queue);
+    // The event's pointer is the frame that would go next as things stand (the strict-priority head; null under
+    // DWRR): only a hint, which the event domain fetches ahead of the event (a queued frame has gone cold since
+    // it was queued); try_transmit decides when the event comes.
     void request_wakeup() {
-        if (!m_wakeup_pending && (m_nonempty & ~m_qpaused)) {
+        const uint8_t ready = m_nonempty & static_cast<uint8_t>(~m_qpaused);
+        if (!m_wakeup_pending && ready) {
             m_wakeup_pending = true;
-            m_events->schedule(m_busy_until, this, kind_transmitter_free, m_index, nullptr);
+            const uint8_t strict = ready & static_cast<uint8_t>(~m_dwrr);
+            frame* next = strict ? m_q[31 - __builtin_clz(static_cast<unsigned>(strict))].head : nullptr;
+            m_events->schedule(m_busy_until, this, kind_transmitter_free, m_index, next);
         }
     }
 
