@@ -222,3 +222,17 @@ TEST(EgressPort, PerQueueStatisticsOfTheOnlyQueueUsedAreThePorts) {
     EXPECT_EQ(b.port.queue_occupancy(2).max(), 3000u);
     EXPECT_DOUBLE_EQ(b.port.queue_occupancy(0).mean(100000000), 0.0);
 }
+
+// A port's index rides in the upper 16 bits of a routed arrival's event index: 65,535 is the largest it takes.
+TEST(EgressPort, AnIndexBeyondSixteenBitsIsRefusedWithItsRange) {
+    sim_context ctx;
+    event_domain events{"events", true};
+    egress_port port;
+    try {
+        port.attach(&events, nullptr, 65536);
+        ADD_FAILURE() << "index 65536 accepted";
+    } catch (const config_error& e) {
+        EXPECT_NE(std::string(e.what()).find("port index 65536 outside [0, 65535]"), std::string::npos) << e.what();
+    }
+    EXPECT_NO_THROW(port.attach(&events, nullptr, 65535));
+}

@@ -113,8 +113,7 @@ void egress_port::pass_through(frame* f, uint64_t now, int qi) {
 }
 
 inline void egress_port::depart(frame* f, uint64_t now, int prio) {
-    if (m_peer.routes && f->dst < m_peer.num_routes)   // the receiving switch's route for f, wanted at the end
-        __builtin_prefetch(m_peer.routes + f->dst);
+    prefetch_route(*f);   // wanted at the end
     if (m_buffer && f->kind != frame_kind::pause && f->kind != frame_kind::cnm)   // control frames: no admission
         m_buffer->release(static_cast<int>(m_index), prio, f->bytes);
     if (m_dequeue) {
@@ -137,7 +136,7 @@ inline void egress_port::depart(frame* f, uint64_t now, int prio) {
     if (m_peer.events) {
         const uint64_t ser = m_link.serialization_ps(f->bytes, now);
         // the receiver's arrival: its last bit in (f now belongs to the receiver)
-        event_handler* to = m_peer.handler;   // (the route's line fetched at the start: see depart's top)
+        event_handler* to = m_peer.handler;
         uint32_t kind = m_peer.kind;
         if (m_peer.routes && f->dst < m_peer.num_routes && f->kind != frame_kind::pause) {
             const int out = m_peer.routes[f->dst];
