@@ -10,8 +10,8 @@ namespace cmswitch {
 
 ethernet_switch::ethernet_switch(sc_core::sc_module_name name, int num_ports, int num_hosts,
                                  const buffer_config& buffer, frame_pool& pool, event_domain& events, int id)
-    : sc_module(name), m_name(basename()), m_buffer(make_buffer_manager(buffer, num_ports)), m_id(id),
-      m_pg_map(buffer.pg_map), m_pool(pool), m_events(events) {
+    : sc_module(name), m_pool(pool), m_events(events), m_buffer(make_buffer_manager(buffer, num_ports)), m_id(id),
+      m_pg_map(buffer.pg_map), m_name(basename()) {
     if (num_hosts < 1)
         throw config_error("hosts = " + std::to_string(num_hosts) + ": a network needs at least 1 host");
     if (num_ports < 1 || num_ports > INT16_MAX)
@@ -94,6 +94,10 @@ void ethernet_switch::insert_hook(std::unique_ptr<switch_hook> h) {
         if (e & switch_hook::on_admit_event)
             m_admit_hooks.push_back(x.get());
     }
+    m_first_hook = !m_ingress_hooks.empty()   ? m_ingress_hooks.front()
+                   : !m_admit_hooks.empty()   ? m_admit_hooks.front()
+                   : !m_enqueue_hooks.empty() ? m_enqueue_hooks.front()
+                                              : nullptr;
     // the transmitters tell the switch of dequeues only when a hook wants them (one call per frame otherwise)
     for (auto& p : m_ports)
         p.set_dequeue_listener(m_dequeue_hooks.empty() ? nullptr : this);
@@ -150,7 +154,11 @@ void ethernet_switch::on_dequeue(uint32_t port, frame& f, uint64_t now) {
 }
 
 void ethernet_switch::forward(int in_port, frame* f, uint64_t now, int out) {
-    if (out >= 0) {   // the egress port's buffer account, wanted after the ingress hooks; the next hop's route
+    // what this frame will touch, fetched at once: the in-port's counters, the first hook, and for a routed
+    // arrival the egress port's buffer account and the next hop's route
+    __builtin_prefetch(&m_arrived[static_cast<size_t>(in_port)]);
+    __builtin_prefetch(m_first_hook);
+    if (out >= 0) {
         m_buffer->prefetch(out);
         m_ports[static_cast<size_t>(out)].prefetch_route(*f);
     }

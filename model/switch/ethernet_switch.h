@@ -158,28 +158,32 @@ private:
         (xoff ? m_counters[static_cast<size_t>(port)].pause_sent : m_counters[static_cast<size_t>(port)].xon_sent)++;
     }
 
-    std::string m_name;
-    std::vector<std::unique_ptr<frame_target_socket<ethernet_switch>>> m_rx;
-    std::vector<std::unique_ptr<frame_initiator_socket>> m_tx;
+    // What a frame's arrival reads, first and together, right after the event handler's vtable pointer: a routed
+    // arrival's egress port fetches these lines with its own (egress_port::on_event), all at once instead of one
+    // miss after another in a large network where every switch has gone cold since its last frame.
+    frame_pool& m_pool;
+    event_domain& m_events;
     std::vector<egress_port> m_ports;
-    std::vector<port_counters> m_counters;   // (rx_frames, rx_bytes: in m_arrived)
     // What arrived on each port, apart from the other counters: every frame adds here, so a switch keeps these
     // in a few cache lines instead of a line of each port's counters (a large network's cache holds them)
     struct arrived_count {
         uint64_t frames = 0, bytes = 0;
     };
     std::vector<arrived_count> m_arrived;
-    std::vector<int16_t> m_routes;   // by destination host: the egress port, -1 none (ports < 32768, checked)
     std::unique_ptr<buffer_manager> m_buffer;
-    std::vector<std::unique_ptr<switch_hook>> m_hooks;   // in stage order
-    std::vector<switch_hook*> m_ingress_hooks, m_enqueue_hooks, m_dequeue_hooks, m_drop_hooks, m_admit_hooks;
+    std::vector<switch_hook*> m_ingress_hooks, m_admit_hooks, m_enqueue_hooks, m_dequeue_hooks, m_drop_hooks;
+    const switch_hook* m_first_hook = nullptr;   // the first an arriving frame calls (fetched as it arrives)
     std::vector<frame*> m_routed;   // control frames to route once the current frame is queued
+    std::vector<port_counters> m_counters;   // (rx_frames, rx_bytes: in m_arrived)
+    std::vector<int16_t> m_routes;   // by destination host: the egress port, -1 none (ports < 32768, checked)
+    std::vector<std::unique_ptr<switch_hook>> m_hooks;   // in stage order
     int m_id = 0;
     std::array<uint8_t, num_priorities> m_pg_map;
     uint64_t m_originated_frames = 0, m_originated_bytes = 0;
     uint64_t m_consumed_frames = 0, m_consumed_bytes = 0;   // PAUSE frames taken by this switch
-    frame_pool& m_pool;
-    event_domain& m_events;
+    std::string m_name;
+    std::vector<std::unique_ptr<frame_target_socket<ethernet_switch>>> m_rx;
+    std::vector<std::unique_ptr<frame_initiator_socket>> m_tx;
 };
 
 }   // namespace cmswitch
