@@ -163,8 +163,11 @@ void event_domain::ring_insert(const entry& e) {
     m_occupied[idx / 64] |= 1ull << (idx % 64);
     if (b.size == b.cap)
         grow(b);
+    const bool in_order = b.empty() || e.t_ps >= b.last_ps;
     b.data[b.size++] = e;
-    if (b.size - 1 > b.head && e.t_ps < b.data[b.size - 2].t_ps)
+    if (in_order)
+        b.last_ps = e.t_ps;
+    else
         sort_last(b);
     ++m_ring_count;
 }

@@ -140,14 +140,18 @@ private:
         ++m_ring_count;
         if (bk.size == bk.cap)
             grow(bk);
+        // sorted unless it is earlier than the bucket's latest key (kept in the header: the new entry's line is
+        // only written, so its miss does not hold up what follows)
+        const bool in_order = bk.empty() || t_ps >= bk.last_ps;
         entry& e = bk.data[bk.size++];
         e.t_ps = t_ps;
         e.handler = h;
         e.ptr = ptr;
         e.kind = kind;
         e.index = index;
-        // sorted unless it is earlier than the bucket's previous key
-        if (bk.size - 1 > bk.head && t_ps < bk.data[bk.size - 2].t_ps)
+        if (in_order)
+            bk.last_ps = t_ps;
+        else
             sort_last(bk);
     }
     void push_outside(const entry& e);
@@ -158,6 +162,7 @@ private:
     // reads to know whether it holds anything.
     struct bucket {
         std::unique_ptr<entry[]> data;
+        uint64_t last_ps = 0;   // the latest key pending (when not empty)
         uint32_t head = 0;
         uint32_t size = 0;
         uint32_t cap = 0;
