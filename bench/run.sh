@@ -48,7 +48,7 @@ out="$here/RESULTS.md"
   echo
   "$build/bench/bench_workload" "$reps"
   echo
-  echo "## Scaling: cost per frame from 16 hosts to thousands (CPU seconds of the simulating thread, one run each)"
+  echo "## Scaling: cost per frame from 16 hosts to thousands (CPU seconds of the simulating thread; one run each, the fat-trees in three rounds)"
   echo
   echo "Targets: a k = 16 fat-tree's CPU ns per switch frame at most 2 x the k = 4 figure and its 20 ms under 20 CPU s;"
   echo "the 4,000-flow incast's CPU per data frame at most 2 x the 16-flow figure; under 10 KB per idle host at k = 16;"
