@@ -157,21 +157,6 @@ void event_domain::push(const entry& e) {
         m_heap.push(far_entry{e, m_seq++});
 }
 
-void event_domain::ring_insert(const entry& e) {
-    const uint64_t idx = (e.t_ps >> bucket_shift) & (m_nb - 1);
-    bucket& b = m_buckets[idx];
-    m_occupied[idx / 64] |= 1ull << (idx % 64);
-    if (b.size == b.cap)
-        grow(b);
-    const bool in_order = b.empty() || e.t_ps >= b.last_ps;
-    b.data[b.size++] = e;
-    if (in_order)
-        b.last_ps = e.t_ps;
-    else
-        sort_last(b);
-    ++m_ring_count;
-}
-
 void event_domain::grow(bucket& b) {
     const uint32_t cap = b.cap ? 2 * b.cap : 8;
     std::unique_ptr<entry[]> data(new entry[cap]);

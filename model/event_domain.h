@@ -126,31 +126,28 @@ private:
     static constexpr uint64_t min_buckets = 64;
     uint64_t m_nb = max_buckets;   // buckets in use (the first m_nb; a power of two): adapt()'s choice
     static constexpr int min_shift = 6;   // 64 ps
-    // A new entry, written in place in its bucket: the usual case (due inside the calendar, no earlier than its
-    // bucket's last key) inline, the rest out of line.
+    // A new entry: the usual case (due inside the calendar) inline, the rest out of line.
     void insert(uint64_t t_ps, event_handler* h, uint32_t kind, uint32_t index, void* ptr) {
-        const uint64_t b = t_ps >> bucket_shift;
-        if (b - m_cur >= m_nb) {   // before the calendar's start (wraps) or beyond its end
+        if ((t_ps >> bucket_shift) - m_cur >= m_nb) {   // before the calendar's start (wraps) or beyond its end
             push_outside(entry{t_ps, h, ptr, kind, index});
             return;
         }
-        const uint64_t idx = b & (m_nb - 1);
+        ring_insert(entry{t_ps, h, ptr, kind, index});
+    }
+    // An entry due inside the calendar, written in place at the end of its bucket; sorted unless it is earlier
+    // than the bucket's latest key (kept in the header: the new entry's line is only written, so its miss does
+    // not hold up what follows).
+    void ring_insert(const entry& x) {
+        const uint64_t idx = (x.t_ps >> bucket_shift) & (m_nb - 1);
         bucket& bk = m_buckets[idx];
         m_occupied[idx / 64] |= 1ull << (idx % 64);
         ++m_ring_count;
         if (bk.size == bk.cap)
             grow(bk);
-        // sorted unless it is earlier than the bucket's latest key (kept in the header: the new entry's line is
-        // only written, so its miss does not hold up what follows)
-        const bool in_order = bk.empty() || t_ps >= bk.last_ps;
-        entry& e = bk.data[bk.size++];
-        e.t_ps = t_ps;
-        e.handler = h;
-        e.ptr = ptr;
-        e.kind = kind;
-        e.index = index;
+        const bool in_order = bk.empty() || x.t_ps >= bk.last_ps;
+        bk.data[bk.size++] = x;
         if (in_order)
-            bk.last_ps = t_ps;
+            bk.last_ps = x.t_ps;
         else
             sort_last(bk);
     }
@@ -172,7 +169,6 @@ private:
         void clear() { head = size = 0; }
     };
     [[gnu::noinline]] static void grow(bucket& b);   // twice the room (8 entries at first)
-    void ring_insert(const entry& e);
     [[gnu::noinline]] static void sort_last(bucket& b);   // the bucket's last key walked back to its place
     // what the heap holds that now lies inside the calendar, into its buckets (usually nothing: one compare)
     void migrate() {
