@@ -11,7 +11,7 @@
 namespace cmswitch {
 
 event_domain::event_domain(sc_core::sc_module_name name, bool decoupled)
-    : sc_module(name), m_buckets(max_buckets), m_decoupled(decoupled) {
+    : sc_module(name), m_buckets(max_buckets), m_coarse(coarse_blocks), m_decoupled(decoupled) {
     SC_METHOD(dispatch);
     sensitive << m_wake;
     dont_initialize();
@@ -31,10 +31,15 @@ void event_domain::reset() {
     m_emptied = 0;
     for (auto& b : m_buckets)
         b.clear();
+    for (auto& c : m_coarse)
+        c.clear();
     for (auto& w : m_occupied)
         w = 0;
     m_cur = 0;
+    m_ring_end = m_coarse_end = max_buckets;
+    m_block_shift = 0;
     m_ring_count = 0;
+    m_coarse_count = 0;
     m_heap.clear();
     m_armed_ps = std::numeric_limits<uint64_t>::max();
     m_dispatched = 0;
@@ -72,7 +77,7 @@ void event_domain::dispatch() {
             __builtin_prefetch(top[1].handler);
             __builtin_prefetch(top[1].ptr);
         }
-        if (m_nb == max_buckets) {
+        if (m_nb == max_buckets || m_block_shift) {
             // a large calendar (thousands of entries pending, each bucket and what its entries point to gone cold
             // since it was filled): the bucket three ahead's first entry, and what the next bucket's first entry
             // will touch, fetched while this one runs
@@ -116,6 +121,9 @@ std::vector<timed_entry> event_domain::pending() const {
     for (const auto& b : m_buckets)
         for (const entry& e : b)
             add(e);
+    for (const auto& c : m_coarse)
+        for (const entry& e : c)
+            add(e);
     for (const far_entry& x : m_heap.keys())
         add(x.e);
     return out;
@@ -130,6 +138,9 @@ void event_domain::frames_in_flight(uint64_t& frames, uint64_t& bytes) const {
     };
     for (const auto& b : m_buckets)
         for (const entry& e : b)
+            add(e);
+    for (const auto& c : m_coarse)
+        for (const entry& e : c)
             add(e);
     for (const far_entry& x : m_heap.keys())
         add(x.e);
@@ -151,8 +162,11 @@ void event_domain::push_outside(const entry& e) {
 }
 
 void event_domain::push(const entry& e) {
-    if ((e.t_ps >> bucket_shift) < m_cur + m_nb)
+    const uint64_t b = e.t_ps >> bucket_shift;   // >= m_cur
+    if (b < m_ring_end)
         ring_insert(e);
+    else if (b < m_coarse_end)
+        coarse_append(e);
     else
         m_heap.push(far_entry{e, m_seq++});
 }
@@ -198,17 +212,35 @@ void event_domain::adapt() {
     // as many buckets as about four per pending entry (a power of two, 64 to 4,096): the calendar walks every
     // bucket once a turn, and a turn of 4,096 for a few dozen entries (a 16-server incast) finds each bucket
     // gone cold since the last; what lies beyond the shorter span waits in the heap
+    // With thousands pending, a calendar of 4,096 buckets still finds each bucket cold when an entry goes in (a
+    // turn of the calendar ago) and the entry's line cold when it comes out: the calendar then becomes a short
+    // one of 256 buckets, which stays in the caches, behind coarse blocks that take entries by appending at
+    // their end (a line in use) and go into the buckets a block at a time.
     uint64_t nb = m_nb;
-    const uint64_t want = 4 * (m_ring_count + m_heap.size());
-    if (want > nb && nb < max_buckets)
-        nb = std::min<uint64_t>(max_buckets, uint64_t{1} << (64 - __builtin_clzll(want - 1)));
-    else if (want <= nb / 4 && nb > min_buckets)
-        nb = std::max<uint64_t>(min_buckets, uint64_t{1} << (64 - __builtin_clzll(std::max<uint64_t>(want, 2) - 1)));
-    if (shift == bucket_shift && nb == m_nb)
+    int block = m_block_shift;
+    const uint64_t want = 4 * (m_ring_count + m_coarse_count + m_heap.size());
+    if (want > tiered_from) {
+        block = tiered_block_shift;
+        nb = tiered_buckets;
+    } else if (block && want > tiered_from / 4) {
+        // (stays tiered: no back and forth near the threshold)
+    } else {
+        if (block) {
+            block = 0;
+            nb = max_buckets;
+        }
+        if (want > nb && nb < max_buckets)
+            nb = std::min<uint64_t>(max_buckets, uint64_t{1} << (64 - __builtin_clzll(want - 1)));
+        else if (want <= nb / 4 && nb > min_buckets)
+            nb =
+                std::max<uint64_t>(min_buckets, uint64_t{1} << (64 - __builtin_clzll(std::max<uint64_t>(want, 2) - 1)));
+    }
+    if (shift == bucket_shift && nb == m_nb && block == m_block_shift)
         return;
     // the calendar restarted at the last dispatched time (every pending entry is due at or after it)
     bucket_shift = shift;
     m_nb = nb;
+    m_block_shift = block;
     restart_calendar(model_clock::now >> shift);
 }
 
@@ -220,14 +252,59 @@ void event_domain::restart_calendar(uint64_t first_bucket) {
             m_heap.push(far_entry{x, m_seq++});
         b.clear();
     }
+    // a block's entries due at one time are in their order (what came from the heap first, then what was
+    // appended), and no bucket or other block holds an entry due at the same time
+    for (auto& c : m_coarse) {
+        for (const entry& x : c)
+            m_heap.push(far_entry{x, m_seq++});
+        c.clear();
+    }
     for (auto& w : m_occupied)
         w = 0;
     m_ring_count = 0;
+    m_coarse_count = 0;
+    // the keys just moved may lie inside the new calendar: back into their buckets and blocks, so that every heap
+    // key is again beyond the calendar's end (peek() skips buckets on that promise; a key left in the heap would
+    // come out one calendar turn late)
+    start_calendar(first_bucket);
+}
+
+void event_domain::start_calendar(uint64_t first_bucket) {
     m_cur = first_bucket;
-    // the keys just moved may lie inside the new calendar: back into their buckets, so that every heap key is
-    // again beyond the calendar's end (peek() skips buckets on that promise; a key left in the heap would come out
-    // one calendar turn late)
-    migrate();
+    if (!m_block_shift) {
+        advance();
+        return;
+    }
+    // blocks start at multiples of their width: the first may begin before first_bucket (nothing is due there)
+    m_ring_end = first_bucket & ~((uint64_t{1} << m_block_shift) - 1);
+    open_coarse();
+    distribute();
+}
+
+void event_domain::open_coarse() {
+    // the heap's keys come out in (time, seq) order: a block's entries due at one time keep their order, and
+    // they come before anything appended to the block later (scheduled later)
+    m_coarse_end = m_ring_end + (coarse_blocks << m_block_shift);
+    while (!m_heap.empty() && (m_heap.top().e.t_ps >> bucket_shift) < m_coarse_end) {
+        const entry e = m_heap.top().e;
+        m_heap.pop();
+        coarse_append(e);
+    }
+}
+
+void event_domain::distribute() {
+    // a block goes in whole once it fits: the buckets hold between m_nb / 2 and m_nb buckets' time ahead
+    const uint64_t width = uint64_t{1} << m_block_shift;
+    while (m_ring_end + width <= m_cur + m_nb) {
+        bucket& c = m_coarse[(m_ring_end >> m_block_shift) & (coarse_blocks - 1)];
+        m_coarse_count -= c.size;
+        // in the block's order: a stable insertion keeps the order of entries due at one time
+        for (const entry& x : c)
+            ring_insert(x);
+        c.clear();
+        m_ring_end += width;
+        open_coarse();
+    }
 }
 
 void event_domain::migrate_from_heap() {
@@ -241,10 +318,14 @@ void event_domain::migrate_from_heap() {
 const event_domain::entry* event_domain::peek() {
     for (;;) {
         if (m_ring_count == 0) {
+            if (m_coarse_count) {   // the next block into the buckets (they hold nothing before its start)
+                m_cur = m_ring_end;
+                distribute();
+                continue;
+            }
             if (m_heap.empty())
                 return nullptr;
-            m_cur = m_heap.top().e.t_ps >> bucket_shift;   // jump over the empty stretch
-            migrate();
+            start_calendar(m_heap.top().e.t_ps >> bucket_shift);   // jump over the empty stretch
             continue;
         }
         const bucket& b = m_buckets[m_cur & (m_nb - 1)];
@@ -267,9 +348,9 @@ const event_domain::entry* event_domain::peek() {
             const uint64_t next = w * 64 + static_cast<uint64_t>(__builtin_ctzll(m_occupied[w]));
             skipped = (next - idx) & (m_nb - 1);
         }
-        // heap keys all lie at or beyond the old calendar end, which is past the bucket we skip to
+        // heap keys and blocks all lie at or beyond the old calendar end, which is past the bucket we skip to
         m_cur += skipped;
-        migrate();
+        advance();
     }
 }
 

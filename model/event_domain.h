@@ -78,6 +78,7 @@ public:
     uint64_t activations() const { return m_activations; }
     int bucket_shift_now() const { return bucket_shift; }   // the width adapt() chose (2^shift ps)
     uint64_t buckets_now() const { return m_nb; }   // the number of buckets adapt() chose
+    bool coarse_blocks_now() const { return m_block_shift != 0; }   // whether adapt() put coarse blocks behind them
 
     // The entries not yet dispatched, in no particular order.
     std::vector<timed_entry> pending() const;
@@ -126,13 +127,25 @@ private:
     static constexpr uint64_t min_buckets = 64;
     uint64_t m_nb = max_buckets;   // buckets in use (the first m_nb; a power of two): adapt()'s choice
     static constexpr int min_shift = 6;   // 64 ps
+    // Thousands of entries pending: a short calendar of 256 buckets and, after it, 64 coarse blocks of 128
+    // buckets' time each (8,192 buckets in all), whose entries are appended unsorted and sorted into the buckets a
+    // block at a time as the calendar's end reaches them (see adapt()).
+    static constexpr uint64_t tiered_buckets = 128;
+    static constexpr int tiered_block_shift = 6;
+    static constexpr uint64_t coarse_blocks = 64;
+    static constexpr uint64_t tiered_from = 8 * 1024;   // adapt()'s wanted buckets (four per pending entry)
     // A new entry: the usual case (due inside the calendar) inline, the rest out of line.
     void insert(uint64_t t_ps, event_handler* h, uint32_t kind, uint32_t index, void* ptr) {
-        if ((t_ps >> bucket_shift) - m_cur >= m_nb) {   // before the calendar's start (wraps) or beyond its end
-            push_outside(entry{t_ps, h, ptr, kind, index});
+        const uint64_t b = t_ps >> bucket_shift;
+        if (b - m_cur < m_ring_end - m_cur) {   // (before the calendar's start wraps: not here)
+            ring_insert(entry{t_ps, h, ptr, kind, index});
             return;
         }
-        ring_insert(entry{t_ps, h, ptr, kind, index});
+        if (b - m_ring_end < m_coarse_end - m_ring_end) {
+            coarse_append(entry{t_ps, h, ptr, kind, index});
+            return;
+        }
+        push_outside(entry{t_ps, h, ptr, kind, index});   // before the calendar's start or beyond its end
     }
     // An entry due inside the calendar, written in place at the end of its bucket; sorted unless it is earlier
     // than the bucket's latest key (kept in the header: the new entry's line is only written, so its miss does
@@ -170,18 +183,43 @@ private:
     };
     [[gnu::noinline]] static void grow(bucket& b);   // twice the room (8 entries at first)
     [[gnu::noinline]] static void sort_last(bucket& b);   // the bucket's last key walked back to its place
-    // what the heap holds that now lies inside the calendar, into its buckets (usually nothing: one compare)
-    void migrate() {
-        if (!m_heap.empty() && (m_heap.top().e.t_ps >> bucket_shift) < m_cur + m_nb)
-            migrate_from_heap();
+    // An entry due in the coarse blocks' span, appended to its block (unsorted: sorted when the block goes into
+    // the buckets).
+    void coarse_append(const entry& x) {
+        bucket& c = m_coarse[((x.t_ps >> bucket_shift) >> m_block_shift) & (coarse_blocks - 1)];
+        if (c.size == c.cap)
+            grow(c);
+        c.data[c.size++] = x;
+        ++m_coarse_count;
+    }
+    // After the calendar's first bucket moved: the buckets' end follows it, and what now lies inside comes in,
+    // from the heap (usually nothing: one compare) or, with coarse blocks, a block at a time.
+    void advance() {
+        if (!m_block_shift) {
+            m_ring_end = m_coarse_end = m_cur + m_nb;
+            if (!m_heap.empty() && (m_heap.top().e.t_ps >> bucket_shift) < m_ring_end)
+                migrate_from_heap();
+        } else if (m_ring_end + (uint64_t{1} << m_block_shift) <= m_cur + m_nb) {
+            distribute();
+        }
     }
     [[gnu::noinline]] void migrate_from_heap();
+    [[gnu::noinline]] void distribute();   // the coarse blocks that now fit the buckets, into them
+    void open_coarse();   // the coarse span's end after the buckets' end; the heap's entries inside it, into it
+    void start_calendar(uint64_t first_bucket);   // the buckets and blocks empty: the calendar starts here
     void adapt();   // every 65,536 dispatches: the bucket width from the events per emptied bucket
     void restart_calendar(uint64_t first_bucket);   // every bucketed entry back through the heap
 
     std::vector<bucket> m_buckets;
     uint64_t m_occupied[max_buckets / 64] = {};   // bit per non-empty bucket, to skip empty ones fast
     uint64_t m_cur = 0;   // absolute bucket number of the calendar's first bucket
+    // The buckets hold what is due before m_ring_end (absolute bucket number; at most m_nb after m_cur), the
+    // coarse blocks what is due from there to m_coarse_end, the heap the rest.
+    uint64_t m_ring_end = max_buckets;
+    uint64_t m_coarse_end = max_buckets;
+    int m_block_shift = 0;   // 0: no coarse blocks (m_coarse_end = m_ring_end); else 2^shift buckets a block
+    std::vector<bucket> m_coarse;   // coarse_blocks of them, by absolute block number modulo coarse_blocks
+    size_t m_coarse_count = 0;
     size_t m_ring_count = 0;
     uint64_t m_emptied = 0;   // buckets emptied since the last adapt()
     key_heap<far_entry> m_heap;   // beyond the calendar's end

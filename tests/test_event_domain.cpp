@@ -280,3 +280,66 @@ TEST(EventDomain, ABadHugePagesSettingIsRefusedWithItsName) {
         EXPECT_NE(std::string(e.what()).find("CMSWITCH_HUGE_PAGES = 'off': must be 0"), std::string::npos) << e.what();
     }
 }
+
+namespace {
+// 3,000 streams on a 10 Gb/s-like grid: each entry schedules its stream's next 0.05-3 us ahead on a 10 ns grid
+// (ties between streams), and while crowded also a one-shot entry up to 50 us ahead (beyond the coarse blocks:
+// the heap) and one at the current instant; entries scheduled from outside between two runs land behind the
+// calendar. Then the streams stop one by one until a few remain.
+struct crowded_streams final : event_handler {
+    event_domain* d = nullptr;
+    rng g{17, 0};
+    uint32_t scheduled = 0;
+    uint64_t dispatched = 0;
+    uint64_t stop_after = ~0ull;
+    bool saw_blocks = false, saw_plain = false;
+    std::vector<std::pair<uint64_t, uint32_t>> seen;
+    void on_event(uint32_t kind, uint32_t index, void*) override {
+        seen.emplace_back(now_ps(), index);
+        ++dispatched;
+        (d->coarse_blocks_now() ? saw_blocks : saw_plain) = true;
+        if (kind != 0)
+            return;
+        if (dispatched > stop_after && g.below(4) != 0)
+            return;   // the stream ends
+        d->schedule(now_ps() + 10000 * (5 + g.below(296)), this, 0, scheduled++, nullptr);
+        if (dispatched <= stop_after && g.below(8) == 0) {
+            d->schedule(now_ps() + 10000 * g.below(5001), this, 1, scheduled++, nullptr);
+            d->schedule(now_ps(), this, 1, scheduled++, nullptr);
+        }
+    }
+};
+}   // namespace
+
+TEST(EventDomain, CoarseBlocksBehindAShortCalendarKeepTheOrder) {
+    // Thousands pending: a short calendar with coarse blocks behind it (appended unsorted, sorted into the
+    // buckets a block at a time). The order must stay: by time, then scheduling order, also for entries
+    // scheduled behind the calendar from outside and across the changes back to a plain calendar.
+    for (const bool decoupled : {true, false}) {
+        sim_context ctx;
+        event_domain d("d", decoupled);
+        d.set_bucket_shift(20);
+        crowded_streams s;
+        s.d = &d;
+        for (; s.scheduled < 3000; ++s.scheduled)
+            d.schedule(10000 * s.g.below(100), &s, 0, s.scheduled, nullptr);
+        ctx.run_until(2000000000ull);   // 2 ms: about 2 M entries, 3,000+ pending
+        EXPECT_TRUE(d.coarse_blocks_now());
+        // from outside, behind where the calendar may have moved to: ties with pending entries and each other
+        for (int i = 0; i < 200; ++i)
+            d.schedule(2000000000ull + 10000 * s.g.below(50), &s, 1, s.scheduled++, nullptr);
+        s.stop_after = s.dispatched;
+        ctx.run_until(4000000000ull);
+        EXPECT_TRUE(s.saw_blocks);
+        EXPECT_TRUE(s.saw_plain);   // back to a plain calendar as the streams thinned out
+        ASSERT_GT(s.seen.size(), 1000000u);
+        ASSERT_EQ(s.seen.size(), s.dispatched);
+        EXPECT_EQ(s.dispatched, static_cast<uint64_t>(s.scheduled) - d.pending().size());
+        for (size_t i = 1; i < s.seen.size(); ++i) {
+            ASSERT_LE(s.seen[i - 1].first, s.seen[i].first) << i;
+            if (s.seen[i - 1].first == s.seen[i].first) {
+                ASSERT_LT(s.seen[i - 1].second, s.seen[i].second) << i;
+            }
+        }
+    }
+}
