@@ -119,17 +119,21 @@ private:
     // entries costs O(log n). The width set from the fastest link suits a small network; a large one has many
     // more events per bucket (a k = 16 fat-tree: about a thousand in 262 ns, each insertion moving hundreds), so
     // the calendar counts the events it dispatches per bucket it empties and narrows its buckets while that is
-    // over 8 (to about 2), widening them back, never past the set width, under 1.5 (adapt()). Only the layout
-    // changes: entries still come out in time order, ties in scheduling order, so results do not depend on it.
+    // over 8 (to about 2), widening them back, never past the set width, under 1.5 (adapt()). With thousands
+    // pending, 4,096 buckets are a turn of the calendar apart in time, so each bucket and entry line is cold when
+    // an entry goes in and again when it comes out: the calendar is then short (it stays in the caches) with
+    // coarse blocks behind it that take an entry by appending it to a line in use (bench/NOTES.md). Only the
+    // layout changes: entries still come out in time order, ties in scheduling order, so results do not depend
+    // on it.
     int bucket_shift = 22;
     int m_set_shift = 22;   // set_bucket_shift's: the widest adapt() goes back to
     static constexpr uint64_t max_buckets = 4096;
     static constexpr uint64_t min_buckets = 64;
     uint64_t m_nb = max_buckets;   // buckets in use (the first m_nb; a power of two): adapt()'s choice
     static constexpr int min_shift = 6;   // 64 ps
-    // Thousands of entries pending: a short calendar of 256 buckets and, after it, 64 coarse blocks of 128
-    // buckets' time each (8,192 buckets in all), whose entries are appended unsorted and sorted into the buckets a
-    // block at a time as the calendar's end reaches them (see adapt()).
+    // More than 2,048 entries pending: a short calendar of 128 buckets and, after it, 64 coarse blocks of 64
+    // buckets' time each (4,096 buckets in all), whose entries are appended unsorted and go into the buckets a
+    // block at a time as the calendar's end reaches them; back to a plain calendar under 512 (see adapt()).
     static constexpr uint64_t tiered_buckets = 128;
     static constexpr int tiered_block_shift = 6;
     static constexpr uint64_t coarse_blocks = 64;
