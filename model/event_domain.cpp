@@ -209,12 +209,12 @@ void event_domain::adapt() {
         shift = std::max(min_shift, shift - static_cast<int>(std::log2(per_bucket / 2)));
     else if (per_bucket < 1.5 && shift < m_set_shift)
         ++shift;
-    // as many buckets as about four per pending entry (a power of two, 64 to 4,096): the calendar walks every
+    // As many buckets as about four per pending entry (a power of two, 64 to 4,096): the calendar walks every
     // bucket once a turn, and a turn of 4,096 for a few dozen entries (a 16-server incast) finds each bucket
-    // gone cold since the last; what lies beyond the shorter span waits in the heap
+    // gone cold since the last; what lies beyond the shorter span waits in the heap.
     // With thousands pending, a calendar of 4,096 buckets still finds each bucket cold when an entry goes in (a
     // turn of the calendar ago) and the entry's line cold when it comes out: the calendar then becomes a short
-    // one of 256 buckets, which stays in the caches, behind coarse blocks that take entries by appending at
+    // one of 128 buckets, which stays in the caches, behind coarse blocks that take entries by appending at
     // their end (a line in use) and go into the buckets a block at a time.
     uint64_t nb = m_nb;
     int block = m_block_shift;
