@@ -141,6 +141,16 @@ TEST(EventDomain, EntriesScheduledBehindTheCalendarAfterAPauseKeepTheirOrder) {
 }
 
 namespace {
+// seen: (model time, scheduling order) of each dispatched entry, in dispatch order
+void expect_time_then_scheduling_order(const std::vector<std::pair<uint64_t, uint32_t>>& seen) {
+    for (size_t i = 1; i < seen.size(); ++i) {
+        ASSERT_LE(seen[i - 1].first, seen[i].first) << i;
+        if (seen[i - 1].first == seen[i].first) {
+            ASSERT_LT(seen[i - 1].second, seen[i].second) << i;
+        }
+    }
+}
+
 // 1,000 streams, each scheduling its next entry 0-2 ns after its last (ties included), 300,000 entries in all:
 // hundreds of entries per 4.2 us bucket, then one stream alone, an entry every 10 us.
 struct dense_streams final : event_handler {
@@ -175,12 +185,7 @@ TEST(EventDomain, NarrowsItsBucketsWhereEventsCrowdAndKeepsTheOrder) {
     ctx.run_until(2000000000000ull);   // the sparse tail, 10 us apart
     EXPECT_GT(d.bucket_shift_now(), narrowed);
     ASSERT_EQ(s.seen.size(), static_cast<size_t>(s.scheduled));
-    for (size_t i = 1; i < s.seen.size(); ++i) {
-        ASSERT_LE(s.seen[i - 1].first, s.seen[i].first) << i;
-        if (s.seen[i - 1].first == s.seen[i].first) {
-            ASSERT_LT(s.seen[i - 1].second, s.seen[i].second) << i;
-        }
-    }
+    ASSERT_NO_FATAL_FAILURE(expect_time_then_scheduling_order(s.seen));
 }
 
 namespace {
@@ -225,12 +230,7 @@ TEST(EventDomain, SizesItsCalendarToThePendingEntriesAndKeepsTheOrder) {
     EXPECT_EQ(s.most_buckets, 4096u);
     EXPECT_EQ(d.buckets_now(), 64u);   // and back to 8 pending
     ASSERT_EQ(s.seen.size(), s.dispatched);
-    for (size_t i = 1; i < s.seen.size(); ++i) {
-        ASSERT_LE(s.seen[i - 1].first, s.seen[i].first) << i;
-        if (s.seen[i - 1].first == s.seen[i].first) {
-            ASSERT_LT(s.seen[i - 1].second, s.seen[i].second) << i;
-        }
-    }
+    ASSERT_NO_FATAL_FAILURE(expect_time_then_scheduling_order(s.seen));
 }
 
 // Speed only, but it must happen where the kernel gives huge pages on request: after a run, the heap's memory
@@ -335,11 +335,6 @@ TEST(EventDomain, CoarseBlocksBehindAShortCalendarKeepTheOrder) {
         ASSERT_GT(s.seen.size(), 1000000u);
         ASSERT_EQ(s.seen.size(), s.dispatched);
         EXPECT_EQ(s.dispatched, static_cast<uint64_t>(s.scheduled) - d.pending().size());
-        for (size_t i = 1; i < s.seen.size(); ++i) {
-            ASSERT_LE(s.seen[i - 1].first, s.seen[i].first) << i;
-            if (s.seen[i - 1].first == s.seen[i].first) {
-                ASSERT_LT(s.seen[i - 1].second, s.seen[i].second) << i;
-            }
-        }
+        ASSERT_NO_FATAL_FAILURE(expect_time_then_scheduling_order(s.seen));
     }
 }
