@@ -59,6 +59,10 @@ public:
     // decoupled: run ahead of kernel time (only for a domain that no other domain sends events to).
     event_domain(sc_core::sc_module_name name, bool decoupled);
 
+    // A kind with this bit: ptr is a frame arriving at a host, and the domain fetches the endpoint it names
+    // (frame::endpoint) as the entry before it runs. Other kinds leave the bit clear.
+    static constexpr uint32_t frame_arrival_kind = 0x80000000u;
+
     // t_ps >= now.
     void schedule(uint64_t t_ps, event_handler* h, uint32_t kind, uint32_t index, void* ptr) {
         insert(t_ps, h, kind, index, ptr);

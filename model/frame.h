@@ -5,9 +5,12 @@
 
 #include "model/types.h"
 
+#include <cstddef>
 #include <cstdint>
 
 namespace cmswitch {
+
+class flow_endpoint;   // traffic/host_stack.h
 
 constexpr int num_priorities = 8;   // 802.1Q priorities per egress port
 constexpr uint32_t max_frame_bytes = 9216;   // jumbo frames are the largest a port accepts
@@ -70,6 +73,10 @@ struct frame_fields {
     uint64_t ack = 0;   // TCP: cumulative ACK (next byte expected)
     uint64_t ts_ps = 0;   // TCP data: when the sender sent it (TSval); TCP ACK with timestamps: the echo (TSecr)
     uint64_t created_ps = 0;   // when the source made it
+    // The endpoint the frame is for on its destination host, when its source knows it (a TCP segment or ACK);
+    // null: the host's flow directory finds it (host_stack.h). The host then reaches it without the directory,
+    // and the event domain fetches it ahead of the arrival (event_domain::frame_arrival_kind).
+    flow_endpoint* endpoint = nullptr;
 };
 
 // 802.1Qau congestion notification message (kind cnm), as the congestion point fills it in.
@@ -118,6 +125,7 @@ struct alignas(64) frame : frame_fields {
 };
 
 static_assert(sizeof(frame) == 128, "a frame is two cache lines");
+static_assert(offsetof(frame_fields, endpoint) / 64 == 1, "the endpoint is in a frame's second line (event_domain)");
 
 }   // namespace cmswitch
 #endif

@@ -85,12 +85,14 @@ struct recorder final : public flow_endpoint {
         seqs.push_back(f->seq);
         acks.push_back(f->ack);
         times.push_back(now);
+        named.push_back(f->endpoint);
         pool.release(f);
     }
     frame_pool& pool;
     std::vector<uint32_t> order;
     std::vector<uint8_t> flags;
     std::vector<uint64_t> seqs, acks, times;
+    std::vector<const flow_endpoint*> named;   // the endpoint each frame named (frame::endpoint)
 };
 }   // namespace
 
@@ -284,6 +286,38 @@ TEST(Receiver, QuickAcksFirstThenOneAckPerTwoFullSegments) {
     ASSERT_EQ(acks.acks.size(), 19u);
     EXPECT_EQ(acks.acks.back(), 21 * mss);   // the delayed ACK of the 21st
     EXPECT_NEAR(static_cast<double>(acks.times.back()), 40.0 * ms, 0.1 * ms);
+}
+
+TEST(HostStack, TcpFramesNameTheirPeerOnceItIsBoundAndTheHostDeliversEitherWay) {
+    bench b(1 * us);
+    frame_pool& pool = b.net.pool();
+    // flow 7's receiver on host 0; nothing of flow 7 on host 1 yet: its ACK names nobody, and host 1 frees it
+    tcp_receiver r(b.net.stack(0), 7, 1, b.cfg, b.rx_st);
+    r.on_frame(data_frame(pool, 7, 0, 1000), 0);
+    b.ctx.run_until(1 * ms);
+    EXPECT_EQ(pool.live(), 0u);
+    // bound now: the next ACK names it and reaches it; a frame naming nobody still reaches it (the directory)
+    recorder late(b.net.stack(1), {7});
+    r.on_frame(data_frame(pool, 7, 1000, 1000), 1 * ms);
+    b.ctx.run_until(2 * ms);
+    frame* plain = data_frame(pool, 7, 0, 0);
+    plain->src = 0;
+    plain->dst = 1;
+    b.net.nic(0).send(plain);
+    b.ctx.run_until(3 * ms);
+    ASSERT_EQ(late.named.size(), 2u);
+    EXPECT_EQ(late.named[0], &late);
+    EXPECT_EQ(late.acks[0], 2000u);
+    EXPECT_EQ(late.named[1], nullptr);
+    // a sender whose receiver is bound first: every data frame names that receiver
+    recorder rx(b.net.stack(0), {8});
+    b.cfg.initial_cwnd = 10;   // (the recorder does not acknowledge: the three go in the first window)
+    tcp_sender s(b.net.stack(1), 8, 0, b.cfg, b.st, rng(1, 0));
+    s.write(3 * mss);
+    b.ctx.run_until(4 * ms);
+    ASSERT_EQ(rx.named.size(), 3u);
+    for (const flow_endpoint* ep : rx.named)
+        EXPECT_EQ(ep, &rx);
 }
 
 TEST(CwndValidation, AnApplicationLimitedSenderDoesNotGrowItsWindow) {

@@ -12,6 +12,7 @@
 #include "model/nic/host_nic.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -71,8 +72,13 @@ public:
     int host_id() const { return m_nic.host_id(); }
     // Registers ep for frames of `flow` arriving at this host.
     void bind(uint32_t flow, flow_endpoint* ep) { m_flows.bind(flow, m_host, ep); }
+    // The endpoint of `flow` on host `host` (a flow's other end: a sender puts it in its frames), or null.
+    flow_endpoint* endpoint_of(uint32_t flow, int host) const { return m_flows.find(flow, host); }
     void receive(frame* f, uint64_t now_ps) override {
-        if (flow_endpoint* ep = m_flows.find(f->flow, m_host))
+        // a frame that names its endpoint goes to it (the one the directory holds: endpoints are bound once,
+        // when they are made, and live to the end of the run); else the directory finds it
+        assert(!f->endpoint || f->endpoint == m_flows.find(f->flow, m_host));
+        if (flow_endpoint* ep = f->endpoint ? f->endpoint : m_flows.find(f->flow, m_host))
             ep->on_frame(f, now_ps);
         else   // no endpoint of that flow on this host: the frame is freed
             m_nic.pool().release(f);

@@ -141,7 +141,7 @@ public:
     }
 
 private:
-    enum : uint32_t { ev_arrival = 0, ev_timer = 2, ev_pause_expiry = 3, ev_qdisc = 4 };
+    enum : uint32_t { ev_arrival = event_domain::frame_arrival_kind, ev_timer = 2, ev_pause_expiry = 3, ev_qdisc = 4 };
     void receive(int, frame& f, sc_core::sc_time& delay);
     void on_event(uint32_t kind, uint32_t index, void* ptr) override;
     void transmit(frame* f, uint64_t now_ps) override { m_port.enqueue(f, now_ps); }

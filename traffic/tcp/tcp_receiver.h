@@ -38,6 +38,7 @@ private:
     host_stack& m_host;
     uint32_t m_flow;
     int m_peer;
+    flow_endpoint* m_peer_ep = nullptr;   // the flow's sender on m_peer, once bound (frame::endpoint)
     tcp_config m_cfg;
     tcp_stats& m_stats;
     ecn_feedback m_feedback;

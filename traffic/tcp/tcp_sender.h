@@ -173,6 +173,7 @@ private:
     bool m_cc_on_acked;   // m_cc->wants_on_acked()
     bool m_cc_delay;   // m_cc->wants_delay_samples()
     flow_endpoint* m_other = nullptr;
+    flow_endpoint* m_peer_ep = nullptr;   // the flow's receiver on m_dst, once bound (frame::endpoint)
     listener* m_listener = nullptr;
     tcp_observer* m_observer = nullptr;
     bool m_observe_acks = false;
