@@ -101,9 +101,9 @@ void event_domain::dispatch() {
                 n1 = next.begin();
                 n2 = n1 + 1 < next.end() ? n1 + 1 : nullptr;
             }
-            if (n2 && (n2->kind & frame_arrival_kind))
+            if (n2 && n2->kind == frame_arrival_kind)
                 __builtin_prefetch(static_cast<const char*>(n2->ptr) + 64);
-            if (n1 && (n1->kind & frame_arrival_kind))
+            if (n1 && n1->kind == frame_arrival_kind)
                 __builtin_prefetch(static_cast<const frame*>(n1->ptr)->endpoint);
         }
         --m_ring_count;

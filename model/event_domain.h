@@ -59,8 +59,9 @@ public:
     // decoupled: run ahead of kernel time (only for a domain that no other domain sends events to).
     event_domain(sc_core::sc_module_name name, bool decoupled);
 
-    // A kind with this bit: ptr is a frame arriving at a host, and the domain fetches the endpoint it names
-    // (frame::endpoint) as the entry before it runs. Other kinds leave the bit clear.
+    // The kind of a frame's arrival at a host, and of nothing else: ptr is that frame (never null), and the
+    // domain reads the endpoint it names (frame::endpoint) to fetch it as the entry before it runs. (A block's
+    // other kinds may be any other value: an egress port's own is UINT32_MAX, with ptr its next frame or null.)
     static constexpr uint32_t frame_arrival_kind = 0x80000000u;
 
     // t_ps >= now.

@@ -2,6 +2,7 @@
 // The event domain's ordering: by time, then by scheduling order; near (calendar) and far (heap) entries.
 #include "config/errors.h"
 #include "model/event_domain.h"
+#include "model/frame_pool.h"
 #include "model/heap_pages.h"
 #include "model/rng.h"
 #include "platform/queue_sampler.h"
@@ -337,4 +338,46 @@ TEST(EventDomain, CoarseBlocksBehindAShortCalendarKeepTheOrder) {
         EXPECT_EQ(s.dispatched, static_cast<uint64_t>(s.scheduled) - d.pending().size());
         ASSERT_NO_FATAL_FAILURE(expect_time_then_scheduling_order(s.seen));
     }
+}
+
+namespace {
+// Counts its entries by kind; an arrival carries its frame.
+struct arrivals_and_others final : event_handler {
+    uint64_t arrivals = 0, others = 0;
+    void on_event(uint32_t kind, uint32_t, void* ptr) override {
+        if (kind == event_domain::frame_arrival_kind) {
+            ++arrivals;
+            EXPECT_NE(ptr, nullptr);
+        } else {
+            ++others;
+        }
+    }
+};
+}   // namespace
+
+TEST(EventDomain, ReadsAheadOnlyIntoFrameArrivalsNotOtherKindsWithTheTopBitSet) {
+    // With its largest calendar (4,096 buckets at first) the domain reads the endpoint an arriving frame names
+    // one entry ahead. Other kinds may have the top bit set with nothing behind ptr (an egress port's
+    // "transmitter free" is UINT32_MAX, with ptr null when its queue is empty): those must not be read.
+    sim_context ctx;
+    event_domain d("d", true);
+    d.set_bucket_shift(20);   // about 1 us a bucket: six entries to a bucket, the last one's next in the next
+    ASSERT_EQ(d.buckets_now(), 4096u);
+    frame_pool pool;
+    arrivals_and_others h;
+    std::vector<frame*> frames;
+    for (uint32_t i = 0; i < 3000; ++i) {
+        const uint64_t t = 500000ull * (i / 3);
+        if (i % 3 == 1) {
+            frames.push_back(pool.acquire());   // naming no endpoint (null: nothing to fetch)
+            d.schedule(t, &h, event_domain::frame_arrival_kind, i, frames.back());
+        } else {
+            d.schedule(t, &h, UINT32_MAX - (i % 2), i, nullptr);
+        }
+    }
+    ctx.run_until(1000000000ull);
+    EXPECT_EQ(h.arrivals, 1000u);
+    EXPECT_EQ(h.others, 2000u);
+    for (frame* f : frames)
+        pool.release(f);
 }

@@ -155,6 +155,7 @@ public:
     // the in-port it arrives on (frame_sink::routes): to the owner, with this port's index in the upper 16 bits
     // of index. The event domain has fetched the port's first line ahead of the event.
     static constexpr uint32_t kind_transmitter_free = UINT32_MAX;
+    static_assert(kind_transmitter_free != event_domain::frame_arrival_kind, "a transmitter's event is no arrival");
     void on_event(uint32_t kind, uint32_t index, void* ptr) override {
         if (kind == kind_transmitter_free) {
             m_wakeup_pending = false;
