@@ -70,13 +70,15 @@ void event_domain::dispatch() {
         // queued)
         const uint64_t idx = m_cur & (m_nb - 1);
         bucket& b = m_buckets[idx];
+        const entry* n1 = nullptr;   // the next to run, if this bucket holds it
         if (++b.head == b.size) {
             b.clear();
             m_occupied[idx / 64] &= ~(1ull << (idx % 64));
             ++m_emptied;
         } else {
-            __builtin_prefetch(top[1].handler);
-            __builtin_prefetch(top[1].ptr);
+            n1 = top + 1;
+            __builtin_prefetch(n1->handler);
+            __builtin_prefetch(n1->ptr);
         }
         if (m_nb == max_buckets || m_block_shift) {
             // a large calendar (thousands of entries pending, each bucket and what its entries point to gone cold
@@ -85,21 +87,20 @@ void event_domain::dispatch() {
             const bucket& ahead = m_buckets[(m_cur + 3) & (m_nb - 1)];
             __builtin_prefetch(ahead.data.get() + ahead.head);
             const bucket& next = m_buckets[(m_cur + 1) & (m_nb - 1)];
-            if (!next.empty()) {
-                __builtin_prefetch(next.begin()->handler);
-                __builtin_prefetch(next.begin()->ptr);
+            const entry* first = next.empty() ? nullptr : next.begin();
+            if (first) {
+                __builtin_prefetch(first->handler);
+                __builtin_prefetch(first->ptr);
             }
-            // Frames arriving at a host, two steps: the entry after next, its frame's second line (where the
-            // endpoint it names is); the next entry, that endpoint (its frame's line fetched a step before).
-            // Both looked for in this bucket and the next only.
-            const entry* n1 = nullptr;
-            const entry* n2 = nullptr;
-            if (!b.empty()) {
-                n1 = top + 1;
-                n2 = n1 + 1 < b.end() ? n1 + 1 : !next.empty() ? next.begin() : nullptr;
-            } else if (!next.empty()) {
-                n1 = next.begin();
-                n2 = n1 + 1 < next.end() ? n1 + 1 : nullptr;
+            // Frames arriving at a host, two steps: the entry after next (n2), its frame's second line (where
+            // the endpoint it names is); the next entry (n1), that endpoint (its frame's line fetched a step
+            // before). Both looked for in this bucket and the next only.
+            const entry* n2;
+            if (n1) {
+                n2 = n1 + 1 < b.end() ? n1 + 1 : first;
+            } else {
+                n1 = first;
+                n2 = first && first + 1 < next.end() ? first + 1 : nullptr;
             }
             if (n2 && n2->kind == frame_arrival_kind)
                 __builtin_prefetch(static_cast<const char*>(n2->ptr) + 64);
