@@ -72,8 +72,13 @@ public:
     int host_id() const { return m_nic.host_id(); }
     // Registers ep for frames of `flow` arriving at this host.
     void bind(uint32_t flow, flow_endpoint* ep) { m_flows.bind(flow, m_host, ep); }
-    // The endpoint of `flow` on host `host` (a flow's other end: a sender puts it in its frames), or null.
-    flow_endpoint* endpoint_of(uint32_t flow, int host) const { return m_flows.find(flow, host); }
+    // Names in `f` the endpoint it is for (flow f->flow on host f->dst: the flow's other end), kept in `peer`
+    // once that end is bound; until then the frame names nobody and is delivered through the directory.
+    void name_peer(frame* f, flow_endpoint*& peer) const {
+        if (!peer)
+            peer = m_flows.find(f->flow, f->dst);
+        f->endpoint = peer;
+    }
     void receive(frame* f, uint64_t now_ps) override {
         // a frame that names its endpoint goes to it (the one the directory holds: endpoints are bound once,
         // when they are made, and live to the end of the run); else the directory finds it

@@ -166,9 +166,7 @@ void tcp_receiver::send_ack(uint64_t now, bool ece, uint64_t dsack_end) {
     f->flow = m_flow;
     f->prio = m_cfg.prio;
     f->created_ps = now;
-    if (!m_peer_ep)
-        m_peer_ep = m_host.endpoint_of(m_flow, m_peer);
-    f->endpoint = m_peer_ep;
+    m_host.name_peer(f, m_peer_ep);
     m_last_ack_sent = m_rcv_nxt;
     m_quick -= std::min(m_quick, m_unacked);   // Linux tcp_dec_quickack_mode: by the segments this ACK covers
     m_unacked = 0;

@@ -470,9 +470,7 @@ void tcp_sender::to_nic(const segment& seg) {
     f->flags = seg.cwr ? tcp_cwr : 0;
     f->ts_ps = seg.t_ps;
     f->created_ps = seg.t_ps;
-    if (!m_peer_ep)
-        m_peer_ep = m_host.endpoint_of(m_flow, m_dst);
-    f->endpoint = m_peer_ep;
+    m_host.name_peer(f, m_peer_ep);
     m_host.nic().send(f, true);
 }
 
