@@ -7,7 +7,7 @@ root=$(dirname "$here")
 build="$root/build-bench"
 reps=${1:-3}
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMSWITCH_BUILD_TESTS=OFF >/dev/null
-cmake --build "$build" --target bench_forwarding bench_incast bench_rdma bench_scale bench_testbed bench_workload >/dev/null
+cmake --build "$build" --target bench_forwarding bench_incast bench_machine bench_rdma bench_scale bench_testbed bench_workload >/dev/null
 out="$here/RESULTS.md"
 {
   echo "# Speed benchmarks"
@@ -15,6 +15,18 @@ out="$here/RESULTS.md"
   echo "Recorded by \`bench/run.sh\` on $(date -u +%Y-%m-%d) at commit $(git -C "$root" rev-parse --short HEAD)."
   echo "Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'),"
   echo "load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo
+  echo "## The machine: the same fixed work, before and after the model's benchmarks"
+  echo
+  echo "CPU ns per step, best of $reps (bench/bench_machine.cpp): a dependent integer chain (the core's clock), and a"
+  echo "random pointer chase over each size (the latency of the cache level or memory it lands in). The 16-host"
+  echo "cases fit the last-level cache on a quiet day; the k = 16 fat-tree runs from memory. A record whose chases"
+  echo "cost more than another's was taken on a slower machine, whatever the code did."
+  echo
+  machine_header="| when | integer chain | chase 256 KB | chase 4 MB | chase 16 MB | chase 256 MB |"
+  echo "$machine_header"
+  echo "|---|---|---|---|---|---|"
+  echo "| before | $("$build/bench/bench_machine" "$reps" | sed 's/^| //')"
   echo
   echo "## Forwarding: N UDP CBR senders saturating one 1 Gbps port (load 1.1, 1500-byte frames)"
   echo
@@ -57,6 +69,12 @@ out="$here/RESULTS.md"
   "$build/bench/bench_scale"
   echo
   echo "Comparisons with earlier builds (instructions and wall time per frame): [NOTES.md](NOTES.md)."
+  echo
+  echo "## The machine after the model's benchmarks (the same work as at the top)"
+  echo
+  echo "$machine_header"
+  echo "|---|---|---|---|---|---|"
+  echo "| after | $("$build/bench/bench_machine" "$reps" | sed 's/^| //')"
   if [ -x "$root/.venv/bin/python" ]; then
     echo
     echo "## Python layer: sweep scaling and per-run overhead"
