@@ -9,14 +9,16 @@
 
 namespace cmswitch {
 
-buffer_manager::buffer_manager(int num_ports) : m_ports(static_cast<size_t>(num_ports)) {}
+buffer_manager::buffer_manager(int num_ports)
+    : m_ports(std::make_unique<port_account[]>(static_cast<size_t>(num_ports))),
+      m_num_ports(static_cast<uint32_t>(num_ports)), m_pool_occ(std::make_unique<occupancy_stats>()) {}
 
 void buffer_manager::reset() {
     m_used = 0;
-    std::fill(m_ports.begin(), m_ports.end(), port_account{});
+    std::fill(m_ports.get(), m_ports.get() + m_num_ports, port_account{});
     m_shared = m_shared_peak = 0;
     m_ing_reserved_used = 0;
-    m_pool_occ.reset(now_ps(), 1);
+    m_pool_occ->reset(now_ps(), 1);
 }
 
 static_buffer::static_buffer(int num_ports, uint64_t port_limit_bytes)
@@ -49,8 +51,9 @@ drop_reason packet_buffer::check(int port, int, uint32_t) const {
 }
 
 shared_buffer::shared_buffer(int num_ports, uint64_t pool_bytes, uint64_t reserved_bytes, std::vector<double> alpha)
-    : buffer_manager(num_ports), m_pool(pool_bytes),
-      m_shared_size(pool_bytes - reserved_bytes * static_cast<uint64_t>(num_ports) * num_priorities), m_alpha{} {
+    : buffer_manager(num_ports),
+      m_shared_size(pool_bytes - reserved_bytes * static_cast<uint64_t>(num_ports) * num_priorities),
+      m_pool(pool_bytes), m_alpha{} {
     if (alpha.size() != m_alpha.size())
         throw config_error("buffer alpha_by_queue: " + std::to_string(alpha.size()) + " entries; give " +
                            std::to_string(num_priorities) + " (one per priority)");

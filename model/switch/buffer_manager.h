@@ -51,7 +51,10 @@ struct buffer_config {
 };
 void check_class_maps(const buffer_config& cfg);
 
-class buffer_manager {
+// What an admission (check, then account) reads sits in the first cache line of the object: the base's counters and
+// the port accounts' address; a policy's own parameters follow on the next lines (alignas: a large network's
+// switches are each cold by the time their next frame comes, and every line read is a miss).
+class alignas(64) buffer_manager {
 public:
     explicit buffer_manager(int num_ports);
     virtual ~buffer_manager() = default;
@@ -74,7 +77,7 @@ public:
     // The shared pool's fill over time (shared_used_bytes), kept once track_pool_occupancy() was called (one more
     // update per admission and release, so only where a scenario reports it).
     void track_pool_occupancy() { m_track_pool = true; }
-    const occupancy_stats& pool_occupancy() const { return m_pool_occ; }
+    const occupancy_stats& pool_occupancy() const { return *m_pool_occ; }
     uint64_t queue_reserved_bytes() const { return m_reserved; }
     uint64_t port_bytes(int port) const { return m_ports[static_cast<size_t>(port)].bytes; }
     uint64_t port_frames(int port) const { return m_ports[static_cast<size_t>(port)].frames; }
@@ -127,22 +130,25 @@ private:
         if (delta > 0 && shared_used_bytes() > m_shared_peak)   // admit() inlines this with delta > 0 known
             m_shared_peak = shared_used_bytes();
         if (m_track_pool)
-            m_pool_occ.set(now_ps(), shared_used_bytes());
+            m_pool_occ->set(now_ps(), shared_used_bytes());
     }
 
-    uint64_t m_used = 0;
     // One port's bytes and frames and its queues' bytes, together: a frame's admission and release read and
     // write one cache line of them (queues 0-5; three arrays were three lines, each cold in a large network)
     struct alignas(64) port_account {
         uint64_t bytes = 0, frames = 0;
         uint64_t queue[num_priorities] = {};
     };
-    std::vector<port_account> m_ports;
+    // the first line (with the virtual table's address): what every admission and release reads and writes
+    std::unique_ptr<port_account[]> m_ports;
+    uint64_t m_used = 0;
     uint64_t m_reserved = 0;   // per queue
     uint64_t m_shared = 0, m_shared_peak = 0;
     uint64_t m_ing_reserved_used = 0;
     bool m_track_pool = false;
-    occupancy_stats m_pool_occ;
+    // the second line: read by reports
+    uint32_t m_num_ports;
+    std::unique_ptr<occupancy_stats> m_pool_occ;
 };
 
 class static_buffer final : public buffer_manager {
@@ -219,11 +225,14 @@ protected:
     drop_reason check(int port, int prio, uint32_t bytes) const override;
 
 private:
-    uint64_t m_pool, m_shared_size;
-    std::array<double, num_priorities> m_alpha;   // (inside the object: every admission reads it)
-    uint8_t m_lossless = 0;   // queues
+    // the second line, after the base's: what an admission that reaches the shared pool reads
+    uint64_t m_shared_size;
     uint64_t m_headroom_pool = 0;
     uint64_t m_ing_reserved = 0;
+    uint8_t m_lossless = 0;   // queues
+    uint64_t m_pool;
+    // the third line, read when a lossy queue's admission meets the dynamic threshold
+    alignas(64) std::array<double, num_priorities> m_alpha;
 };
 
 // Validates cfg (throws config_error naming the field) and builds the policy it names.
