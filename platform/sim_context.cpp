@@ -53,7 +53,7 @@ sim_context::~sim_context() {
     sc_core::sc_default_global_context = m_ctx;
     // The kernel's timed notifications still pending at the end of a run (each event domain's next wake-up, a
     // sampler's tick) are cells of a process-wide pool. Deleting the context deletes their queue but not the cells,
-    // so each run lost them for good (about 20 bytes a run). The model's events are gone by now, which cancelled
+    // so each run lost them for good (about 18 bytes a run). The model's events are gone by now, which cancelled
     // their notifications, and asking for the next pending time pops and frees every cancelled cell.
     sc_core::sc_pending_activity_at_future_time(m_ctx);
     delete m_ctx;

@@ -146,7 +146,7 @@ private:
     uint64_t m_shared = 0, m_shared_peak = 0;
     uint64_t m_ing_reserved_used = 0;
     bool m_track_pool = false;
-    // the second line: read by reports
+    // then what reset() and the reports read
     uint32_t m_num_ports;
     std::unique_ptr<occupancy_stats> m_pool_occ;
 };
