@@ -116,7 +116,7 @@ inline void egress_port::depart(frame* f, uint64_t now, int prio) {
     prefetch_route(*f);   // wanted at the end
     if (m_buffer && f->kind != frame_kind::pause && f->kind != frame_kind::cnm)   // control frames: no admission
         m_buffer->release(static_cast<int>(m_index), prio, f->bytes);
-    if (m_dequeue) {
+    if (m_has_dequeue) {
         // the listener may queue a frame here (a NIC's scheduler pulls the next one): it must wait for this one
         const bool pending = m_wakeup_pending;
         m_wakeup_pending = true;

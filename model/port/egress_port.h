@@ -207,7 +207,10 @@ public:
     const std::vector<uint64_t>& pause_episodes_ps(int prio) const;
     bool paused(int prio) const { return (m_paused >> prio) & 1; }
     uint64_t pause_episode_start_ps(int prio) const { return m_pause ? m_pause->episode_start[prio] : 0; }
-    void set_dequeue_listener(dequeue_listener* l) { m_dequeue = l; }
+    void set_dequeue_listener(dequeue_listener* l) {
+        m_dequeue = l;
+        m_has_dequeue = l != nullptr;
+    }
     // Waveform signals under `scope` (model/trace_signal.h): <scope>.bytes (every priority), <scope>.q<p>_bytes
     // and <scope>.paused<p> (a PAUSE/PFC in force at this transmitter), those the open trace selects.
     void trace_as(const std::string& scope);
@@ -281,19 +284,20 @@ private:
     // any frame, -2 when every queue is tracked on its own (or none is).
     int8_t m_qshadow = -2;
     uint8_t m_qmap[num_priorities] = {0, 1, 2, 3, 4, 5, 6, 7};
+    bool m_has_dequeue = false;   // m_dequeue is set (read here: the listener itself sits on a cold line)
     uint16_t m_index = 0;
     uint32_t m_frames = 0;
     event_handler* m_owner = nullptr;   // (in the first line: a routed arrival goes through it)
     uint64_t m_bytes = 0;
     uint64_t m_busy_until = 0;
     buffer_manager* m_buffer = nullptr;
-    dequeue_listener* m_dequeue = nullptr;
+    event_domain* m_events = nullptr;
     frame_sink m_peer;   // connect(): the receiving block
     link_timing m_link;   // connect(): the link's timing
     counters m_cnt;
-    occupancy_stats m_occ;
-    event_domain* m_events = nullptr;
-    frame_fifo m_q[num_priorities];
+    occupancy_stats m_occ;   // its cold tail (the bucket array, the start) fills the sixth line, read by reports
+    alignas(64) frame_fifo m_q[num_priorities];   // queue 0 (an uncongested network's) in the seventh line alone
+    dequeue_listener* m_dequeue = nullptr;
     frame_tx_socket* m_socket = nullptr;   // bind_socket()
     uint64_t m_rate_bps = 0;   // the link's, for pause quanta
     uint32_t m_kind_pause_expiry = 0;
