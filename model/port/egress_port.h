@@ -265,10 +265,10 @@ private:
         }
     }
 
-    // The state every frame touches, in the order it is touched and packed into the first five cache lines: the
-    // flags, levels and times; the link (the peer and its timing); the counters; the occupancy statistics (their
-    // hot part first); then the queues, the first one (where an uncongested network's frames wait) on the fifth
-    // line. What only some ports use (a pause received, DWRR, per-queue statistics, waveform signals) lives out of
+    // The state every frame touches, in six of the object's first seven cache lines: the flags, levels and times;
+    // the event domain and the link (the peer and its timing); the counters; the occupancy statistics (their hot
+    // part first, their cold tail alone in the sixth line); then the queues, the first one (where an uncongested
+    // network's frames wait) alone in the seventh (bench/cache_misses.sh counts what each line costs). What only some ports use (a pause received, DWRR, per-queue statistics, waveform signals) lives out of
     // line, made when first needed: a network of thousands of ports keeps a few hundred bytes per port in the
     // caches, each line of it cold by the time the port's next frame comes.
     uint8_t m_nonempty = 0;
