@@ -25,7 +25,7 @@ cmake -S "$root" -B "$root/build-sanitize" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DC
       -DCMSWITCH_SANITIZE=ON -DCMSWITCH_BUILD_BENCH=OFF -DCMSWITCH_IPO=OFF >/dev/null
 cmake --build "$root/build-sanitize" -j "$(nproc)"
 (cd "$root/build-sanitize" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
-   LSAN_OPTIONS="suppressions=$root/tests/lsan.supp" UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
    ctest --output-on-failure -j "$(nproc)" --timeout 900)
 cd "$root"
 "$root/.venv/bin/python" -m pytest -q tests/python
