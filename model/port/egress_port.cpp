@@ -103,11 +103,9 @@ void egress_port::try_transmit(uint64_t now) {
 }
 
 void egress_port::pass_through(frame* f, uint64_t now, int qi) {
-    // what enqueue and try_transmit would do at one instant with every queue empty: the frame counts in, the
-    // level touches the frame's bytes (the maximum sees it) and is back at zero with no time spent there
+    // what enqueue and try_transmit would do at one instant with every queue empty: the level touches the frame's
+    // bytes (the maximum sees it) and is back at zero with no time spent there
     f->enq_ps = now;
-    m_cnt.enq_frames++;
-    m_cnt.enq_bytes += f->bytes;
     m_occ.touch(now, f->bytes);
     depart(f, now, qi);
 }

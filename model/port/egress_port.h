@@ -89,7 +89,6 @@ public:
     // Statistics of one port, kept as plain counters (read by recorders at the end or by samplers).
     struct counters {
         uint64_t tx_frames = 0, tx_bytes = 0;
-        uint64_t enq_frames = 0, enq_bytes = 0;
         uint128 wait_sum_ps = 0;   // sum over transmitted frames of (tx start - enqueue)
         uint64_t wait_max_ps = 0;
     };
@@ -141,8 +140,6 @@ public:
         m_nonempty |= static_cast<uint8_t>(1u << qi);
         m_bytes += f->bytes;
         ++m_frames;
-        m_cnt.enq_frames++;
-        m_cnt.enq_bytes += f->bytes;
         if (m_observed && (m_traced || m_qshadow != qi))   // (before m_occ moves: see observe_queue)
             observe_queue(now, qi);
         m_occ.set(now, m_bytes);
@@ -168,7 +165,7 @@ public:
         __builtin_prefetch(p + 128);
         __builtin_prefetch(p + 192);
         __builtin_prefetch(p + 256);
-        __builtin_prefetch(p + 320);
+        __builtin_prefetch(m_q);   // (queue 0's line; the line before it is the statistics' cold tail)
         // and the owner's (a switch keeps what an arrival reads in the lines after its handler's vtable pointer)
         // and the buffer account's
         const char* o = reinterpret_cast<const char*>(m_owner);
@@ -295,7 +292,7 @@ private:
     frame_sink m_peer;   // connect(): the receiving block
     link_timing m_link;   // connect(): the link's timing
     counters m_cnt;
-    occupancy_stats m_occ;   // its cold tail (the bucket array, the start) fills the sixth line, read by reports
+    occupancy_stats m_occ;   // its cold tail (bucket array, start), read by reports, ends in the sixth line
     alignas(64) frame_fifo m_q[num_priorities];   // queue 0 (an uncongested network's) in the seventh line alone
     dequeue_listener* m_dequeue = nullptr;
     frame_tx_socket* m_socket = nullptr;   // bind_socket()
