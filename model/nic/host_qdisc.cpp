@@ -21,8 +21,7 @@ void host_qdisc::configure(const host_egress_config& cfg, host_qdisc_owner* owne
 
 void host_qdisc::reset() {
     m_sockets.clear();
-    m_index_keys.clear();
-    m_index_slots.clear();
+    m_index.clear();
     for (auto& l : m_lists)
         l = fq_lists{};
     m_backlog = 0;
@@ -39,46 +38,43 @@ void host_qdisc::reset() {
 // ------------------------------------------------------------------------------------------- socket index
 
 uint32_t host_qdisc::find(uint32_t flow) const {
-    if (m_index_keys.empty())
+    if (m_index.empty())
         return none;
-    const size_t mask = m_index_keys.size() - 1;
+    const size_t mask = m_index.size() - 1;
     for (size_t i = hash_flow(flow) & mask;; i = (i + 1) & mask) {
-        if (m_index_keys[i] == 0)
+        if (m_index[i].key == 0)
             return none;
-        if (m_index_keys[i] == flow + 1)
-            return m_index_slots[i];
+        if (m_index[i].key == flow + 1)
+            return m_index[i].slot;
     }
 }
 
 void host_qdisc::grow_index() {
-    std::vector<uint32_t> keys(std::max<size_t>(64, m_index_keys.size() * 2), 0), slots(keys.size(), none);
-    const size_t mask = keys.size() - 1;
-    for (size_t j = 0; j < m_index_keys.size(); ++j) {
-        if (!m_index_keys[j])
+    std::vector<index_entry> index(std::max<size_t>(64, m_index.size() * 2));
+    const size_t mask = index.size() - 1;
+    for (const index_entry& e : m_index) {
+        if (!e.key)
             continue;
-        size_t i = hash_flow(m_index_keys[j] - 1) & mask;
-        while (keys[i])
+        size_t i = hash_flow(e.key - 1) & mask;
+        while (index[i].key)
             i = (i + 1) & mask;
-        keys[i] = m_index_keys[j];
-        slots[i] = m_index_slots[j];
+        index[i] = e;
     }
-    m_index_keys.swap(keys);
-    m_index_slots.swap(slots);
+    m_index.swap(index);
 }
 
 uint32_t host_qdisc::slot_of(uint32_t flow) {
     const uint32_t found = find(flow);
     if (found != none)
         return found;
-    if ((m_sockets.size() + 1) * 2 > m_index_keys.size())
+    if ((m_sockets.size() + 1) * 2 > m_index.size())
         grow_index();
-    const size_t mask = m_index_keys.size() - 1;
+    const size_t mask = m_index.size() - 1;
     size_t i = hash_flow(flow) & mask;
-    while (m_index_keys[i])
+    while (m_index[i].key)
         i = (i + 1) & mask;
     const auto slot = static_cast<uint32_t>(m_sockets.size());
-    m_index_keys[i] = flow + 1;
-    m_index_slots[i] = slot;
+    m_index[i] = index_entry{flow + 1, slot};
     m_sockets.emplace_back();
     m_sockets.back().flow = flow;
     m_sockets.back().credit = m_cfg.fq_initial_quantum_bytes;
