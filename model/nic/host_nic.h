@@ -170,27 +170,29 @@ private:
             m_upper->writable(flow, now_ps);
     }
 
-    std::unique_ptr<frame_initiator_socket> m_tx;
-    std::unique_ptr<frame_target_socket<host_nic>> m_rx;
-    int m_host;
-    uint64_t m_limit;
-    frame_pool& m_pool;
+    // What a frame's arrival, departure and send read, together after the interfaces' vtable pointers (the line
+    // that holds the last of them); the egress port starts a line of its own after them.
     frame_receiver* m_upper = nullptr;
-    egress_port m_port;
     std::unique_ptr<reaction_point> m_rp;
-    bool m_rp_receives = false;   // m_rp wants on_receive
-    bool m_rp_dequeues = false;   // m_rp wants on_egress_dequeue
-    host_qdisc m_qdisc;
-    bool m_shaped = false;   // m_qdisc.config().active()
     uint64_t m_offered_frames = 0, m_offered_bytes = 0;
     uint64_t m_delivered_frames = 0, m_delivered_bytes = 0;
+    int m_host;
+    bool m_rp_receives = false;   // m_rp wants on_receive
+    bool m_rp_dequeues = false;   // m_rp wants on_egress_dequeue
+    bool m_shaped = false;   // m_qdisc.config().active()
+    uint64_t m_limit;
+    frame_pool& m_pool;
+    event_domain& m_events;
+    egress_port m_port;
+    host_qdisc m_qdisc;
+    std::unique_ptr<frame_initiator_socket> m_tx;
+    std::unique_ptr<frame_target_socket<host_nic>> m_rx;
     uint64_t m_dropped_frames = 0, m_dropped_bytes = 0;
     uint64_t m_drop_frames[num_drop_reasons] = {};
     std::vector<drop_record>* m_drop_log = nullptr;
     size_t m_drop_log_limit = 0;
     void drop(frame* f, drop_reason why);
     uint64_t m_consumed_frames = 0;
-    event_domain& m_events;
 };
 
 }   // namespace cmswitch
