@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // A host's network interface: one egress port (8 strict-priority queues with a byte limit) onto the host's link,
 // behind the host's queueing discipline and small-queue accounting (host_qdisc.h: fifo, today's behaviour when
-// nothing else is configured, or fq with a NIC ring), and the receive path up to the host stack. It is also the host's timer service: a host's events (frame
-// arrivals, transmitter wakeups, timers of transports and applications) all run from the NIC's event_domain.
+// nothing else is configured, or fq with a NIC ring), and the receive path up to the host stack. It is also the
+// host's timer service: a host's events (frame arrivals, transmitter wakeups, timers of transports and
+// applications) all run from the NIC's event_domain.
 #ifndef CMSWITCH_MODEL_NIC_HOST_NIC_H
 #define CMSWITCH_MODEL_NIC_HOST_NIC_H
 

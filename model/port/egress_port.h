@@ -264,10 +264,11 @@ private:
 
     // The state every frame touches, in six of the object's first seven cache lines: the flags, levels and times;
     // the event domain and the link (the peer and its timing); the counters; the occupancy statistics (their hot
-    // part first, their cold tail alone in the sixth line); then the queues, the first one (where an uncongested
-    // network's frames wait) alone in the seventh (bench/cache_misses.sh counts what each line costs). What only some ports use (a pause received, DWRR, per-queue statistics, waveform signals) lives out of
-    // line, made when first needed: a network of thousands of ports keeps a few hundred bytes per port in the
-    // caches, each line of it cold by the time the port's next frame comes.
+    // part first, their cold tail ending in the sixth line); then the queues, the first one (where an uncongested
+    // network's frames wait) alone in the seventh (bench/cache_misses.sh counts what each line costs). What only
+    // some ports use (a pause received, DWRR, per-queue statistics, waveform signals) lives out of line, made when
+    // first needed: a network of thousands of ports keeps a few hundred bytes per port in the caches, each line of
+    // it cold by the time the port's next frame comes.
     uint8_t m_nonempty = 0;
     uint8_t m_paused = 0;   // priorities paused
     uint8_t m_qpaused = 0;   // queues paused (those the paused priorities map to)
