@@ -101,6 +101,34 @@ TEST(Tcp, SlowStartDoublesTheWindowEveryRoundTrip) {
     EXPECT_EQ(b.st.timeouts, 0u);
 }
 
+TEST(Tcp, ConnectionsShareOneConfigurationBlock) {
+    // Flows made from one shared_tcp_config read that one object (no copy each); one made from a tcp_config keeps a
+    // copy of its own, which later changes to the caller's object do not reach. The shared flow grows its window
+    // as the copied one does (the slow-start test's 2, then 4 segments after one round trip).
+    bench b(100 * us);
+    b.cfg.initial_cwnd = 2;
+    const shared_tcp_config block = std::make_shared<const tcp_config>(b.cfg);
+    tcp_sender shared_s(b.net.stack(1), 1, 0, block, b.st, rng(1, 1));
+    tcp_receiver shared_r(b.net.stack(0), 1, 1, block, b.rx_st);
+    tcp_sender own_s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
+    tcp_receiver own_r(b.net.stack(0), 0, 1, b.cfg, b.rx_st);
+    EXPECT_EQ(&shared_s.config(), block.get());
+    EXPECT_EQ(&shared_r.config(), block.get());
+    EXPECT_EQ(block.use_count(), 3);   // this test's and the two connections'
+    EXPECT_NE(&own_s.config(), &b.cfg);
+    b.cfg.initial_cwnd = 7;
+    EXPECT_EQ(own_s.config().initial_cwnd, 2u);
+    shared_s.write(100 * mss);
+    own_s.write(100 * mss);
+    EXPECT_EQ(shared_s.cwnd(), 2 * mss);
+    b.ctx.run_until(600 * us);
+    EXPECT_EQ(shared_s.cwnd(), 4 * mss);
+    EXPECT_EQ(own_s.cwnd(), 4 * mss);
+    // no block at all: the error names it (Python: ValueError)
+    EXPECT_THROW(tcp_sender(b.net.stack(1), 2, 0, shared_tcp_config{}, b.st, rng(1, 2)), config_error);
+    EXPECT_THROW(tcp_receiver(b.net.stack(0), 2, 1, shared_tcp_config{}, b.rx_st), config_error);
+}
+
 TEST(Tcp, ThreeDuplicateAcksPartialAckAndFullAck) {
     bench b(1 * us);
     b.cfg.initial_cwnd = 10;

@@ -13,7 +13,7 @@ constexpr uint32_t incast_tag = 0xffffffffu;
 
 flow_workload::flow_workload(std::vector<host_stack*> hosts, const tcp_config& tcp, const flow_size_distribution& sizes,
                              const flow_workload_config& cfg)
-    : m_hosts(std::move(hosts)), m_tcp(tcp), m_sizes(sizes), m_cfg(cfg),
+    : m_hosts(std::move(hosts)), m_tcp(std::make_shared<const tcp_config>(tcp)), m_sizes(sizes), m_cfg(cfg),
       m_incast_rng(cfg.seed, stream_id(random_stream::workload, 1u << 20)) {
     const int n = static_cast<int>(m_hosts.size());
     if (n < 2)
@@ -21,8 +21,9 @@ flow_workload::flow_workload(std::vector<host_stack*> hosts, const tcp_config& t
     if ((!cfg.load_by_host.empty() && cfg.load_by_host.size() != m_hosts.size()) ||
         (!cfg.rate_by_host.empty() && cfg.rate_by_host.size() != m_hosts.size()))
         throw model_error("flow_workload: load_by_host / rate_by_host need one entry per host");
-    m_incast_tcp = tcp;
-    m_incast_tcp.prio = cfg.incast_prio;
+    tcp_config incast_tcp = tcp;
+    incast_tcp.prio = cfg.incast_prio;
+    m_incast_tcp = std::make_shared<const tcp_config>(std::move(incast_tcp));
     if (cfg.incast_senders.empty())
         for (int h = 0; h < n; ++h)
             m_cfg.incast_senders.push_back(h);
@@ -72,7 +73,7 @@ void flow_workload::start_flow(int src, int dst, uint64_t bytes, uint64_t now, i
     m_flows.push_back({flow, src, dst, bytes, now, 0, incast});
     m_stats.emplace_back();
     tcp_stats& st = m_stats.back();
-    const tcp_config& tcp = incast >= 0 ? m_incast_tcp : m_tcp;
+    const shared_tcp_config& tcp = incast >= 0 ? m_incast_tcp : m_tcp;
     m_senders.emplace_back(new tcp_sender(*m_hosts[static_cast<size_t>(src)], flow, dst, tcp, st,
                                           rng(m_cfg.seed, stream_id(random_stream::source, flow))));
     m_receivers.emplace_back(new tcp_receiver(*m_hosts[static_cast<size_t>(dst)], flow, src, tcp, st));

@@ -60,14 +60,14 @@ public:
     const std::vector<flow_record>& flows() const { return m_flows; }
     const std::deque<tcp_stats>& stats() const { return m_stats; }
     // The 802.1p priority a flow's frames carry (an incast's or a Poisson flow's).
-    uint8_t prio_of(const flow_record& f) const { return f.incast >= 0 ? m_incast_tcp.prio : m_tcp.prio; }
+    uint8_t prio_of(const flow_record& f) const { return f.incast >= 0 ? m_incast_tcp->prio : m_tcp->prio; }
     // Mean time between two arrivals at one host (ps).
 
 private:
     void start_flow(int src, int dst, uint64_t bytes, uint64_t now, int64_t incast);
-    tcp_config m_incast_tcp;
+    shared_tcp_config m_incast_tcp;   // every incast flow's connections share it, every Poisson flow's m_tcp
     std::vector<host_stack*> m_hosts;
-    tcp_config m_tcp;
+    shared_tcp_config m_tcp;
     flow_size_distribution m_sizes;
     flow_workload_config m_cfg;
     std::vector<double> m_gap_ps;   // per host: mean time between arrivals (0: no Poisson flows)

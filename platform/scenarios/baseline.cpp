@@ -147,7 +147,7 @@ struct baseline_workload {
             senders.emplace_back(1, std::vector<int>{3});
             offered[0] = offered[1] = p.rate;
         }
-        const tcp_config tc = make_tcp_config(c);
+        const shared_tcp_config tc = std::make_shared<const tcp_config>(make_tcp_config(c));
         const uint64_t seed = static_cast<uint64_t>(c.seed);
         for (const auto& s : senders) {
             const int h = s.first;

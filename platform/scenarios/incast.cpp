@@ -163,13 +163,14 @@ struct incast_workload {
         std::vector<tcp_receiver*> rx;
         std::vector<incast_server*> srv;
         std::vector<int> hosts;
+        const shared_tcp_config tcp = std::make_shared<const tcp_config>(p.tcp);   // one for every connection
         for (int i = 0; i < p.n; ++i) {
             const int host = i + 1;
             const uint32_t flow = static_cast<uint32_t>(i);
             tcp_stats& st = stats[static_cast<size_t>(i)];
-            senders.emplace_back(new tcp_sender(net.stack(host), flow, client, p.tcp, st,
+            senders.emplace_back(new tcp_sender(net.stack(host), flow, client, tcp, st,
                                                 rng(seed, stream_id(random_stream::source, flow))));
-            receivers.emplace_back(new tcp_receiver(net.stack(client), flow, host, p.tcp, st));
+            receivers.emplace_back(new tcp_receiver(net.stack(client), flow, host, tcp, st));
             servers.emplace_back(new incast_server(*senders.back(), net.nic(host), p.sru_bytes));
             rx.push_back(receivers.back().get());
             srv.push_back(servers.back().get());
@@ -187,9 +188,9 @@ struct incast_workload {
             const int host = p.n + 1 + j;
             const uint32_t flow = static_cast<uint32_t>(p.n + j);
             tcp_stats& st = bg_stats[static_cast<size_t>(j)];
-            bg_senders.emplace_back(new tcp_sender(net.stack(host), flow, client, p.tcp, st,
+            bg_senders.emplace_back(new tcp_sender(net.stack(host), flow, client, tcp, st,
                                                    rng(seed, stream_id(random_stream::source, flow))));
-            bg_receivers.emplace_back(new tcp_receiver(net.stack(client), flow, host, p.tcp, st));
+            bg_receivers.emplace_back(new tcp_receiver(net.stack(client), flow, host, tcp, st));
             const bool elephant = j >= p.nb;
             bg_apps.emplace_back(
                 new bulk_app(*bg_senders.back(), net.nic(host), elephant ? mb_to_bytes(c.elephant_min_mb) : 0,

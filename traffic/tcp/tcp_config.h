@@ -5,6 +5,7 @@
 #define CMSWITCH_TRAFFIC_TCP_TCP_CONFIG_H
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace cmswitch {
@@ -76,6 +77,10 @@ struct tcp_config {
     // SACK blocks one ACK can carry in the 40 option bytes: 4, or 3 beside the timestamp option.
     int max_sack_blocks_per_ack() const { return timestamps ? 3 : 4; }
 };
+
+// One configuration shared by the connections made with it: a sender and a receiver keep this pointer, not a
+// copy (312 bytes less each; the fields every segment reads stay in the caches from one flow's frame to the next).
+using shared_tcp_config = std::shared_ptr<const tcp_config>;
 
 struct tcp_stats {
     uint64_t segments_sent = 0, bytes_sent = 0;   // data segments/bytes handed to the NIC, retransmissions included

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "traffic/tcp/tcp_receiver.h"
 
+#include "config/errors.h"
+
 #include <algorithm>
 #include <iterator>
 
 namespace cmswitch {
 
-tcp_receiver::tcp_receiver(host_stack& host, uint32_t flow, int peer, const tcp_config& cfg, tcp_stats& stats)
-    : m_host(host), m_flow(flow), m_peer(peer), m_cfg(cfg), m_stats(stats),
-      m_feedback(find_congestion_control(cfg.congestion_control).feedback) {
+tcp_receiver::tcp_receiver(host_stack& host, uint32_t flow, int peer, shared_tcp_config cfg, tcp_stats& stats)
+    : m_host(host), m_flow(flow), m_peer(peer), m_cfg_block(std::move(cfg)),
+      m_cfg(m_cfg_block ? *m_cfg_block : throw config_error("tcp_receiver: no tcp_config (a null shared_tcp_config)")),
+      m_stats(stats), m_feedback(find_congestion_control(m_cfg.congestion_control).feedback) {
     host.bind(flow, this);
 }
 

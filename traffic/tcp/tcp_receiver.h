@@ -25,8 +25,13 @@ public:
     using listener = delivery_listener;   // told the in-order byte count each time it grows
 
     // Throws config_error for an unknown congestion-control algorithm.
-    tcp_receiver(host_stack& host, uint32_t flow, int peer, const tcp_config& cfg, tcp_stats& stats);
+    // cfg: shared with the flow's other connections (not null).
+    tcp_receiver(host_stack& host, uint32_t flow, int peer, shared_tcp_config cfg, tcp_stats& stats);
+    // The same with a copy of cfg of its own.
+    tcp_receiver(host_stack& host, uint32_t flow, int peer, const tcp_config& cfg, tcp_stats& stats)
+        : tcp_receiver(host, flow, peer, std::make_shared<const tcp_config>(cfg), stats) {}
     void set_listener(listener* l) { m_listener = l; }
+    const tcp_config& config() const { return m_cfg; }   // (shared: see the constructor)
     void on_frame(frame* f, uint64_t now_ps) override;
     void on_timer(uint32_t tag) override;
     uint64_t rcv_nxt() const { return m_rcv_nxt; }
@@ -39,7 +44,8 @@ private:
     uint32_t m_flow;
     int m_peer;
     flow_endpoint* m_peer_ep = nullptr;   // the flow's sender on m_peer, once bound (frame::endpoint)
-    tcp_config m_cfg;
+    shared_tcp_config m_cfg_block;
+    const tcp_config& m_cfg;   // *m_cfg_block
     tcp_stats& m_stats;
     ecn_feedback m_feedback;
     listener* m_listener = nullptr;

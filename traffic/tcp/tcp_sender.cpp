@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "traffic/tcp/tcp_sender.h"
 
+#include "config/errors.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -22,11 +24,13 @@ namespace {
 constexpr uint32_t dup_thresh = 3;   // RFC 5681 / RFC 6675 DupThresh
 }
 
-tcp_sender::tcp_sender(host_stack& host, uint32_t flow, int dst, const tcp_config& cfg, tcp_stats& stats, rng r)
-    : m_host(host), m_flow(flow), m_dst(dst), m_cfg(cfg), m_stats(stats), m_rng(r), m_cc(make_congestion_control(cfg)),
+tcp_sender::tcp_sender(host_stack& host, uint32_t flow, int dst, shared_tcp_config cfg, tcp_stats& stats, rng r)
+    : m_host(host), m_flow(flow), m_dst(dst), m_cfg_block(std::move(cfg)),
+      m_cfg(m_cfg_block ? *m_cfg_block : throw config_error("tcp_sender: no tcp_config (a null shared_tcp_config)")),
+      m_stats(stats), m_rng(r), m_cc(make_congestion_control(m_cfg)),
       m_ecn_codepoint(m_cc->ecn_capable() ? ecn_ect0 : ecn_not_ect), m_cc_on_acked(m_cc->wants_on_acked()),
-      m_cc_delay(m_cc->wants_delay_samples()), m_w{static_cast<uint64_t>(cfg.initial_cwnd) * cfg.mss, UINT64_MAX},
-      m_rto(cfg.initial_rto_ps ? std::max(cfg.initial_rto_ps, cfg.min_rto_ps) : cfg.min_rto_ps),
+      m_cc_delay(m_cc->wants_delay_samples()), m_w{static_cast<uint64_t>(m_cfg.initial_cwnd) * m_cfg.mss, UINT64_MAX},
+      m_rto(m_cfg.initial_rto_ps ? std::max(m_cfg.initial_rto_ps, m_cfg.min_rto_ps) : m_cfg.min_rto_ps),
       m_host_shaped(host.nic().shaped()) {
     host.bind(flow, this);
     // waveform: host<h>.flow<f>.cwnd (bytes), if a trace selects it

@@ -56,7 +56,11 @@ public:
 
     // Sends flow `flow` from host.host_id() to dst. stats outlives the sender. r: for the send jitter.
     // Throws config_error for an unknown congestion-control algorithm.
-    tcp_sender(host_stack& host, uint32_t flow, int dst, const tcp_config& cfg, tcp_stats& stats, rng r);
+    // cfg: shared with the flow's other connections (not null).
+    tcp_sender(host_stack& host, uint32_t flow, int dst, shared_tcp_config cfg, tcp_stats& stats, rng r);
+    // The same with a copy of cfg of its own.
+    tcp_sender(host_stack& host, uint32_t flow, int dst, const tcp_config& cfg, tcp_stats& stats, rng r)
+        : tcp_sender(host, flow, dst, std::make_shared<const tcp_config>(cfg), stats, r) {}
 
     // The application adds bytes to send.
     void write(uint64_t bytes);
@@ -65,6 +69,7 @@ public:
     void on_timer(uint32_t tag) override;
     void on_writable(uint64_t now_ps) override { try_send(now_ps); }
     void set_other_frames(flow_endpoint* other) { m_other = other; }
+    const tcp_config& config() const { return m_cfg; }   // (shared: see the constructor)
     void set_listener(listener* l) { m_listener = l; }
     // o sees loss-recovery events; with every_ack, also each ACK's arrival (after it is processed).
     void set_observer(tcp_observer* o, bool every_ack = false) {
@@ -165,7 +170,8 @@ private:
     trace_signal* m_tr_cwnd = nullptr;
     uint32_t m_flow;
     int m_dst;
-    tcp_config m_cfg;
+    shared_tcp_config m_cfg_block;
+    const tcp_config& m_cfg;   // *m_cfg_block
     tcp_stats& m_stats;
     rng m_rng;
     std::unique_ptr<tcp_congestion_control> m_cc;
