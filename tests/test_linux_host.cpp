@@ -336,6 +336,16 @@ TEST(CwndValidation, AnApplicationLimitedSenderDoesNotGrowItsWindow) {
     }
 }
 
+TEST(MulDiv, ExactWithAndWithoutA128BitProduct) {
+    // the pacing gap of a full segment: 1,460 bytes at 10 Gb/s is 1,168 ns; at 3 Gb/s 3,893,333.3 ps, rounded down
+    EXPECT_EQ(mul_div(1460, 8000000000000ull, 10000000000ull), 1168000u);
+    EXPECT_EQ(mul_div(1460, 8000000000000ull, 3000000000ull), 3893333u);
+    // a product past 64 bits (a 100 Gb/s pacing rate times a 1 s small-queue budget): taken to 128 bits, exact
+    EXPECT_EQ(mul_div(100000000000ull, 1000000000000ull, 8000000000000ull), 12500000000ull);
+    // (2^64 - 1) x 3 / 4 = 3 x 2^62 - 1 (the 3/4 is lost to rounding down)
+    EXPECT_EQ(mul_div(UINT64_MAX, 3, 4), 3ull * (1ull << 62) - 1);
+}
+
 TEST(SmallQueues, ASenderStopsAtItsLimitAndResumesOnEachCompletion) {
     // fq host with small queues, limit 10 frames (15000 B, no pacing rate yet): IW 100 wants 100 segments at t = 0.
     // The first frame starts on the idle link at once; the sender then queues while its bytes below TCP are at

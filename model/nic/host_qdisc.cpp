@@ -91,7 +91,7 @@ const host_socket_stats* host_qdisc::socket_stats(uint32_t flow) const {
 uint64_t host_qdisc::limit_of(const socket& s) const {
     uint64_t lim = m_cfg.tsq_max_bytes;
     if (s.pacing_bps > 0)   // about 1 ms at the pacing rate, as Linux's sk_pacing_rate >> sk_pacing_shift
-        lim = static_cast<uint64_t>(static_cast<uint128>(s.pacing_bps) * m_cfg.tsq_ps / 8000000000000ull);
+        lim = mul_div(s.pacing_bps, m_cfg.tsq_ps, 8000000000000ull);
     lim = std::max<uint64_t>(lim, 2 * uint64_t{s.frame_max});
     // capped by tcp_limit_output_bytes (Linux 6.16 on: every socket; before, only sockets no qdisc paced)
     return std::min(lim, std::max<uint64_t>(m_cfg.tsq_max_bytes, 2 * uint64_t{s.frame_max}));
@@ -166,7 +166,7 @@ void host_qdisc::enqueue(frame* f, uint64_t now) {
         k.wstamp_ps = std::max(k.wstamp_ps, now);
         departure = k.wstamp_ps;
         if (k.pacing_bps > 0 && k.data_sent >= m_cfg.unpaced_segments) {
-            uint64_t gap = static_cast<uint64_t>(static_cast<uint128>(f->payload) * 8000000000000ull / k.pacing_bps);
+            uint64_t gap = mul_div(f->payload, 8000000000000ull, k.pacing_bps);
             gap -= std::min(gap / 2, k.wstamp_ps - prior);   // time lost while the socket was idle, up to half
             k.wstamp_ps += gap;
         }

@@ -16,6 +16,7 @@
 
 #include "model/frame.h"
 #include "model/port/egress_port.h"
+#include "model/types.h"
 
 #include <climits>
 #include <cstdint>
