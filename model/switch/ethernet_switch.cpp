@@ -98,6 +98,7 @@ void ethernet_switch::insert_hook(std::unique_ptr<switch_hook> h) {
                    : !m_admit_hooks.empty()   ? m_admit_hooks.front()
                    : !m_enqueue_hooks.empty() ? m_enqueue_hooks.front()
                                               : nullptr;
+    m_only_enqueue_hook = m_enqueue_hooks.size() == 1 ? m_enqueue_hooks.front() : nullptr;
     // the transmitters tell the switch of dequeues only when a hook wants them (one call per frame otherwise)
     for (auto& p : m_ports)
         p.set_dequeue_listener(m_dequeue_hooks.empty() ? nullptr : this);
@@ -210,7 +211,9 @@ void ethernet_switch::switch_frame(int in_port, frame* f, uint64_t now, int out)
         drop(out, f, why);
         return;
     }
-    if (!m_enqueue_hooks.empty()) {
+    if (m_only_enqueue_hook) {
+        m_only_enqueue_hook->on_enqueue(queue_view{out, qi, ep.bytes(qi), ep.bytes(), ep.frames()}, *f, now);
+    } else if (!m_enqueue_hooks.empty()) {
         const queue_view q{out, qi, ep.bytes(qi), ep.bytes(), ep.frames()};
         for (switch_hook* h : m_enqueue_hooks)
             h->on_enqueue(q, *f, now);

@@ -173,6 +173,9 @@ private:
     std::unique_ptr<buffer_manager> m_buffer;
     std::vector<switch_hook*> m_ingress_hooks, m_admit_hooks, m_enqueue_hooks, m_dequeue_hooks, m_drop_hooks;
     const switch_hook* m_first_hook = nullptr;   // the first an arriving frame calls (fetched as it arrives)
+    // The enqueue hook when it is the only one (a marking scheme, the usual case): called through this pointer,
+    // without reading the vector's array, a line of its own that a large network finds cold on every frame.
+    switch_hook* m_only_enqueue_hook = nullptr;
     std::vector<frame*> m_routed;   // control frames to route once the current frame is queued
     std::vector<port_counters> m_counters;   // (rx_frames, rx_bytes: in m_arrived)
     std::vector<int16_t> m_routes;   // by destination host: the egress port, -1 none (ports < 32768, checked)
