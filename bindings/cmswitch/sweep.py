@@ -490,14 +490,25 @@ def _capacity(executor: Any) -> int:
     return 2 * n if isinstance(n, int) and n > 0 else 2 * usable_cores()
 
 
+_REAP_S = 5.0   # how long _exit_codes waits, in all, for a broken pool's workers to be reaped
+
+
 def _exit_codes(workers: Iterable[Any]) -> str:
     """How a broken pool's dead workers ended ("killed by SIGSEGV", "exit code 1"), for the error text. The pool
     itself sends SIGTERM to the survivors of a break: that is named only when nothing else is."""
     out = []
+    deadline = time.monotonic() + _REAP_S
     for proc in workers:
-        if getattr(proc, "exitcode", 0) is None and hasattr(proc, "join"):
-            proc.join(timeout=2.0)   # dead but not yet reaped (a loaded machine): its exit code, not None
         code = getattr(proc, "exitcode", None)
+        # None: dead but not yet reaped (a loaded machine), or being reaped this instant by the pool's own thread
+        # (its waitpid took the status: ours finds no child and returns at once, and the code appears when that
+        # thread stores it). Asked again until it shows, as long as the deadline allows: one that is still
+        # running is named by nothing.
+        while code is None and hasattr(proc, "join") and time.monotonic() < deadline:
+            proc.join(timeout=0.05)
+            code = proc.exitcode
+            if code is None:
+                time.sleep(0.01)
         if code is None or code == 0:
             continue
         if code < 0:

@@ -173,6 +173,36 @@ def test_a_point_that_kills_its_worker_is_found_and_recorded_alone(tmp_path):
     assert "worker process running this point died (killed by SIGXCPU" in rows[2]["error"]
 
 
+def test_a_dead_worker_is_named_even_when_the_pools_thread_reaps_it_first(monkeypatch):
+    # the pool's own thread may take a dead worker's status with waitpid an instant before the sweep asks: the
+    # sweep's join then finds no child and returns at once with no exit code, which appears a moment later (the
+    # cause was once lost this way on a loaded machine: "it ended without a result"). Workers that show their
+    # code only on the third and fifth asking are still named; SIGTERM (the pool's, to the survivors) only alone.
+    import importlib
+    sweep_module = importlib.import_module("cmswitch.sweep")
+
+    class reaped_elsewhere:
+        def __init__(self, code, after):
+            self.code, self.after, self.asked = code, after, 0
+
+        @property
+        def exitcode(self):
+            self.asked += 1
+            return self.code if self.asked >= self.after else None
+
+        def join(self, timeout=None):
+            pass   # (no child left to wait for: it returns at once)
+
+    assert sweep_module._exit_codes([reaped_elsewhere(-signal.SIGXCPU, 3), reaped_elsewhere(-signal.SIGTERM, 5)]) \
+        == "killed by SIGXCPU"
+    assert sweep_module._exit_codes([reaped_elsewhere(-signal.SIGTERM, 2)]) == "killed by SIGTERM"
+    assert sweep_module._exit_codes([reaped_elsewhere(3, 4)]) == "exit code 3"
+    monkeypatch.setattr(sweep_module, "_REAP_S", 0.5)   # one that never shows a code: named by nothing, after
+    t0 = time.monotonic()   # the sweep's bounded wait
+    assert sweep_module._exit_codes([reaped_elsewhere(-9, 10**9)]) == "it ended without a result"
+    assert 0.5 <= time.monotonic() - t0 < 2.5
+
+
 def test_a_csv_that_cannot_be_written_names_the_file_and_keeps_the_rows(tmp_path):
     # a full disk (here: a file-size limit of 1000 bytes) lost the whole sweep; now the CSV is never half
     # written, and the rows go to a fallback file or, failing that, to stdout
