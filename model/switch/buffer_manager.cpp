@@ -53,11 +53,12 @@ drop_reason packet_buffer::check(int port, int, uint32_t) const {
 shared_buffer::shared_buffer(int num_ports, uint64_t pool_bytes, uint64_t reserved_bytes, std::vector<double> alpha)
     : buffer_manager(num_ports),
       m_shared_size(pool_bytes - reserved_bytes * static_cast<uint64_t>(num_ports) * num_priorities),
-      m_pool(pool_bytes), m_alpha{} {
+      m_pool(pool_bytes), m_alpha0(0), m_alpha{} {
     if (alpha.size() != m_alpha.size())
         throw config_error("buffer alpha_by_queue: " + std::to_string(alpha.size()) + " entries; give " +
                            std::to_string(num_priorities) + " (one per priority)");
     std::copy(alpha.begin(), alpha.end(), m_alpha.begin());
+    m_alpha0 = m_alpha[0];
     set_queue_reserved(reserved_bytes);
 }
 
@@ -90,7 +91,8 @@ drop_reason shared_buffer::check(int port, int prio, uint32_t bytes) const {
     const uint64_t free_shared = m_shared_size > used ? m_shared_size - used : 0;
     if (need > free_shared)
         return drop_reason::pool_full;
-    if (!(static_cast<double>(shared_part(q)) < m_alpha[static_cast<size_t>(prio)] * static_cast<double>(free_shared)))
+    const double alpha = prio == 0 ? m_alpha0 : m_alpha[static_cast<size_t>(prio)];
+    if (!(static_cast<double>(shared_part(q)) < alpha * static_cast<double>(free_shared)))
         return drop_reason::dynamic_threshold;
     return drop_reason::none;
 }

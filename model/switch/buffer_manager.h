@@ -231,7 +231,10 @@ private:
     uint64_t m_ing_reserved = 0;
     uint8_t m_lossless = 0;   // queues
     uint64_t m_pool;
-    // the third line, read when a lossy queue's admission meets the dynamic threshold
+    // priority 0's alpha again, in this line's last bytes: where every frame is of priority 0 (one traffic class),
+    // an admission that meets the dynamic threshold reads no third line
+    double m_alpha0;
+    // the third line, read when a lossy queue's admission of another priority meets the dynamic threshold
     alignas(64) std::array<double, num_priorities> m_alpha;
 };
 
