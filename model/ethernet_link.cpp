@@ -6,25 +6,29 @@ namespace cmswitch {
 link_timing& link_timing::operator=(const link_timing& o) {
     if (this == &o)
         return *this;
-    m_rate_bps = o.m_rate_bps;
-    m_nominal_bps = o.m_nominal_bps;
-    m_delay_ps = o.m_delay_ps;
     m_ps_per_byte = o.m_ps_per_byte;
+    m_delay_ps = o.m_delay_ps;
+    m_rate_bps = o.m_rate_bps;
     m_schedule = o.m_schedule ? std::make_unique<schedule>(*o.m_schedule) : nullptr;
     return *this;
 }
 
 void link_timing::set_rate_schedule(std::vector<std::pair<uint64_t, uint64_t>> changes) {
-    m_rate_bps = m_nominal_bps;
+    const uint64_t nominal = rate_bps();
+    m_rate_bps = nominal;
+    m_ps_per_byte = exact_ps_per_byte(nominal);
     m_schedule.reset();
     if (!changes.empty())
-        m_schedule = std::make_unique<schedule>(schedule{std::move(changes), 0});
+        m_schedule = std::make_unique<schedule>(schedule{std::move(changes), 0, nominal});
 }
 
 void link_timing::follow_schedule(uint64_t now) {
     schedule& s = *m_schedule;
-    while (s.next < s.changes.size() && s.changes[s.next].first <= now)
-        m_rate_bps = s.changes[s.next++].second;
+    if (s.next < s.changes.size() && s.changes[s.next].first <= now) {
+        while (s.next < s.changes.size() && s.changes[s.next].first <= now)
+            m_rate_bps = s.changes[s.next++].second;
+        m_ps_per_byte = exact_ps_per_byte(m_rate_bps);
+    }
 }
 
 ethernet_link::ethernet_link(sc_core::sc_module_name name, uint64_t rate_bps, uint64_t delay_ps)

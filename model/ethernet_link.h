@@ -29,8 +29,7 @@ public:
     link_timing() = default;
     // rate_bps > 0, delay_ps >= 0; validated by the caller (platform) with field names.
     link_timing(uint64_t rate_bps, uint64_t delay_ps)
-        : m_rate_bps(rate_bps), m_nominal_bps(rate_bps), m_delay_ps(delay_ps),
-          m_ps_per_byte(8000000000000ull % rate_bps == 0 ? 8000000000000ull / rate_bps : 0) {}
+        : m_ps_per_byte(exact_ps_per_byte(rate_bps)), m_delay_ps(delay_ps), m_rate_bps(rate_bps) {}
     link_timing(const link_timing& o) { *this = o; }
     link_timing& operator=(const link_timing& o);
     link_timing(link_timing&&) = default;
@@ -40,30 +39,36 @@ public:
     // that drains slower than its link (a host's service rate): the transmitter is held for the longer
     // serialization. Sorted by time; rates > 0. An empty schedule: the nominal rate throughout.
     void set_rate_schedule(std::vector<std::pair<uint64_t, uint64_t>> schedule);
-    uint64_t rate_bps() const { return m_nominal_bps; }
+    uint64_t rate_bps() const { return m_schedule ? m_schedule->nominal_bps : m_rate_bps; }
     uint64_t delay_ps() const { return m_delay_ps; }
 
     // Serialization time of a frame of `bytes` whose first bit leaves at now_ps (times non-decreasing).
     uint64_t serialization_ps(uint32_t bytes, uint64_t now_ps) {
         if (m_schedule)
             follow_schedule(now_ps);
-        if (m_rate_bps == m_nominal_bps && m_ps_per_byte)
-            return bytes * m_ps_per_byte;
+        if (m_ps_per_byte)
+            return bytes * m_ps_per_byte;   // (the same as the division below when the rate divides 8e12)
         return cmswitch::serialization_ps(bytes, m_rate_bps);
     }
 
 private:
+    // picoseconds per byte when rate_bps divides 8e12 (every byte then takes a whole number of them), else 0
+    static uint64_t exact_ps_per_byte(uint64_t rate_bps) {
+        return 8000000000000ull % rate_bps == 0 ? 8000000000000ull / rate_bps : 0;
+    }
     void follow_schedule(uint64_t now_ps);
     struct schedule {   // only the links that have one pay for it
         std::vector<std::pair<uint64_t, uint64_t>> changes;
         size_t next = 0;
+        uint64_t nominal_bps = 1;   // the rate without the schedule
     };
-    uint64_t m_rate_bps = 1;   // the rate now (the schedule's, else the nominal one)
-    uint64_t m_nominal_bps = 1;
+    // Four words: what a frame reads first (the port that holds this keeps it in one line with its counters).
+    uint64_t m_ps_per_byte = 0;   // exact_ps_per_byte(m_rate_bps)
     uint64_t m_delay_ps = 0;
-    uint64_t m_ps_per_byte = 0;   // exact picoseconds per byte when the nominal rate divides 8e12, else 0
+    uint64_t m_rate_bps = 1;   // the rate now (the schedule's, else the nominal one)
     std::unique_ptr<schedule> m_schedule;
 };
+static_assert(sizeof(link_timing) == 32, "a link's timing is four words");
 
 class ethernet_link : public sc_core::sc_module {
 public:

@@ -164,8 +164,7 @@ public:
         __builtin_prefetch(p + 64);
         __builtin_prefetch(p + 128);
         __builtin_prefetch(p + 192);
-        __builtin_prefetch(p + 256);
-        __builtin_prefetch(m_q);   // (queue 0's line; the line before it is the statistics' cold tail)
+        __builtin_prefetch(p + 256);   // (queue 0's line)
         // and the owner's (a switch keeps what an arrival reads in the lines after its handler's vtable pointer)
         // and the buffer account's
         const char* o = reinterpret_cast<const char*>(m_owner);
@@ -232,7 +231,7 @@ public:
     uint32_t frames() const { return m_frames; }
     uint64_t bytes(int queue) const { return m_q[queue].bytes; }
     uint64_t busy_until() const { return m_busy_until; }
-    const counters& stats() const { return m_cnt; }
+    counters stats() const { return counters{m_tx_frames, m_tx_bytes, m_wait_sum_ps, m_wait_max_ps}; }
     const occupancy_stats& occupancy() const { return m_occ; }
 
 private:
@@ -262,13 +261,17 @@ private:
         }
     }
 
-    // The state every frame touches, in six of the object's first seven cache lines: the flags, levels and times;
-    // the event domain and the link (the peer and its timing); the counters; the occupancy statistics (their hot
-    // part first, their cold tail ending in the sixth line); then the queues, the first one (where an uncongested
-    // network's frames wait) alone in the seventh (bench/cache_misses.sh counts what each line costs). What only
-    // some ports use (a pause received, DWRR, per-queue statistics, waveform signals) lives out of line, made when
-    // first needed: a network of thousands of ports keeps a few hundred bytes per port in the caches, each line of
-    // it cold by the time the port's next frame comes.
+    // The state every frame touches, in the object's first five cache lines (bench/cache_misses.sh counts what
+    // each line costs):
+    //   1. the flags, levels and times, the owner and the buffer account (every visit);
+    //   2. the event domain and the peer (a transmission), the frame count;
+    //   3. the link's timing and the other counters (a transmission);
+    //   4. the occupancy statistics' update (every change of the level);
+    //   5. their cold tail, then the first queue (where an uncongested network's frames wait).
+    // A frame queued behind another reads lines 1, 4 and 5; a transmission all five. What only some ports use
+    // (a pause received, DWRR, per-queue statistics, waveform signals) lives out of line, made when first needed:
+    // a network of thousands of ports keeps a few hundred bytes per port in the caches, each line of it cold by
+    // the time the port's next frame comes.
     uint8_t m_nonempty = 0;
     uint8_t m_paused = 0;   // priorities paused
     uint8_t m_qpaused = 0;   // queues paused (those the paused priorities map to)
@@ -291,10 +294,13 @@ private:
     buffer_manager* m_buffer = nullptr;
     event_domain* m_events = nullptr;
     frame_sink m_peer;   // connect(): the receiving block
+    uint64_t m_tx_frames = 0;   // (the counters, in two lines: stats())
     link_timing m_link;   // connect(): the link's timing
-    counters m_cnt;
-    occupancy_stats m_occ;   // its cold tail (bucket array, start), read by reports, ends in the sixth line
-    alignas(64) frame_fifo m_q[num_priorities];   // queue 0 (an uncongested network's) in the seventh line alone
+    uint128 m_wait_sum_ps = 0;   // sum over transmitted frames of (tx start - enqueue)
+    uint64_t m_tx_bytes = 0;
+    uint64_t m_wait_max_ps = 0;
+    alignas(64) occupancy_stats m_occ;   // its update in the fourth line, its cold tail (32 bytes) in the fifth
+    alignas(32) frame_fifo m_q[num_priorities];   // queue 0 (an uncongested network's) ends the fifth line
     dequeue_listener* m_dequeue = nullptr;
     frame_tx_socket* m_socket = nullptr;   // bind_socket()
     uint64_t m_rate_bps = 0;   // the link's, for pause quanta

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -36,14 +37,30 @@ public:
         const uint64_t shift = i / sub - 1;
         return (i % sub + sub) << shift;
     }
-    // Adds dt of time at `level`. The time goes first to a few recently used buckets kept beside the object (a
+    level_histogram() = default;
+    level_histogram(const level_histogram& o) { *this = o; }
+    level_histogram& operator=(const level_histogram& o) {
+        if (this != &o) {
+            for (int k = 0; k < recent_slots; ++k) {
+                m_recent_index[k] = o.m_recent_index[k];
+                m_recent_t[k] = o.m_recent_t[k];
+            }
+            m_next_slot = o.m_next_slot;
+            m_t = o.m_t ? std::make_unique<std::vector<uint64_t>>(*o.m_t) : nullptr;
+        }
+        return *this;
+    }
+    level_histogram(level_histogram&&) = default;
+    level_histogram& operator=(level_histogram&&) = default;
+
+    // Adds dt of time at `level`. The time goes first to two recently used buckets kept in the object (a
     // queue's level moves a frame at a time, so it mostly returns to one of them) and reaches the bucket array
     // when evicted: a large network updates thousands of these, and each bucket array is kilobytes that the
     // caches cannot hold. Sums of integers: the totals are exact whatever the order.
     void add(uint64_t level, uint64_t dt) {
         if (!dt)
             return;
-        const uint32_t i = static_cast<uint32_t>(index(level));
+        const uint16_t i = static_cast<uint16_t>(index(level));
         for (int k = 0; k < recent_slots; ++k)
             if (m_recent_index[k] == i) {
                 m_recent_t[k] += dt;
@@ -52,7 +69,7 @@ public:
         evict_into(i, dt);
     }
     void clear() {
-        m_t.clear();
+        m_t.reset();
         for (int k = 0; k < recent_slots; ++k) {
             m_recent_index[k] = no_bucket;
             m_recent_t[k] = 0;
@@ -110,36 +127,40 @@ public:
     }
 
 private:
-    static constexpr int recent_slots = 4;
-    static constexpr uint32_t no_bucket = UINT32_MAX;
+    static constexpr int recent_slots = 2;
+    static constexpr uint16_t no_bucket = UINT16_MAX;   // (the largest index, that of 2^64 - 1, is 7,423)
     // the bucket array with the recent buckets' time added
     std::vector<uint64_t> totals() const {
-        std::vector<uint64_t> t = m_t;
+        std::vector<uint64_t> t = m_t ? *m_t : std::vector<uint64_t>{};
         for (int k = 0; k < recent_slots; ++k)
             if (m_recent_index[k] != no_bucket) {
                 if (m_recent_index[k] >= t.size())
-                    t.resize(m_recent_index[k] + 1, 0);
+                    t.resize(m_recent_index[k] + size_t{1}, 0);
                 t[m_recent_index[k]] += m_recent_t[k];
             }
         return t;
     }
-    [[gnu::noinline]] void evict_into(uint32_t i, uint64_t dt) {
+    [[gnu::noinline]] void evict_into(uint16_t i, uint64_t dt) {
         const int k = m_next_slot;
-        m_next_slot = (k + 1) % recent_slots;
+        m_next_slot = static_cast<uint8_t>((k + 1) % recent_slots);
         if (m_recent_index[k] != no_bucket) {
-            const uint32_t old = m_recent_index[k];
-            if (old >= m_t.size())
-                m_t.resize(old + 1, 0);
-            m_t[old] += m_recent_t[k];
+            const uint16_t old = m_recent_index[k];
+            if (!m_t)
+                m_t = std::make_unique<std::vector<uint64_t>>();
+            if (old >= m_t->size())
+                m_t->resize(old + size_t{1}, 0);
+            (*m_t)[old] += m_recent_t[k];
         }
         m_recent_index[k] = i;
         m_recent_t[k] = dt;
     }
 
-    uint32_t m_recent_index[recent_slots] = {no_bucket, no_bucket, no_bucket, no_bucket};
+    // The recent buckets first (24 bytes that every update reads), then the bucket array, made at the first
+    // eviction (a pointer: 8 bytes in the owner's lines instead of a vector's 24).
+    uint16_t m_recent_index[recent_slots] = {no_bucket, no_bucket};
+    uint8_t m_next_slot = 0;
     uint64_t m_recent_t[recent_slots] = {};
-    int m_next_slot = 0;
-    std::vector<uint64_t> m_t;
+    std::unique_ptr<std::vector<uint64_t>> m_t;
 };
 
 class occupancy_stats {
@@ -219,7 +240,9 @@ private:
         m_last_ps = now_ps;
     }
 
-    // what every update touches first (two cache lines with the recent buckets), the rest after
+    // What every update touches, in the first 64 bytes (one cache line where the owner aligns the object: the
+    // egress port does): the area, times and levels, and the level histogram's recent buckets. The bucket
+    // array's pointer, the start and the band width follow.
     uint128 m_area = 0;
     uint64_t m_last_ps = 0;
     uint64_t m_value = 0, m_max = 0;
@@ -227,6 +250,8 @@ private:
     uint64_t m_start_ps = 0;
     int m_bin_shift = 0;
 };
+static_assert(sizeof(level_histogram) == 32, "the recent buckets take 24 bytes, the bucket array's pointer 8");
+static_assert(sizeof(occupancy_stats) == 96, "an update's fields are the first 64 bytes");
 
 }   // namespace cmswitch
 #endif
