@@ -4,6 +4,7 @@
 #include "config/errors.h"
 
 #include <algorithm>
+#include <cassert>
 #include <string>
 
 namespace cmswitch {
@@ -21,6 +22,11 @@ ethernet_switch::ethernet_switch(sc_core::sc_module_name name, int num_ports, in
     m_ports.resize(n);
     m_counters.resize(n);
     m_arrived.resize(n);
+    // (the arrival path is the first base, at the start of the object: the handler is the switch's first line)
+    assert(static_cast<const void*>(static_cast<event_handler*>(this)) == static_cast<const void*>(this));
+    m_port_array = m_ports.data();   // (neither vector changes size again)
+    m_arrived_array = m_arrived.data();
+    m_buffer_account = m_buffer.get();
     m_routes.assign(static_cast<size_t>(num_hosts), -1);
     m_rx.resize(n);
     m_tx.resize(n);
@@ -76,29 +82,30 @@ void ethernet_switch::insert_hook(std::unique_ptr<switch_hook> h) {
     const auto at = std::upper_bound(m_hooks.begin(), m_hooks.end(), raw->stage(),
                                      [](int s, const std::unique_ptr<switch_hook>& x) { return s < x->stage(); });
     m_hooks.insert(at, std::move(h));
-    m_ingress_hooks.clear();
-    m_enqueue_hooks.clear();
+    for (auto& v : m_stage_hooks)
+        v.clear();
     m_dequeue_hooks.clear();
     m_drop_hooks.clear();
-    m_admit_hooks.clear();
     for (const auto& x : m_hooks) {
         const uint8_t e = x->events();
         if (e & switch_hook::on_ingress_event)
-            m_ingress_hooks.push_back(x.get());
+            m_stage_hooks[ingress_stage].push_back(x.get());
+        if (e & switch_hook::on_admit_event)
+            m_stage_hooks[admit_stage].push_back(x.get());
         if (e & switch_hook::on_enqueue_event)
-            m_enqueue_hooks.push_back(x.get());
+            m_stage_hooks[enqueue_stage].push_back(x.get());
         if (e & switch_hook::on_dequeue_event)
             m_dequeue_hooks.push_back(x.get());
         if (e & switch_hook::on_drop_event)
             m_drop_hooks.push_back(x.get());
-        if (e & switch_hook::on_admit_event)
-            m_admit_hooks.push_back(x.get());
     }
-    m_first_hook = !m_ingress_hooks.empty()   ? m_ingress_hooks.front()
-                   : !m_admit_hooks.empty()   ? m_admit_hooks.front()
-                   : !m_enqueue_hooks.empty() ? m_enqueue_hooks.front()
-                                              : nullptr;
-    m_only_enqueue_hook = m_enqueue_hooks.size() == 1 ? m_enqueue_hooks.front() : nullptr;
+    m_more_hooks = 0;
+    for (int st = 0; st < num_arrival_stages; ++st) {
+        const auto& v = m_stage_hooks[st];
+        m_first_hook[st] = v.empty() ? nullptr : v.front();
+        if (v.size() > 1)
+            m_more_hooks = static_cast<uint8_t>(m_more_hooks | (1u << st));
+    }
     // the transmitters tell the switch of dequeues only when a hook wants them (one call per frame otherwise)
     for (auto& p : m_ports)
         p.set_dequeue_listener(m_dequeue_hooks.empty() ? nullptr : this);
@@ -118,6 +125,7 @@ void ethernet_switch::flush_routed(int port, uint64_t now) {
         switch_frame(port, f, now);
     }
     m_routed.clear();
+    m_routed_pending = false;
 }
 
 void ethernet_switch::set_route(int dst_host, int port) {
@@ -155,15 +163,17 @@ void ethernet_switch::on_dequeue(uint32_t port, frame& f, uint64_t now) {
 }
 
 void ethernet_switch::forward(int in_port, frame* f, uint64_t now, int out) {
-    // what this frame will touch, fetched at once: the in-port's counters, the first hook, and for a routed
-    // arrival the egress port's buffer account and the next hop's route
-    __builtin_prefetch(&m_arrived[static_cast<size_t>(in_port)]);
-    __builtin_prefetch(m_first_hook);
+    // what this frame will touch, fetched at once: the in-port's counters, the stages' first hooks, and for a
+    // routed arrival the egress port's buffer account and the next hop's route
+    __builtin_prefetch(&m_arrived_array[in_port]);
+    __builtin_prefetch(m_first_hook[ingress_stage]);
+    __builtin_prefetch(m_first_hook[admit_stage]);
+    __builtin_prefetch(m_first_hook[enqueue_stage]);
     if (out >= 0) {
-        m_buffer->prefetch(out);
-        m_ports[static_cast<size_t>(out)].prefetch_route(*f);
+        m_buffer_account->prefetch(out);
+        m_port_array[out].prefetch_route(*f);
     }
-    arrived_count& in = m_arrived[static_cast<size_t>(in_port)];
+    arrived_count& in = m_arrived_array[in_port];
     in.frames++;
     in.bytes += f->bytes;
     if (f->kind == frame_kind::pause) {   // for this port's transmitter; goes no further
@@ -173,12 +183,13 @@ void ethernet_switch::forward(int in_port, frame* f, uint64_t now, int out) {
         m_pool.release(f);
         return;
     }
-    for (switch_hook* h : m_ingress_hooks) {
-        const drop_reason why = h->on_ingress(in_port, *f, now);
-        if (why != drop_reason::none) {
-            drop(in_port, f, why);
-            return;
-        }
+    drop_reason why = drop_reason::none;
+    if (!each_hook(ingress_stage, [&](switch_hook* h) {
+            why = h->on_ingress(in_port, *f, now);
+            return why == drop_reason::none;
+        })) {
+        drop(in_port, f, why);
+        return;
     }
     switch_frame(in_port, f, now, out >= 0 ? out : route_of(*f));
 }
@@ -188,7 +199,7 @@ void ethernet_switch::switch_frame(int in_port, frame* f, uint64_t now, int out)
         drop(in_port, f, drop_reason::no_route);
         return;
     }
-    egress_port& ep = m_ports[static_cast<size_t>(out)];
+    egress_port& ep = m_port_array[out];
     if (f->kind == frame_kind::cnm) {
         // 802.1Qau: notifications bypass congestion control, in the control priority and outside the buffer's
         // accounting (like PAUSE): a congested buffer never drops the message that reports its congestion
@@ -196,30 +207,31 @@ void ethernet_switch::switch_frame(int in_port, frame* f, uint64_t now, int out)
         return;
     }
     const int qi = ep.queue_of(f->prio);
-    if (!m_admit_hooks.empty()) {
+    drop_reason why = drop_reason::none;
+    if (m_first_hook[admit_stage]) {
         const queue_view q{out, qi, ep.bytes(qi), ep.bytes(), ep.frames()};
-        for (switch_hook* h : m_admit_hooks) {
-            const drop_reason why = h->on_admit(q, *f, now);
-            if (why != drop_reason::none) {
-                drop(out, f, why);
-                return;
-            }
+        if (!each_hook(admit_stage, [&](switch_hook* h) {
+                why = h->on_admit(q, *f, now);
+                return why == drop_reason::none;
+            })) {
+            drop(out, f, why);
+            return;
         }
     }
-    const drop_reason why = m_buffer->admit(out, qi, f->bytes);
+    why = m_buffer_account->admit(out, qi, f->bytes);
     if (why != drop_reason::none) {
         drop(out, f, why);
         return;
     }
-    if (m_only_enqueue_hook) {
-        m_only_enqueue_hook->on_enqueue(queue_view{out, qi, ep.bytes(qi), ep.bytes(), ep.frames()}, *f, now);
-    } else if (!m_enqueue_hooks.empty()) {
+    if (m_first_hook[enqueue_stage]) {
         const queue_view q{out, qi, ep.bytes(qi), ep.bytes(), ep.frames()};
-        for (switch_hook* h : m_enqueue_hooks)
+        each_hook(enqueue_stage, [&](switch_hook* h) {
             h->on_enqueue(q, *f, now);
+            return true;
+        });
     }
     ep.enqueue(f, now, qi);
-    if (!m_routed.empty())
+    if (m_routed_pending)
         flush_routed(out, now);
 }
 

@@ -21,10 +21,33 @@
 
 namespace cmswitch {
 
-class ethernet_switch : public sc_core::sc_module,
-                        private event_handler,
-                        private dequeue_listener,
-                        private switch_services {
+// What a frame's arrival reads of its switch, in one cache line with the switch's event handler: a switch is
+// aligned to a line and this is its first base, so the handler's vtable pointer (offset 0) and these fields fill
+// the object's first line, which the egress port a routed arrival joins fetches with its own lines
+// (egress_port::on_event). A large network finds every switch cold on every frame; one line is one miss.
+class switch_arrival_path : public event_handler {
+protected:
+    // the stages an arrival runs, in order
+    enum stage : int { ingress_stage, admit_stage, enqueue_stage, num_arrival_stages };
+    struct arrived_count {   // what arrived on a port (ethernet_switch::counters)
+        uint64_t frames = 0, bytes = 0;
+    };
+    egress_port* m_port_array = nullptr;
+    arrived_count* m_arrived_array = nullptr;
+    buffer_manager* m_buffer_account = nullptr;
+    switch_hook* m_first_hook[num_arrival_stages] = {};   // each stage's first hook, or null
+    uint8_t m_more_hooks = 0;   // bit s: stage s has more than one (then all of them are in the switch's vector)
+    bool m_routed_pending = false;   // control frames wait to be routed (ethernet_switch::send_routed)
+
+    ~switch_arrival_path() = default;
+};
+
+static_assert(sizeof(switch_arrival_path) <= 64, "an arrival's fields share the handler's line");
+
+class alignas(64) ethernet_switch : private switch_arrival_path,
+                                    public sc_core::sc_module,
+                                    private dequeue_listener,
+                                    private switch_services {
 public:
     struct port_counters {
         uint64_t rx_frames = 0, rx_bytes = 0;
@@ -148,7 +171,10 @@ private:
         return m_buffer->port_capacity_bytes() / 1500;
     }
     void send_control(int port, frame* f, uint64_t now_ps) override;
-    void send_routed(frame* f) override { m_routed.push_back(f); }
+    void send_routed(frame* f) override {
+        m_routed.push_back(f);
+        m_routed_pending = true;
+    }
     void schedule(uint64_t t_ps, switch_hook* hook, uint32_t tag) override {
         m_events.schedule(t_ps, this, ev_hook_timer, tag, hook);
     }
@@ -158,24 +184,32 @@ private:
         (xoff ? m_counters[static_cast<size_t>(port)].pause_sent : m_counters[static_cast<size_t>(port)].xon_sent)++;
     }
 
-    // What a frame's arrival reads, first and together, right after the event handler's vtable pointer: a routed
-    // arrival's egress port fetches these lines with its own (egress_port::on_event), all at once instead of one
-    // miss after another in a large network where every switch has gone cold since its last frame.
+    // Calls fn(hook) for the hooks of an arrival stage in order while it returns true; false when one stopped it.
+    // The usual stage has no hook or one, read from the switch's first line (switch_arrival_path).
+    template <typename F>
+    bool each_hook(stage s, F&& fn) {
+        switch_hook* h = m_first_hook[s];
+        if (!h)
+            return true;
+        if (!((m_more_hooks >> s) & 1))
+            return fn(h);
+        for (switch_hook* x : m_stage_hooks[s])
+            if (!fn(x))
+                return false;
+        return true;
+    }
+
+    // (What an arrival reads is in switch_arrival_path, the object's first line: the arrays and the buffer
+    // account below, and each stage's first hook.)
     frame_pool& m_pool;
     event_domain& m_events;
     std::vector<egress_port> m_ports;
     // What arrived on each port, apart from the other counters: every frame adds here, so a switch keeps these
     // in a few cache lines instead of a line of each port's counters (a large network's cache holds them)
-    struct arrived_count {
-        uint64_t frames = 0, bytes = 0;
-    };
     std::vector<arrived_count> m_arrived;
     std::unique_ptr<buffer_manager> m_buffer;
-    std::vector<switch_hook*> m_ingress_hooks, m_admit_hooks, m_enqueue_hooks, m_dequeue_hooks, m_drop_hooks;
-    const switch_hook* m_first_hook = nullptr;   // the first an arriving frame calls (fetched as it arrives)
-    // The enqueue hook when it is the only one (a marking scheme, the usual case): called through this pointer,
-    // without reading the vector's array, a line of its own that a large network finds cold on every frame.
-    switch_hook* m_only_enqueue_hook = nullptr;
+    std::vector<switch_hook*> m_stage_hooks[num_arrival_stages];   // ingress, admit, enqueue, in stage order
+    std::vector<switch_hook*> m_dequeue_hooks, m_drop_hooks;
     std::vector<frame*> m_routed;   // control frames to route once the current frame is queued
     std::vector<port_counters> m_counters;   // (rx_frames, rx_bytes: in m_arrived)
     std::vector<int16_t> m_routes;   // by destination host: the egress port, -1 none (ports < 32768, checked)
