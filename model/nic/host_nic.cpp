@@ -5,7 +5,8 @@ namespace cmswitch {
 
 host_nic::host_nic(sc_core::sc_module_name name, int host_id, uint64_t queue_limit_bytes, frame_pool& pool,
                    event_domain& events)
-    : sc_module(name), m_host(host_id), m_limit(queue_limit_bytes), m_pool(pool), m_events(events) {
+    : sc_module(name), m_limit(queue_limit_bytes), m_pool(pool), m_events(events) {
+    m_host = host_id;
     m_port.attach(&m_events, this, 0);
     m_port.configure_pause(0, ev_pause_expiry);
     reset();

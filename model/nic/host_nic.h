@@ -32,11 +32,27 @@ protected:
     ~frame_receiver() = default;
 };
 
-class host_nic : public sc_core::sc_module,
-                 private event_handler,
-                 private nic_services,
-                 private dequeue_listener,
-                 private host_qdisc_owner {
+// What a frame's arrival at the host and a departure from its NIC read of the NIC, in one cache line with the two
+// handlers' vtable pointers: a NIC is aligned to a line and this is its first base, at the start of the object.
+// A large network finds every host cold on every frame; one line is one miss.
+class host_nic_path : public event_handler, public dequeue_listener {
+protected:
+    frame_receiver* m_upper = nullptr;
+    std::unique_ptr<reaction_point> m_rp;
+    uint64_t m_delivered_frames = 0, m_delivered_bytes = 0;
+    int m_host = 0;
+    bool m_rp_receives = false;   // m_rp wants on_receive
+    bool m_rp_dequeues = false;   // m_rp wants on_egress_dequeue
+    bool m_shaped = false;   // m_qdisc.config().active()
+
+    ~host_nic_path() = default;
+};
+static_assert(sizeof(host_nic_path) <= 64, "an arrival's and a departure's fields share the handlers' line");
+
+class alignas(64) host_nic : private host_nic_path,
+                             public sc_core::sc_module,
+                             private nic_services,
+                             private host_qdisc_owner {
 public:
     // The NIC's TLM sockets, made on first use (before the simulation starts): binding tx() makes it the
     // NIC's way out. A network connects the NIC directly instead (connect), without socket objects.
@@ -171,16 +187,9 @@ private:
             m_upper->writable(flow, now_ps);
     }
 
-    // What a frame's arrival, departure and send read, together after the interfaces' vtable pointers (the line
-    // that holds the last of them); the egress port starts a line of its own after them.
-    frame_receiver* m_upper = nullptr;
-    std::unique_ptr<reaction_point> m_rp;
+    // (What an arrival and a departure read is in host_nic_path, the object's first line.) What a send reads
+    // besides, then the egress port on lines of its own.
     uint64_t m_offered_frames = 0, m_offered_bytes = 0;
-    uint64_t m_delivered_frames = 0, m_delivered_bytes = 0;
-    int m_host;
-    bool m_rp_receives = false;   // m_rp wants on_receive
-    bool m_rp_dequeues = false;   // m_rp wants on_egress_dequeue
-    bool m_shaped = false;   // m_qdisc.config().active()
     uint64_t m_limit;
     frame_pool& m_pool;
     event_domain& m_events;
