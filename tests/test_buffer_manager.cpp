@@ -9,6 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <string>
+
 using namespace cmswitch;
 using namespace cmswitch::testing;
 
@@ -109,6 +112,81 @@ TEST(Switch, DropTailThroughTheSwitch) {
     EXPECT_EQ(sw.counters(0).rx_frames, 5u);
     EXPECT_EQ(sw.egress(1).occupancy().max(), 3000u);
     EXPECT_EQ(sw.buffer().used_bytes(), 0u);
+    EXPECT_EQ(pool.live(), 0u);
+}
+
+namespace {
+// Writes what it is shown into a shared log ("<name><event><seq> "); drops at ingress the frames whose seq is in
+// drop_seq, or refuses them at admission when it is an admit hook.
+class log_hook : public switch_hook {
+public:
+    log_hook(std::string& log, char name, int stage, uint8_t events, uint64_t drop_seq = UINT64_MAX)
+        : m_log(log), m_name(name), m_stage(stage), m_events(events), m_drop_seq(drop_seq) {}
+    uint8_t events() const override { return m_events; }
+    int stage() const override { return m_stage; }
+    drop_reason on_ingress(int, frame& f, uint64_t) override {
+        note('i', f);
+        return f.seq == m_drop_seq ? drop_reason::ingress_limit : drop_reason::none;
+    }
+    drop_reason on_admit(const queue_view&, frame& f, uint64_t) override {
+        note('a', f);
+        return f.seq == m_drop_seq ? drop_reason::aqm : drop_reason::none;
+    }
+    void on_enqueue(const queue_view&, frame& f, uint64_t) override { note('e', f); }
+    void on_drop(int, const frame& f, drop_reason, uint64_t) override { note('d', f); }
+
+private:
+    void note(char event, const frame& f) {
+        m_log += m_name;
+        m_log += event;
+        m_log += std::to_string(f.seq) + " ";
+    }
+    std::string& m_log;
+    char m_name;
+    int m_stage;
+    uint8_t m_events;
+    uint64_t m_drop_seq;
+};
+}   // namespace
+
+TEST(Switch, HooksRunInStageOrderAndADropStopsTheRest) {
+    // Two ingress hooks, an admit hook and two enqueue hooks, added out of order: each stage runs its hooks by
+    // stage (then the order added); a frame the second ingress hook drops (seq 1) reaches no later hook but the
+    // drop hook, one the admit hook refuses (seq 2) no enqueue hook; one that passes (seq 0) is shown to all five.
+    sim_context ctx;
+    frame_pool pool;
+    event_domain events("events", true);
+    ethernet_switch sw("sw", 2, 2, buffer_config{}, pool, events);
+    sw.set_route(1, 1);
+    std::string log;
+    using h = switch_hook;
+    sw.add_hook(std::make_unique<log_hook>(log, 'F', h::stage_marking, h::on_enqueue_event));
+    sw.add_hook(std::make_unique<log_hook>(log, 'B', h::stage_congestion_point, h::on_ingress_event, 1));
+    sw.add_hook(std::make_unique<log_hook>(log, 'D', h::stage_recorder, h::on_drop_event));
+    sw.add_hook(std::make_unique<log_hook>(log, 'C', h::stage_marking, h::on_admit_event, 2));
+    sw.add_hook(std::make_unique<log_hook>(log, 'A', h::stage_ingress_accounting, h::on_ingress_event));
+    sw.add_hook(std::make_unique<log_hook>(log, 'E', h::stage_ingress_accounting, h::on_enqueue_event));
+    injector in0("in0"), in1("in1");
+    capture out0("out0", pool), out1("out1", pool);
+    ethernet_link l0("l0", 1000000000ull, 0), l1("l1", 1000000000ull, 0);
+    in0.tx.bind(l0.a_in);
+    l0.a_out.bind(sw.rx(0));
+    sw.tx(0).bind(l0.b_in);
+    l0.b_out.bind(out0.rx);
+    in1.tx.bind(l1.a_in);
+    l1.a_out.bind(sw.rx(1));
+    sw.tx(1).bind(l1.b_in);
+    l1.b_out.bind(out1.rx);
+    for (uint64_t i = 0; i < 3; ++i) {
+        frame* f = make_frame(pool, 1500, 1, 0, i);
+        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+        in0.tx->b_transport(*f, d);
+    }
+    ctx.run_until(1000000000ull);
+    EXPECT_EQ(log, "Ai0 Bi0 Ca0 Ee0 Fe0 Ai1 Bi1 Dd1 Ai2 Bi2 Ca2 Dd2 ");
+    EXPECT_EQ(out1.frames.size(), 1u);
+    EXPECT_EQ(sw.counters(0).drop_frames[static_cast<size_t>(drop_reason::ingress_limit)], 1u);   // the in-port
+    EXPECT_EQ(sw.counters(1).drop_frames[static_cast<size_t>(drop_reason::aqm)], 1u);   // the egress port
     EXPECT_EQ(pool.live(), 0u);
 }
 
