@@ -78,33 +78,6 @@ TEST(BufferManager, BadConfigurationsNameTheField) {
     EXPECT_THROW(make_buffer_manager(c, 0), config_error);
 }
 
-namespace {
-// A 2-port switch's port i fed by an injector in<i> and leading to a capture out<i>, over 1 Gb/s links without
-// delay; send_to_host_1 injects a 1500-byte frame for host 1 on port 0 (no serialization on the injector's side).
-struct two_port_wiring {
-    injector in0{"in0"}, in1{"in1"};
-    capture out0, out1;
-    ethernet_link l0{"l0", 1000000000ull, 0}, l1{"l1", 1000000000ull, 0};
-    frame_pool& pool;
-
-    two_port_wiring(ethernet_switch& sw, frame_pool& p) : out0("out0", p), out1("out1", p), pool(p) {
-        in0.tx.bind(l0.a_in);
-        l0.a_out.bind(sw.rx(0));
-        sw.tx(0).bind(l0.b_in);
-        l0.b_out.bind(out0.rx);
-        in1.tx.bind(l1.a_in);
-        l1.a_out.bind(sw.rx(1));
-        sw.tx(1).bind(l1.b_in);
-        l1.b_out.bind(out1.rx);
-    }
-    void send_to_host_1(uint64_t seq) {
-        frame* f = make_frame(pool, 1500, 1, 0, seq);
-        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-        in0.tx->b_transport(*f, d);
-    }
-};
-}   // namespace
-
 TEST(Switch, DropTailThroughTheSwitch) {
     // Limit 3000 B; 5 frames of 1500 B arrive at once for an idle port: the first starts transmission at once
     // (it leaves the queue), the 2nd and 3rd fill the queue to exactly 3000 B, the 4th and 5th are dropped.
@@ -119,7 +92,7 @@ TEST(Switch, DropTailThroughTheSwitch) {
     two_port_wiring w(sw, pool);
     // the injector bypasses serialization on its side: the link adds 12 us, so all 5 arrive at once at 12 us
     for (uint64_t i = 0; i < 5; ++i)
-        w.send_to_host_1(i);
+        w.inject(0, make_frame(pool, 1500, 1, 0, i));
     ctx.run_until(1000000000ull);
     EXPECT_EQ(w.out1.frames.size(), 3u);
     EXPECT_EQ(sw.counters(1).drop_frames[static_cast<size_t>(drop_reason::port_limit)], 2u);
@@ -182,7 +155,7 @@ TEST(Switch, HooksRunInStageOrderAndADropStopsTheRest) {
     sw.add_hook(std::make_unique<log_hook>(log, 'E', h::stage_ingress_accounting, h::on_enqueue_event));
     two_port_wiring w(sw, pool);
     for (uint64_t i = 0; i < 3; ++i)
-        w.send_to_host_1(i);
+        w.inject(0, make_frame(pool, 1500, 1, 0, i));
     ctx.run_until(1000000000ull);
     EXPECT_EQ(log, "Ai0 Bi0 Ca0 Ee0 Fe0 Ai1 Bi1 Dd1 Ai2 Bi2 Ca2 Dd2 ");
     EXPECT_EQ(w.out1.frames.size(), 1u);

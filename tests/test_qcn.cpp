@@ -301,33 +301,21 @@ TEST(Qcn, TheCongestionPointSamplesOnlyEnqueuedFramesAndCnmsBypassTheBuffer) {
         c.sample_base_bytes = base;
         c.qeq_bytes = 1000;
         const auto* cps = sw.add_hook(std::make_unique<qcn_congestion_points>(c, 0, rng(1, 0)));
-        cmswitch::testing::injector in0("in0"), in1("in1");
-        cmswitch::testing::capture out0("out0", pool), out1("out1", pool);
-        ethernet_link l0("l0", 1000000000ull, 0), l1("l1", 1000000000ull, 0);
-        in0.tx.bind(l0.a_in);
-        l0.a_out.bind(sw.rx(0));
-        sw.tx(0).bind(l0.b_in);
-        l0.b_out.bind(out0.rx);
-        in1.tx.bind(l1.a_in);
-        l1.a_out.bind(sw.rx(1));
-        sw.tx(1).bind(l1.b_in);
-        l1.b_out.bind(out1.rx);
+        cmswitch::testing::two_port_wiring w(sw, pool);
         for (uint64_t i = 0; i < 10; ++i) {
             frame* b = cmswitch::testing::make_frame(pool, 1500, 0, 0, i);   // host 1 -> host 0: fills port 0
             b->src = 1;
             b->kind = frame_kind::request;   // not a data frame the CP samples: no CNMs toward host 1
-            sc_core::sc_time d0 = sc_core::SC_ZERO_TIME;
-            in1.tx->b_transport(*b, d0);
+            w.inject(1, b);
         }
         for (uint64_t i = 0; i < 10; ++i) {
             frame* f = cmswitch::testing::make_frame(pool, 1500, 1, 0, i);   // host 0 -> host 1
             f->src = 0;
             f->kind = frame_kind::udp;
-            sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-            in0.tx->b_transport(*f, d);
+            w.inject(0, f);
         }
         ctx.run_until(1000000000ull);
-        EXPECT_EQ(out1.frames.size(), 3u);
+        EXPECT_EQ(w.out1.frames.size(), 3u);
         EXPECT_EQ(sw.counters(1).drop_frames[static_cast<size_t>(drop_reason::port_limit)], 7u);
         if (base == 150000) {
             EXPECT_EQ(cps->at(1, 0).time_to_mark(), 150000 - 3 * 1500);
@@ -336,7 +324,7 @@ TEST(Qcn, TheCongestionPointSamplesOnlyEnqueuedFramesAndCnmsBypassTheBuffer) {
             EXPECT_EQ(cps->at(1, 0).samples(), 3u);
             EXPECT_EQ(sw.counters(1).cnms, 3u);
             size_t cnms = 0;
-            for (const auto& cap : out0.frames)
+            for (const auto& cap : w.out0.frames)
                 cnms += cap.copy.kind == frame_kind::cnm;
             EXPECT_EQ(cnms, 3u);   // none lost, though port 0 dropped 7 data frames meanwhile
             EXPECT_EQ(sw.counters(0).drop_frames[static_cast<size_t>(drop_reason::port_limit)], 7u);

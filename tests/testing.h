@@ -9,6 +9,7 @@
 #include "model/frame_pool.h"
 #include "model/frame_protocol.h"
 #include "model/nic/host_nic.h"
+#include "model/switch/ethernet_switch.h"
 #include "platform/sim_context.h"
 
 #include <cstdint>
@@ -76,6 +77,30 @@ struct nic_on_a_link {
         ln.a_out.bind(cap.rx);
         inj.tx.bind(ln.b_in);
         ln.b_out.bind(nic.rx());
+    }
+};
+
+// A 2-port switch's port i fed by an injector in<i> and leading to a capture out<i>, over 1 Gb/s links without
+// delay (an injector bypasses serialization on its side).
+struct two_port_wiring {
+    injector in0{"in0"}, in1{"in1"};
+    capture out0, out1;
+    ethernet_link l0{"l0", 1000000000ull, 0}, l1{"l1", 1000000000ull, 0};
+
+    two_port_wiring(ethernet_switch& sw, frame_pool& pool) : out0("out0", pool), out1("out1", pool) {
+        in0.tx.bind(l0.a_in);
+        l0.a_out.bind(sw.rx(0));
+        sw.tx(0).bind(l0.b_in);
+        l0.b_out.bind(out0.rx);
+        in1.tx.bind(l1.a_in);
+        l1.a_out.bind(sw.rx(1));
+        sw.tx(1).bind(l1.b_in);
+        l1.b_out.bind(out1.rx);
+    }
+    // Hands f to the switch's port `port` now.
+    void inject(int port, frame* f) {
+        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+        (port == 0 ? in0 : in1).tx->b_transport(*f, d);
     }
 };
 
