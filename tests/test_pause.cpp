@@ -45,26 +45,19 @@ struct nic_bench : nic_on_a_link {
     }
 };
 
-// One switch of two 1 Gb/s ports without delay: in0 sends into port 0 (back0 sees what port 0 sends back: PAUSE),
-// port 1 leads to out1 (host 1).
+// One switch of two 1 Gb/s ports without delay (two_port_wiring): in0 sends into port 0 (back0, the wiring's out0,
+// sees what port 0 sends back: PAUSE), port 1 leads to out1 (host 1).
 struct two_port_switch {
     sim_context ctx;
     frame_pool pool;
     event_domain events{"events", true};
     ethernet_switch sw;
-    ethernet_link l0{"l0", 1 * gbps, 0}, l1{"l1", 1 * gbps, 0};
-    injector in0{"in0"}, in1{"in1"};
-    capture back0{"back0", pool}, out1{"out1", pool};
-    explicit two_port_switch(const buffer_config& bc) : sw("sw", 2, 2, bc, pool, events) {
+    two_port_wiring w;
+    capture& back0 = w.out0;
+    capture& out1 = w.out1;
+    injector& in1 = w.in1;
+    explicit two_port_switch(const buffer_config& bc) : sw("sw", 2, 2, bc, pool, events), w(sw, pool) {
         sw.set_route(1, 1);
-        in0.tx.bind(l0.a_in);
-        l0.a_out.bind(sw.rx(0));
-        sw.tx(0).bind(l0.b_in);
-        l0.b_out.bind(back0.rx);
-        in1.tx.bind(l1.a_in);
-        l1.a_out.bind(sw.rx(1));
-        sw.tx(1).bind(l1.b_in);
-        l1.b_out.bind(out1.rx);
         sw.set_port_rate(0, 1 * gbps);
         sw.set_port_rate(1, 1 * gbps);
     }
@@ -74,11 +67,8 @@ struct two_port_switch {
     }
     // n frames of 1500 B into port 0 at once (they arrive at 12 us)
     void burst(uint64_t n, uint8_t prio = 0) {
-        for (uint64_t i = 0; i < n; ++i) {
-            frame* f = make_frame(pool, 1500, 1, prio, i);
-            sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-            in0.tx->b_transport(*f, d);
-        }
+        for (uint64_t i = 0; i < n; ++i)
+            w.inject(0, make_frame(pool, 1500, 1, prio, i));
     }
 };
 }   // namespace
