@@ -148,6 +148,45 @@ TEST(Rack, ReorderingSeenOpensTheWindowEvenInRecovery) {
     EXPECT_EQ(r.reo_wnd(true, 400 * us, 3), r.min_rtt_ps() / 4);
 }
 
+TEST(Rack, SplitRecordsKeepTheirOrderAndTheStorageGoesWithTheLastOne) {
+    // Six 1000-byte segments, five ACKed, six more. A SACK of [7500, 10500) splits two records and leaves nine:
+    // [5000, 6000) [6000, 7000) [7000, 7500) | [7500, 8000) [8000, 9000) [9000, 10000) [10000, 10500) | [10500,
+    // 11000) [11000, 12000), the four in the middle SACKed. When the last is acknowledged, nothing stays allocated.
+    rack_scoreboard r;
+    for (uint64_t i = 0; i < 6; ++i)
+        r.on_send(i * 1000, 1000, i * us, false);
+    EXPECT_TRUE(r.holds_storage());
+    EXPECT_EQ(r.on_ack(5000, nullptr, 0, 100 * us, 0), 5000u);
+    for (uint64_t i = 6; i < 12; ++i)
+        r.on_send(i * 1000, 1000, 100 * us + i * us, false);
+    EXPECT_EQ(r.size(), 7u);
+    const rack_scoreboard::range sacked{7500, 10500};
+    EXPECT_EQ(r.on_ack(5000, &sacked, 1, 300 * us, 0), 3000u);
+    EXPECT_EQ(r.size(), 9u);
+    EXPECT_EQ(r.head().begin, 5000u);
+    EXPECT_EQ(r.tail().begin, 11000u);
+    EXPECT_EQ(r.outstanding_bytes(), 7000u);
+    EXPECT_EQ(r.sacked_bytes(), 3000u);
+    EXPECT_EQ(r.sacked_segments(), 4u);
+    r.mark_all_lost();
+    EXPECT_EQ(r.lost_bytes(), 4000u);   // all but the SACKed
+    uint64_t seq = 0, len = 0;
+    ASSERT_TRUE(r.next_lost(0, seq, len));
+    EXPECT_EQ(seq, 5000u);
+    EXPECT_EQ(len, 1000u);
+    ASSERT_TRUE(r.next_lost(7000, seq, len));
+    EXPECT_EQ(seq, 7000u);
+    EXPECT_EQ(len, 500u);
+    ASSERT_TRUE(r.next_lost(8000, seq, len));   // past the SACKed records
+    EXPECT_EQ(seq, 10500u);
+    EXPECT_EQ(len, 500u);
+    // everything acknowledged: 4000 bytes newly delivered (the SACKed 3000 were counted), no record, no storage
+    EXPECT_EQ(r.on_ack(12000, nullptr, 0, 400 * us, 0), 4000u);
+    EXPECT_TRUE(r.empty());
+    EXPECT_FALSE(r.holds_storage());
+    EXPECT_EQ(r.pipe(), 0u);
+}
+
 TEST(Tlp, TheProbeGoesTwoSrttAfterTheLastAckAndResendsTheTail) {
     // Ten segments at t = 0, eight of them ACKed at 100 us (RTT sample 100 us: SRTT 100 us). Two segments are out,
     // so the probe timeout is 2 SRTT + 2 ms (Linux's TCP_TIMEOUT_MIN) = 2.2 ms from the ACK, under the 200 ms RTO:

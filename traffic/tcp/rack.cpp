@@ -16,16 +16,22 @@ void rack_scoreboard::clear() {
 }
 
 size_t rack_scoreboard::first_at_or_above(uint64_t seq) const {
-    return static_cast<size_t>(
-        std::partition_point(m_segs.begin(), m_segs.end(), [seq](const segment& s) { return s.end <= seq; }) -
-        m_segs.begin());
+    size_t lo = 0, hi = m_segs.size();   // the records' ends rise: the first with end > seq
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (m_segs[mid].end <= seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 void rack_scoreboard::split(size_t i, uint64_t at) {
     segment upper = m_segs[i];
     m_segs[i].end = at;
     upper.begin = at;
-    m_segs.insert(m_segs.begin() + static_cast<std::ptrdiff_t>(i) + 1, upper);
+    m_segs.insert(i + 1, upper);
 }
 
 void rack_scoreboard::set_flags(segment& s, uint8_t flags) {
@@ -137,7 +143,8 @@ uint64_t rack_scoreboard::on_ack(uint64_t ack, const range* sack, int n, uint64_
 
 uint64_t rack_scoreboard::detect_loss(uint64_t now, uint64_t reo_wnd_ps, uint64_t* timeout_ps) {
     uint64_t newly = 0, wait = 0;
-    for (segment& s : m_segs) {
+    for (size_t i = 0; i < m_segs.size(); ++i) {
+        segment& s = m_segs[i];
         if (s.flags & sacked)
             continue;
         const bool sent_before_rack = s.xmit_ps < m_xmit || (s.xmit_ps == m_xmit && s.end < m_end);
@@ -163,9 +170,11 @@ uint64_t rack_scoreboard::detect_loss(uint64_t now, uint64_t reo_wnd_ps, uint64_
 }
 
 void rack_scoreboard::mark_all_lost() {
-    for (segment& s : m_segs)
+    for (size_t i = 0; i < m_segs.size(); ++i) {
+        segment& s = m_segs[i];
         if (!(s.flags & sacked))
             set_flags(s, static_cast<uint8_t>((s.flags | lost) & ~rexmit_out));
+    }
 }
 
 uint64_t rack_scoreboard::reo_wnd(bool in_recovery, uint64_t srtt_ps, uint32_t dup_thresh) const {

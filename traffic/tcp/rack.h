@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 
 namespace cmswitch {
 
@@ -61,6 +62,7 @@ public:
     uint64_t rack_xmit_ps() const { return m_xmit; }
     bool reordering_seen() const { return m_reord; }
     size_t size() const { return m_segs.size(); }
+    bool holds_storage() const { return m_segs.holds_storage(); }   // false: no record, nothing allocated
     void clear();
 
 private:
@@ -69,7 +71,41 @@ private:
     void set_flags(segment& s, uint8_t flags);   // keeps the byte counts
     void delivered(const segment& s, uint64_t now, uint64_t tsecr);   // RACK update (step 2)
 
-    std::deque<segment> m_segs;
+    // The records in sequence order: a deque made with the first record and given back when the last is
+    // acknowledged, so that a finished or idle flow keeps none (a std::deque holds 576 bytes even when empty).
+    class segment_list {
+    public:
+        segment_list() = default;
+        segment_list(const segment_list& o) : m_d(o.m_d ? std::make_unique<std::deque<segment>>(*o.m_d) : nullptr) {}
+        segment_list& operator=(const segment_list& o) {
+            m_d = o.m_d ? std::make_unique<std::deque<segment>>(*o.m_d) : nullptr;
+            return *this;
+        }
+        bool empty() const { return !m_d; }
+        size_t size() const { return m_d ? m_d->size() : 0; }
+        segment& operator[](size_t i) { return (*m_d)[i]; }
+        const segment& operator[](size_t i) const { return (*m_d)[i]; }
+        segment& front() { return m_d->front(); }
+        const segment& front() const { return m_d->front(); }
+        const segment& back() const { return m_d->back(); }
+        void push_back(const segment& s) {
+            if (!m_d)
+                m_d = std::make_unique<std::deque<segment>>();
+            m_d->push_back(s);
+        }
+        void pop_front() {
+            m_d->pop_front();
+            if (m_d->empty())
+                m_d.reset();
+        }
+        void insert(size_t i, const segment& s) { m_d->insert(m_d->begin() + static_cast<std::ptrdiff_t>(i), s); }
+        void clear() { m_d.reset(); }
+        bool holds_storage() const { return m_d != nullptr; }
+
+    private:
+        std::unique_ptr<std::deque<segment>> m_d;   // null: no record
+    };
+    segment_list m_segs;
     uint64_t m_sacked = 0, m_lost = 0, m_rexmit_out = 0;
     uint64_t m_unrepaired = 0;   // lost, not SACKed, not retransmitted since: what next_lost() finds
     uint32_t m_sacked_segs = 0;
