@@ -16,15 +16,7 @@ void rack_scoreboard::clear() {
 }
 
 size_t rack_scoreboard::first_at_or_above(uint64_t seq) const {
-    size_t lo = 0, hi = m_segs.size();   // the records' ends rise: the first with end > seq
-    while (lo < hi) {
-        const size_t mid = lo + (hi - lo) / 2;
-        if (m_segs[mid].end <= seq)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return m_segs.partition_point([seq](const segment& s) { return s.end <= seq; });
 }
 
 void rack_scoreboard::split(size_t i, uint64_t at) {

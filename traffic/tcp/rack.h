@@ -8,6 +8,7 @@
 #ifndef CMSWITCH_TRAFFIC_TCP_RACK_H
 #define CMSWITCH_TRAFFIC_TCP_RACK_H
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -99,6 +100,11 @@ private:
                 m_d.reset();
         }
         void insert(size_t i, const segment& s) { m_d->insert(m_d->begin() + static_cast<std::ptrdiff_t>(i), s); }
+        // The index of the first record for which pred is false (pred true for a prefix of the records).
+        template <class Pred>
+        size_t partition_point(Pred pred) const {
+            return m_d ? static_cast<size_t>(std::partition_point(m_d->begin(), m_d->end(), pred) - m_d->begin()) : 0;
+        }
         void clear() { m_d.reset(); }
         bool holds_storage() const { return m_d != nullptr; }
 
