@@ -6,7 +6,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 build="$root/build-bench"
 reps=${1:-3}
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMSWITCH_BUILD_TESTS=OFF >/dev/null
+profile=$(bash "$root/scripts/pgo.sh")   # the libraries built as scripts/setup.sh builds them
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMSWITCH_BUILD_TESTS=OFF \
+  -DCMSWITCH_PROFILE_USE="$profile" >/dev/null
 cmake --build "$build" --target bench_forwarding bench_incast bench_machine bench_rdma bench_scale bench_testbed bench_workload >/dev/null
 out="$here/RESULTS.md"
 {
