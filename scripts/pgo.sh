@@ -19,7 +19,7 @@ profile="$gen/profile"
 
 cmake -S "$root" -B "$gen" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMSWITCH_BUILD_TESTS=OFF \
   -DCMSWITCH_BUILD_BENCH=OFF -DCMSWITCH_PROFILE_GENERATE="$profile" >/dev/null
-cmake --build "$gen" --target cmswitch-sim -j "$(nproc)" >/dev/null
+cmake --build "$gen" --target cmswitch-sim -j "$(nproc)" >&2   # (stdout is the directory, for the caller)
 rm -rf "$profile"
 sim="$gen/cmswitch-sim"
 
