@@ -9,6 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <random>
+
 using namespace cmswitch;
 using namespace cmswitch::testing;
 
@@ -102,6 +106,47 @@ TEST(OccupancyStats, LevelsOffTheBucketEdgesAreWithinOneIn128) {
         }
     }
     EXPECT_EQ(level_histogram::lower_edge(level_histogram::index(1500)), 1496u);   // 187 x 8
+}
+
+TEST(OccupancyStats, BucketTimesAreExactSumsWhereverTheyWaited) {
+    // Time reaches a bucket through three recent slots, a line of eight more and the bucket array, in any order;
+    // the totals must be the plain sums. A queue walking a frame at a time over 3 MB (hundreds of buckets), then
+    // two levels held a millisecond at a time (a recent slot holds under 2^32 ps, 4.3 ms), then times far longer
+    // than a slot holds at a few levels, then one of 2^60 ps.
+    level_histogram h;
+    std::map<uint64_t, uint64_t> want;   // lower edge -> time
+    auto add = [&](uint64_t level, uint64_t dt) {
+        h.add(level, dt);
+        if (dt)
+            want[level_histogram::lower_edge(level_histogram::index(level))] += dt;
+    };
+    std::mt19937_64 rng(7);
+    uint64_t level = 0;
+    for (int n = 0; n < 200000; ++n) {
+        const uint64_t step = rng() % 3 == 0 ? 64 : 1500;
+        level = (rng() % 2 && level >= step) ? level - step : std::min<uint64_t>(level + step, 3u << 20);
+        add(level, rng() % 1000000);
+    }
+    for (int n = 0; n < 40; ++n)   // a recent slot's time past 2^32 ps
+        add(n % 2 ? 0 : 1500, 1000000000u + rng() % 1000);
+    const uint64_t near = uint64_t{1} << 50;
+    for (int n = 0; n < 40; ++n)
+        add(1000u * static_cast<uint64_t>(n % 5), near + rng() % near);
+    add(77, uint64_t{1} << 60);
+    add(5000, 3);
+    std::map<uint64_t, uint64_t> got;
+    h.for_each([&](uint64_t edge, uint64_t t) {
+        if (t)
+            got[edge] += t;
+    });
+    EXPECT_EQ(got, want);
+    level_histogram copy(h);   // a copy holds the same totals
+    std::map<uint64_t, uint64_t> copied;
+    copy.for_each([&](uint64_t edge, uint64_t t) {
+        if (t)
+            copied[edge] += t;
+    });
+    EXPECT_EQ(copied, want);
 }
 
 TEST(EgressPort, NicQueueLimitDrops) {

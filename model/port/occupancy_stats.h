@@ -46,30 +46,36 @@ public:
                 m_recent_t[k] = o.m_recent_t[k];
             }
             m_next_slot = o.m_next_slot;
-            m_t = o.m_t ? std::make_unique<std::vector<uint64_t>>(*o.m_t) : nullptr;
+            m_s = o.m_s ? std::make_unique<store>(*o.m_s) : nullptr;
         }
         return *this;
     }
     level_histogram(level_histogram&&) = default;
     level_histogram& operator=(level_histogram&&) = default;
 
-    // Adds dt of time at `level`. The time goes first to two recently used buckets kept in the object (a
-    // queue's level moves a frame at a time, so it mostly returns to one of them) and reaches the bucket array
-    // when evicted: a large network updates thousands of these, and each bucket array is kilobytes that the
-    // caches cannot hold. Sums of integers: the totals are exact whatever the order.
+    // Adds dt of time at `level`. The time goes first to three recently used buckets kept in the object (a
+    // queue's level moves a frame at a time, so it mostly returns to one of them), then, when evicted from them,
+    // to eight more buckets in one line beside the bucket array, and reaches the array only when evicted from
+    // those: a large network updates thousands of these, each bucket array is kilobytes that the caches cannot
+    // hold, and a queue near a deep level (a bucket 1/128 of it wide) walks over more buckets than two. Sums of
+    // integers: the totals are exact whatever the order.
     void add(uint64_t level, uint64_t dt) {
         if (!dt)
             return;
         const uint16_t i = static_cast<uint16_t>(index(level));
         for (int k = 0; k < recent_slots; ++k)
             if (m_recent_index[k] == i) {
-                m_recent_t[k] += dt;
-                return;
+                const uint64_t sum = m_recent_t[k] + dt;
+                if (sum <= UINT32_MAX) {
+                    m_recent_t[k] = static_cast<uint32_t>(sum);
+                    return;
+                }
+                break;
             }
         evict_into(i, dt);
     }
     void clear() {
-        m_t.reset();
+        m_s.reset();
         for (int k = 0; k < recent_slots; ++k) {
             m_recent_index[k] = no_bucket;
             m_recent_t[k] = 0;
@@ -127,40 +133,89 @@ public:
     }
 
 private:
-    static constexpr int recent_slots = 2;
+    static constexpr int recent_slots = 3;
+    static constexpr int victim_slots = 8;
     static constexpr uint16_t no_bucket = UINT16_MAX;   // (the largest index, that of 2^64 - 1, is 7,423)
-    // the bucket array with the recent buckets' time added
+    // A victim entry: (index + 1) << time_bits | time (a recent slot's, under 2^32 ps), 0 when free.
+    static constexpr int time_bits = 32;
+    static constexpr uint64_t time_mask = (uint64_t{1} << time_bits) - 1;
+    struct store {
+        alignas(64) uint64_t victim[victim_slots] = {};
+        std::vector<uint64_t> t;   // the bucket array, as long as the largest index that reached it
+    };
+    static_assert(7423 + 1 < (uint64_t{1} << (64 - time_bits)), "an index fits above the time");
+
+    // A bucket's victim entry (direct mapped): a queue's walk visits buckets a few indices apart, and the xor
+    // spreads strides of 1, 2, 4 and 8 over all eight entries.
+    static size_t victim_of(uint16_t i) { return static_cast<size_t>((i ^ (i >> 3)) & (victim_slots - 1)); }
+    static void add_to_array(store& s, uint16_t i, uint64_t dt) {
+        if (i >= s.t.size())
+            s.t.resize(i + size_t{1}, 0);
+        s.t[i] += dt;
+    }
+    // the bucket array with the victim and recent buckets' time added
     std::vector<uint64_t> totals() const {
-        std::vector<uint64_t> t = m_t ? *m_t : std::vector<uint64_t>{};
+        std::vector<uint64_t> t = m_s ? m_s->t : std::vector<uint64_t>{};
+        auto add = [&t](size_t i, uint64_t dt) {
+            if (i >= t.size())
+                t.resize(i + 1, 0);
+            t[i] += dt;
+        };
+        if (m_s)
+            for (uint64_t e : m_s->victim)
+                if (e)
+                    add(static_cast<size_t>((e >> time_bits) - 1), e & time_mask);
         for (int k = 0; k < recent_slots; ++k)
-            if (m_recent_index[k] != no_bucket) {
-                if (m_recent_index[k] >= t.size())
-                    t.resize(m_recent_index[k] + size_t{1}, 0);
-                t[m_recent_index[k]] += m_recent_t[k];
-            }
+            if (m_recent_index[k] != no_bucket)
+                add(m_recent_index[k], m_recent_t[k]);
         return t;
     }
+    // i was not in the recent slots, or its time there would pass 2^32 ps: then the slot's time and dt go to
+    // the array. Otherwise i takes the next recent slot (round robin: the oldest), with its time from its victim
+    // entry if it was there, and the bucket that held the slot goes to its own victim entry, whose previous
+    // bucket's time goes to the array. A bucket is in at most one of the recent slots and the victim line (one
+    // that comes into the slots leaves the line); the array may hold time of any.
     [[gnu::noinline]] void evict_into(uint16_t i, uint64_t dt) {
+        if (!m_s)
+            m_s = std::make_unique<store>();
+        store& s = *m_s;
+        for (int k = 0; k < recent_slots; ++k)
+            if (m_recent_index[k] == i) {
+                add_to_array(s, i, m_recent_t[k] + dt);
+                m_recent_t[k] = 0;
+                return;
+            }
+        uint64_t t = dt;
+        uint64_t& vi = s.victim[victim_of(i)];
+        if ((vi >> time_bits) == uint64_t{i} + 1u) {
+            t += vi & time_mask;
+            vi = 0;
+        }
+        if (t > UINT32_MAX) {   // too long for a slot
+            add_to_array(s, i, t);
+            t = 0;
+        }
         const int k = m_next_slot;
         m_next_slot = static_cast<uint8_t>((k + 1) % recent_slots);
-        if (m_recent_index[k] != no_bucket) {
-            const uint16_t old = m_recent_index[k];
-            if (!m_t)
-                m_t = std::make_unique<std::vector<uint64_t>>();
-            if (old >= m_t->size())
-                m_t->resize(old + size_t{1}, 0);
-            (*m_t)[old] += m_recent_t[k];
-        }
+        const uint16_t old = m_recent_index[k];
+        const uint64_t old_t = m_recent_t[k];
         m_recent_index[k] = i;
-        m_recent_t[k] = dt;
+        m_recent_t[k] = static_cast<uint32_t>(t);
+        if (old == no_bucket)
+            return;
+        uint64_t& vo = s.victim[victim_of(old)];
+        if (vo)
+            add_to_array(s, static_cast<uint16_t>((vo >> time_bits) - 1), vo & time_mask);
+        vo = ((uint64_t{old} + 1) << time_bits) | old_t;
     }
 
-    // The recent buckets first (24 bytes that every update reads), then the bucket array, made at the first
-    // eviction (a pointer: 8 bytes in the owner's lines instead of a vector's 24).
-    uint16_t m_recent_index[recent_slots] = {no_bucket, no_bucket};
+    // The recent buckets first (20 bytes that every update reads: a slot's time is at most 2^32 ps, 4.3 ms,
+    // before it goes on), then the victim line and the bucket array, made at the first eviction (a pointer: 8
+    // bytes in the owner's lines).
+    uint16_t m_recent_index[recent_slots] = {no_bucket, no_bucket, no_bucket};
     uint8_t m_next_slot = 0;
-    uint64_t m_recent_t[recent_slots] = {};
-    std::unique_ptr<std::vector<uint64_t>> m_t;
+    uint32_t m_recent_t[recent_slots] = {};
+    std::unique_ptr<store> m_s;
 };
 
 class occupancy_stats {
@@ -250,7 +305,7 @@ private:
     uint64_t m_start_ps = 0;
     int m_bin_shift = 0;
 };
-static_assert(sizeof(level_histogram) == 32, "the recent buckets take 24 bytes, the bucket array's pointer 8");
+static_assert(sizeof(level_histogram) == 32, "the recent buckets take 20 bytes (24 with padding), the store pointer 8");
 static_assert(sizeof(occupancy_stats) == 96, "an update's fields are the first 64 bytes");
 
 }   // namespace cmswitch
