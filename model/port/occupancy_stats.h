@@ -57,7 +57,7 @@ public:
     // queue's level moves a frame at a time, so it mostly returns to one of them), then, when evicted from them,
     // to eight more buckets in one line beside the bucket array, and reaches the array only when evicted from
     // those: a large network updates thousands of these, each bucket array is kilobytes that the caches cannot
-    // hold, and a queue near a deep level (a bucket 1/128 of it wide) walks over more buckets than two. Sums of
+    // hold, and a queue near a deep level (a bucket 1/128 of it wide) walks over more buckets than three. Sums of
     // integers: the totals are exact whatever the order.
     void add(uint64_t level, uint64_t dt) {
         if (!dt)
