@@ -70,7 +70,8 @@ public:
                     m_recent_t[k] = static_cast<uint32_t>(sum);
                     return;
                 }
-                break;
+                spill(k, dt);
+                return;
             }
         evict_into(i, dt);
     }
@@ -170,21 +171,21 @@ private:
                 add(m_recent_index[k], m_recent_t[k]);
         return t;
     }
-    // i was not in the recent slots, or its time there would pass 2^32 ps: then the slot's time and dt go to
-    // the array. Otherwise i takes the next recent slot (round robin: the oldest), with its time from its victim
-    // entry if it was there, and the bucket that held the slot goes to its own victim entry, whose previous
+    // Recent slot k's time would pass 2^32 ps with dt: the slot's time and dt go to the array.
+    [[gnu::noinline]] void spill(int k, uint64_t dt) {
+        if (!m_s)
+            m_s = std::make_unique<store>();
+        add_to_array(*m_s, m_recent_index[k], m_recent_t[k] + dt);
+        m_recent_t[k] = 0;
+    }
+    // i is not in the recent slots: it takes the next one (round robin: the oldest), with its time from its
+    // victim entry if it was there, and the bucket that held the slot goes to its own victim entry, whose previous
     // bucket's time goes to the array. A bucket is in at most one of the recent slots and the victim line (one
     // that comes into the slots leaves the line); the array may hold time of any.
     [[gnu::noinline]] void evict_into(uint16_t i, uint64_t dt) {
         if (!m_s)
             m_s = std::make_unique<store>();
         store& s = *m_s;
-        for (int k = 0; k < recent_slots; ++k)
-            if (m_recent_index[k] == i) {
-                add_to_array(s, i, m_recent_t[k] + dt);
-                m_recent_t[k] = 0;
-                return;
-            }
         uint64_t t = dt;
         uint64_t& vi = s.victim[victim_of(i)];
         if ((vi >> time_bits) == uint64_t{i} + 1u) {
