@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 #include <functional>
+#include <utility>
 
 namespace cmswitch {
 
@@ -22,6 +23,7 @@ void host_qdisc::configure(const host_egress_config& cfg, host_qdisc_owner* owne
 void host_qdisc::reset() {
     m_sockets.clear();
     m_index.clear();
+    m_recent[0] = m_recent[1] = index_entry{};
     for (auto& l : m_lists)
         l = fq_lists{};
     m_backlog = 0;
@@ -38,14 +40,28 @@ void host_qdisc::reset() {
 // ------------------------------------------------------------------------------------------- socket index
 
 uint32_t host_qdisc::find(uint32_t flow) const {
+    const uint32_t key = flow + 1;
+    if (m_recent[0].key == key)
+        return m_recent[0].slot;
+    if (m_recent[1].key == key) {
+        std::swap(m_recent[0], m_recent[1]);
+        return m_recent[0].slot;
+    }
+    return find_indexed(flow);
+}
+
+uint32_t host_qdisc::find_indexed(uint32_t flow) const {
     if (m_index.empty())
         return none;
     const size_t mask = m_index.size() - 1;
     for (size_t i = hash_flow(flow) & mask;; i = (i + 1) & mask) {
         if (m_index[i].key == 0)
             return none;
-        if (m_index[i].key == flow + 1)
+        if (m_index[i].key == flow + 1) {
+            m_recent[1] = m_recent[0];
+            m_recent[0] = m_index[i];
             return m_index[i].slot;
+        }
     }
 }
 
@@ -75,15 +91,20 @@ uint32_t host_qdisc::slot_of(uint32_t flow) {
         i = (i + 1) & mask;
     const auto slot = static_cast<uint32_t>(m_sockets.size());
     m_index[i] = index_entry{flow + 1, slot};
+    m_recent[1] = m_recent[0];
+    m_recent[0] = m_index[i];
     m_sockets.emplace_back();
     m_sockets.back().flow = flow;
     m_sockets.back().credit = m_cfg.fq_initial_quantum_bytes;
     return slot;
 }
 
-const host_socket_stats* host_qdisc::socket_stats(uint32_t flow) const {
+std::optional<host_socket_stats> host_qdisc::socket_stats(uint32_t flow) const {
     const uint32_t s = find(flow);
-    return s == none ? nullptr : &m_sockets[s].stats;
+    if (s == none)
+        return std::nullopt;
+    const socket& k = m_sockets[s];
+    return host_socket_stats{k.data_frames, k.wait_sum_ps, k.wait_max_ps, k.throttled};
 }
 
 // ------------------------------------------------------------------------------------------- small queues
@@ -122,7 +143,7 @@ bool host_qdisc::over_limit(uint32_t flow, bool retransmission) const {
 void host_qdisc::want_room(uint32_t flow) {
     socket& k = m_sockets[slot_of(flow)];
     if (!k.want_room)
-        k.stats.throttled++;
+        k.throttled++;
     k.want_room = true;
 }
 
@@ -138,13 +159,10 @@ void host_qdisc::enqueue(frame* f, uint64_t now) {
     f->host_counted = 1;
     k.below += f->bytes;
     k.frame_max = std::max(k.frame_max, f->bytes);
-    k.stats.below_max_bytes = std::max(k.stats.below_max_bytes, k.below);
     m_socket_below_max = std::max(m_socket_below_max, k.below);
     if (f->payload > 0 && m_cfg.small_queues) {
         const uint64_t limit = limit_of(k);
         const int64_t excess = static_cast<int64_t>(k.below) - static_cast<int64_t>(limit);
-        k.stats.limit_max_bytes = std::max(k.stats.limit_max_bytes, limit);
-        k.stats.excess_max_bytes = std::max(k.stats.excess_max_bytes, excess);
         m_excess_max = std::max(m_excess_max, excess);
     }
     m_below += f->bytes;
@@ -208,10 +226,9 @@ void host_qdisc::on_tx_start(const frame& f, uint64_t now) {
         m_below -= f.bytes;
         if (f.payload > 0 && f.created_ps <= now) {
             const uint64_t wait = now - f.created_ps;
-            k.stats.data_frames++;
-            k.stats.data_bytes += f.bytes;
-            k.stats.wait_sum_ps += wait;
-            k.stats.wait_max_ps = std::max(k.stats.wait_max_ps, wait);
+            k.data_frames++;
+            k.wait_sum_ps += wait;
+            k.wait_max_ps = std::max(k.wait_max_ps, wait);
         }
         if (k.want_room && !over_limit(k.flow)) {
             k.want_room = false;

@@ -9,7 +9,8 @@
 //  - the NIC ring: with fq, the NIC queue of a traffic class holds at most ring_bytes that the qdisc handed over,
 //    so that frames wait in per-socket queues, not in one FIFO.
 // Per socket it keeps what a report splits a flow completion time with: how long its data frames waited in the
-// host (from the transport's send to the start of transmission) and the most bytes it had below the transport.
+// host (from the transport's send to the start of transmission); per host, the most bytes below the transports
+// and below one socket.
 // Not a module: the NIC owns it (host_nic.h) and gives it its frames, completions and timer.
 #ifndef CMSWITCH_MODEL_NIC_HOST_QDISC_H
 #define CMSWITCH_MODEL_NIC_HOST_QDISC_H
@@ -20,6 +21,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace cmswitch {
@@ -53,14 +55,11 @@ struct host_egress_config {
     bool active() const { return fq() || small_queues; }   // anything beyond the plain FIFO path
 };
 
-// What one socket (a flow's endpoint on this host) did below its transport.
+// What one socket (a flow's endpoint on this host) did below its transport (host_qdisc::socket_stats).
 struct host_socket_stats {
-    uint64_t data_frames = 0, data_bytes = 0;   // frames with payload that started transmission
+    uint64_t data_frames = 0;   // frames with payload that started transmission
     uint128 wait_sum_ps = 0;   // over them: start of transmission - the transport's send
     uint64_t wait_max_ps = 0;
-    uint64_t below_max_bytes = 0;   // the most bytes it had below its transport at once
-    uint64_t limit_max_bytes = 0;   // the highest small-queue limit it had when it sent
-    int64_t excess_max_bytes = INT64_MIN;   // the most its bytes below TCP exceeded its limit just after a send
     uint64_t throttled = 0;   // times it found itself over its small-queue limit
 };
 
@@ -119,34 +118,43 @@ public:
     // (INT64_MIN: none came). Linux's check lets a socket send while at or under its limit, so this is at most a
     // frame, unless the socket sent with one segment unacknowledged (exempt).
     int64_t excess_max_bytes() const { return m_excess_max; }
-    // The socket of `flow` on this host, or null if it never sent.
-    const host_socket_stats* socket_stats(uint32_t flow) const;
+    // The socket of `flow` on this host, or nothing if it never sent.
+    std::optional<host_socket_stats> socket_stats(uint32_t flow) const;
 
 private:
     static constexpr uint32_t none = UINT32_MAX;
     enum class place : uint8_t { detached, new_list, old_list, throttled };
-    struct alignas(64) socket {   // (176 bytes: three whole lines, where unaligned they straddle four)
-        uint32_t flow = 0;
+    // 128 bytes, two lines: the first is what the fq round robin reads of every socket it passes (the queue,
+    // credit, list link) with what a frame's send reads, the second what a frame's send and its start of
+    // transmission update. (Three lines with every statistic a socket once kept; a large network's hosts are cold
+    // whenever they run, so each line is a miss.)
+    struct alignas(64) socket {
+        frame_fifo q;
+        int64_t credit = 0;
         uint32_t next = none;   // in its list
         place where = place::detached;
         uint8_t queue = 0;   // the NIC queue (traffic class) of its frames
         bool want_room = false;
-        frame_fifo q;
-        int64_t credit = 0;
-        uint64_t idle_since = 0;
-        uint64_t pacing_bps = 0;
-        uint64_t wstamp_ps = 0;   // the pacing schedule: the next frame's earliest departure
+        uint32_t flow = 0;
         uint32_t data_sent = 0;   // data frames queued so far (the first unpaced_segments go unpaced)
-        uint32_t frame_max = 0;   // its largest frame (the 2-frame floor of the limit)
+        uint64_t pacing_bps = 0;
+        uint128 wait_sum_ps = 0;   // (host_socket_stats)
+        uint64_t wstamp_ps = 0;   // the pacing schedule: the next frame's earliest departure
         uint64_t below = 0;
-        host_socket_stats stats;
+        uint64_t idle_since = 0;
+        uint64_t data_frames = 0;   // (host_socket_stats)
+        uint64_t wait_max_ps = 0;
+        uint32_t frame_max = 0;   // its largest frame (the 2-frame floor of the limit)
+        uint32_t throttled = 0;
     };
+    static_assert(sizeof(socket) == 128, "a socket is two cache lines");
     struct fq_lists {
         uint32_t new_head = none, new_tail = none, old_head = none, old_tail = none;
     };
 
     uint32_t slot_of(uint32_t flow);   // finds or adds the socket
-    uint32_t find(uint32_t flow) const;
+    uint32_t find(uint32_t flow) const;   // the socket's slot (none: it never sent)
+    [[gnu::noinline]] uint32_t find_indexed(uint32_t flow) const;   // find() past the two recent sockets
     void grow_index();
     uint64_t limit_of(const socket& s) const;
     void push_tail(int queue, uint32_t slot, place list);
@@ -161,17 +169,21 @@ private:
     host_qdisc_owner* m_owner = nullptr;
     uint8_t m_backlog = 0;   // NIC queues whose qdisc holds frames
     bool m_filling = false;
+    // open addressing, flow + 1 (0: empty) -> slot: key and slot side by side, one line per lookup
+    struct index_entry {
+        uint32_t key = 0;
+        uint32_t slot = none;
+    };
+    // The two sockets found last, the latest first, in the object's line with the scalars: a host's frames and
+    // ACKs mostly belong to one or two sockets at a time, so a lookup rarely reads the index, whose line has gone
+    // cold since this host last ran in a large network (a k = 16 fat-tree: 99 % of lookups found here).
+    mutable index_entry m_recent[2];
     uint64_t m_wakeup_at = UINT64_MAX;
     uint64_t m_frames = 0, m_bytes = 0;
     uint64_t m_below = 0, m_below_max = 0, m_socket_below_max = 0;
     int64_t m_excess_max = INT64_MIN;
     uint32_t m_queue_frames[num_priorities] = {};
     std::vector<socket> m_sockets;
-    // open addressing, flow + 1 (0: empty) -> slot: key and slot side by side, one line per lookup
-    struct index_entry {
-        uint32_t key = 0;
-        uint32_t slot = none;
-    };
     std::vector<index_entry> m_index;
     fq_lists m_lists[num_priorities];
     std::vector<std::pair<uint64_t, uint32_t>> m_throttled;   // min-heap of (departure time, slot)

@@ -102,7 +102,7 @@ uint64_t flow_completion_recorder::report(result& r) const {
         all_slow.push_back(s);
         double wait_max_us = 0, wait_mean_us = 0;
         if (accounted) {
-            if (const host_socket_stats* hs = m_net.nic(f.src).qdisc().socket_stats(f.flow)) {
+            if (const auto hs = m_net.nic(f.src).qdisc().socket_stats(f.flow)) {
                 wait_max_us = static_cast<double>(hs->wait_max_ps) * 1e-6;
                 if (hs->data_frames)
                     wait_mean_us = static_cast<double>(hs->wait_sum_ps) / static_cast<double>(hs->data_frames) * 1e-6;
