@@ -11,8 +11,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <utility>
 #include <vector>
 
 using namespace cmswitch;
@@ -185,6 +187,81 @@ TEST(Rack, SplitRecordsKeepTheirOrderAndTheStorageGoesWithTheLastOne) {
     EXPECT_TRUE(r.empty());
     EXPECT_FALSE(r.holds_storage());
     EXPECT_EQ(r.pipe(), 0u);
+}
+
+TEST(Rack, RecordsStayInOrderAcrossTheRingsWrapItsGrowthAndSplitsAtEitherEnd) {
+    // The records sit in a ring of 16 at first. Twelve 1000-byte segments, ten ACKed (the ring's start moves to
+    // its tenth place), twelve more (they wrap past its end): fourteen records, [10000, 24000). A SACK of [13500,
+    // 14500) splits two records near the front (the records before move), one of [21500, 22500) two near the back
+    // (the records after move), the first of those while the ring is full (it grows, wrapped, to 32): eighteen.
+    // Every split record is where sequence order puts it, in the scoreboard and in a copy made while the ring was
+    // full and wrapped; and a ring acknowledged a segment at a time keeps its first record past the ring's end.
+    rack_scoreboard r;
+    for (uint64_t i = 0; i < 12; ++i)
+        r.on_send(i * 1000, 1000, i * us, false);
+    EXPECT_EQ(r.on_ack(10000, nullptr, 0, 100 * us, 0), 10000u);
+    for (uint64_t i = 12; i < 24; ++i)
+        r.on_send(i * 1000, 1000, 100 * us + i * us, false);
+    EXPECT_EQ(r.size(), 14u);
+    const rack_scoreboard::range front{13500, 14500};
+    EXPECT_EQ(r.on_ack(10000, &front, 1, 300 * us, 0), 1000u);
+    EXPECT_EQ(r.size(), 16u);
+    rack_scoreboard copy = r;   // (while the ring is full and wrapped)
+    const rack_scoreboard::range back{21500, 22500};
+    EXPECT_EQ(r.on_ack(10000, &back, 1, 301 * us, 0), 1000u);
+    EXPECT_EQ(r.size(), 18u);
+    EXPECT_EQ(r.sacked_segments(), 4u);
+    EXPECT_EQ(r.head().begin, 10000u);
+    EXPECT_EQ(r.tail().begin, 23000u);
+    EXPECT_EQ(r.outstanding_bytes(), 14000u);
+    r.mark_all_lost();
+    EXPECT_EQ(r.lost_bytes(), 12000u);   // all but the 2000 SACKed
+    copy.mark_all_lost();
+    EXPECT_EQ(copy.lost_bytes(), 13000u);   // the copy has only the first SACK
+    // the lost records, walked in order: whole segments but the halves beside the SACKed ones
+    auto walk = [](const rack_scoreboard& s) {
+        std::vector<std::pair<uint64_t, uint64_t>> got;
+        uint64_t seq = 0, len = 0;
+        for (uint64_t from = 0; s.next_lost(from, seq, len); from = seq + len)
+            got.emplace_back(seq, len);
+        return got;
+    };
+    auto expected = [](std::vector<uint64_t> split_below, std::vector<uint64_t> split_above) {
+        std::vector<std::pair<uint64_t, uint64_t>> want;
+        auto in = [](const std::vector<uint64_t>& v, uint64_t b) {
+            return std::find(v.begin(), v.end(), b) != v.end();
+        };
+        for (uint64_t b = 10000; b < 24000; b += 1000) {
+            if (in(split_below, b))
+                want.emplace_back(b, 500);
+            else if (in(split_above, b))
+                want.emplace_back(b + 500, 500);
+            else
+                want.emplace_back(b, 1000);
+        }
+        return want;
+    };
+    EXPECT_EQ(walk(r), expected({13000, 21000}, {14000, 22000}));
+    EXPECT_EQ(walk(copy), expected({13000}, {14000}));
+    EXPECT_EQ(r.on_ack(24000, nullptr, 0, 400 * us, 0), 12000u);
+    EXPECT_TRUE(r.empty());
+    EXPECT_FALSE(r.holds_storage());
+    EXPECT_EQ(copy.size(), 16u);   // the copy kept its own records
+    // a ring built as r was, acknowledged a segment at a time: its first record moves past the ring's end
+    rack_scoreboard w;
+    for (uint64_t i = 0; i < 12; ++i)
+        w.on_send(i * 1000, 1000, i * us, false);
+    w.on_ack(10000, nullptr, 0, 100 * us, 0);
+    for (uint64_t i = 12; i < 24; ++i)
+        w.on_send(i * 1000, 1000, 100 * us + i * us, false);
+    w.on_ack(10000, &front, 1, 300 * us, 0);
+    for (uint64_t a = 11000; a <= 23000; a += 1000) {
+        w.on_ack(a, nullptr, 0, 500 * us, 0);
+        ASSERT_FALSE(w.empty());
+        EXPECT_EQ(w.head().begin, a);
+        EXPECT_EQ(w.tail().end, 24000u);
+        EXPECT_EQ(w.outstanding_bytes(), 24000u - a);
+    }
 }
 
 TEST(Tlp, TheProbeGoesTwoSrttAfterTheLastAckAndResendsTheTail) {
