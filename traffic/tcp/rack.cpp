@@ -107,10 +107,6 @@ uint64_t rack_scoreboard::on_ack(uint64_t ack, const range* sack, int n, uint64_
         set_flags(m_segs.front(), 0);
         m_segs.pop_front();
     }
-    // the line the next ACK's records begin on (two records to a line, about what an ACK delivers): cold since
-    // they were sent, fetched now for the next ACK to find in the caches
-    if (m_segs.size() > 2)
-        m_segs.prefetch(2);
     if (m_segs.empty() || m_segs.front().begin >= m_retrans_top)
         m_retrans_top = 0;
     for (int k = 0; k < n; ++k) {
