@@ -189,13 +189,12 @@ TEST(Rack, SplitRecordsKeepTheirOrderAndTheStorageGoesWithTheLastOne) {
     EXPECT_EQ(r.pipe(), 0u);
 }
 
-TEST(Rack, RecordsStayInOrderAcrossTheRingsWrapItsGrowthAndSplitsAtEitherEnd) {
-    // The records sit in a ring of 16 at first. Twelve 1000-byte segments, ten ACKed (the ring's start moves to
-    // its tenth place), twelve more (they wrap past its end): fourteen records, [10000, 24000). A SACK of [13500,
-    // 14500) splits two records near the front (the records before move), one of [21500, 22500) two near the back
-    // (the records after move), the first of those while the ring is full (it grows, wrapped, to 32): eighteen.
-    // Every split record is where sequence order puts it, in the scoreboard and in a copy made while the ring was
-    // full and wrapped; and a ring acknowledged a segment at a time keeps its first record past the ring's end.
+TEST(Rack, RecordsStayInOrderThroughSplitsNearEitherEndCopiesAndAcks) {
+    // Twelve 1000-byte segments, ten ACKed, twelve more: fourteen records, [10000, 24000) (a container's start
+    // has moved, and the records pass the 16 of a first block). A SACK of [13500, 14500) splits two records near
+    // the front, one of [21500, 22500) two near the back: eighteen. Every split record is where sequence order
+    // puts it, in the scoreboard and in a copy made between the two SACKs; and a scoreboard acknowledged a segment
+    // at a time keeps its first record and its bytes right at every step.
     rack_scoreboard r;
     for (uint64_t i = 0; i < 12; ++i)
         r.on_send(i * 1000, 1000, i * us, false);
@@ -206,7 +205,7 @@ TEST(Rack, RecordsStayInOrderAcrossTheRingsWrapItsGrowthAndSplitsAtEitherEnd) {
     const rack_scoreboard::range front{13500, 14500};
     EXPECT_EQ(r.on_ack(10000, &front, 1, 300 * us, 0), 1000u);
     EXPECT_EQ(r.size(), 16u);
-    rack_scoreboard copy = r;   // (while the ring is full and wrapped)
+    rack_scoreboard copy = r;
     const rack_scoreboard::range back{21500, 22500};
     EXPECT_EQ(r.on_ack(10000, &back, 1, 301 * us, 0), 1000u);
     EXPECT_EQ(r.size(), 18u);
@@ -247,7 +246,7 @@ TEST(Rack, RecordsStayInOrderAcrossTheRingsWrapItsGrowthAndSplitsAtEitherEnd) {
     EXPECT_TRUE(r.empty());
     EXPECT_FALSE(r.holds_storage());
     EXPECT_EQ(copy.size(), 16u);   // the copy kept its own records
-    // a ring built as r was, acknowledged a segment at a time: its first record moves past the ring's end
+    // a scoreboard built as r was, acknowledged a segment at a time
     rack_scoreboard w;
     for (uint64_t i = 0; i < 12; ++i)
         w.on_send(i * 1000, 1000, i * us, false);
