@@ -96,6 +96,18 @@ struct recorder final : public flow_endpoint {
     std::vector<uint64_t> seqs, acks, times;
     std::vector<const flow_endpoint*> named;   // the endpoint each frame named (frame::endpoint)
 };
+
+// A scoreboard that sent `first` 1000-byte segments (segment i at i us), had [0, ack) acknowledged at 100 us,
+// then sent `then` more (segment i at 100 + i us).
+rack_scoreboard two_flights(uint64_t first, uint64_t ack, uint64_t then) {
+    rack_scoreboard r;
+    for (uint64_t i = 0; i < first; ++i)
+        r.on_send(i * 1000, 1000, i * us, false);
+    EXPECT_EQ(r.on_ack(ack, nullptr, 0, 100 * us, 0), ack);
+    for (uint64_t i = first; i < first + then; ++i)
+        r.on_send(i * 1000, 1000, 100 * us + i * us, false);
+    return r;
+}
 }   // namespace
 
 TEST(Rack, MarksASegmentLostOnlyAfterTheReorderingWindow) {
@@ -154,13 +166,8 @@ TEST(Rack, SplitRecordsKeepTheirOrderAndTheStorageGoesWithTheLastOne) {
     // Six 1000-byte segments, five ACKed, six more. A SACK of [7500, 10500) splits two records and leaves nine:
     // [5000, 6000) [6000, 7000) [7000, 7500) | [7500, 8000) [8000, 9000) [9000, 10000) [10000, 10500) | [10500,
     // 11000) [11000, 12000), the four in the middle SACKed. When the last is acknowledged, nothing stays allocated.
-    rack_scoreboard r;
-    for (uint64_t i = 0; i < 6; ++i)
-        r.on_send(i * 1000, 1000, i * us, false);
+    rack_scoreboard r = two_flights(6, 5000, 6);
     EXPECT_TRUE(r.holds_storage());
-    EXPECT_EQ(r.on_ack(5000, nullptr, 0, 100 * us, 0), 5000u);
-    for (uint64_t i = 6; i < 12; ++i)
-        r.on_send(i * 1000, 1000, 100 * us + i * us, false);
     EXPECT_EQ(r.size(), 7u);
     const rack_scoreboard::range sacked{7500, 10500};
     EXPECT_EQ(r.on_ack(5000, &sacked, 1, 300 * us, 0), 3000u);
@@ -195,12 +202,7 @@ TEST(Rack, RecordsStayInOrderThroughSplitsNearEitherEndCopiesAndAcks) {
     // the front, one of [21500, 22500) two near the back: eighteen. Every split record is where sequence order
     // puts it, in the scoreboard and in a copy made between the two SACKs; and a scoreboard acknowledged a segment
     // at a time keeps its first record and its bytes right at every step.
-    rack_scoreboard r;
-    for (uint64_t i = 0; i < 12; ++i)
-        r.on_send(i * 1000, 1000, i * us, false);
-    EXPECT_EQ(r.on_ack(10000, nullptr, 0, 100 * us, 0), 10000u);
-    for (uint64_t i = 12; i < 24; ++i)
-        r.on_send(i * 1000, 1000, 100 * us + i * us, false);
+    rack_scoreboard r = two_flights(12, 10000, 12);
     EXPECT_EQ(r.size(), 14u);
     const rack_scoreboard::range front{13500, 14500};
     EXPECT_EQ(r.on_ack(10000, &front, 1, 300 * us, 0), 1000u);
@@ -247,12 +249,7 @@ TEST(Rack, RecordsStayInOrderThroughSplitsNearEitherEndCopiesAndAcks) {
     EXPECT_FALSE(r.holds_storage());
     EXPECT_EQ(copy.size(), 16u);   // the copy kept its own records
     // a scoreboard built as r was, acknowledged a segment at a time
-    rack_scoreboard w;
-    for (uint64_t i = 0; i < 12; ++i)
-        w.on_send(i * 1000, 1000, i * us, false);
-    w.on_ack(10000, nullptr, 0, 100 * us, 0);
-    for (uint64_t i = 12; i < 24; ++i)
-        w.on_send(i * 1000, 1000, 100 * us + i * us, false);
+    rack_scoreboard w = two_flights(12, 10000, 12);
     w.on_ack(10000, &front, 1, 300 * us, 0);
     for (uint64_t a = 11000; a <= 23000; a += 1000) {
         w.on_ack(a, nullptr, 0, 500 * us, 0);
