@@ -57,11 +57,8 @@ uint32_t host_qdisc::find_indexed(uint32_t flow) const {
     for (size_t i = hash_flow(flow) & mask;; i = (i + 1) & mask) {
         if (m_index[i].key == 0)
             return none;
-        if (m_index[i].key == flow + 1) {
-            m_recent[1] = m_recent[0];
-            m_recent[0] = m_index[i];
-            return m_index[i].slot;
-        }
+        if (m_index[i].key == flow + 1)
+            return remember(m_index[i]);
     }
 }
 
@@ -91,8 +88,7 @@ uint32_t host_qdisc::slot_of(uint32_t flow) {
         i = (i + 1) & mask;
     const auto slot = static_cast<uint32_t>(m_sockets.size());
     m_index[i] = index_entry{flow + 1, slot};
-    m_recent[1] = m_recent[0];
-    m_recent[0] = m_index[i];
+    remember(m_index[i]);
     m_sockets.emplace_back();
     m_sockets.back().flow = flow;
     m_sockets.back().credit = m_cfg.fq_initial_quantum_bytes;

@@ -178,6 +178,11 @@ private:
     // ACKs mostly belong to one or two sockets at a time, so a lookup rarely reads the index, whose line has gone
     // cold since this host last ran in a large network (a k = 16 fat-tree: 99 % of lookups found here).
     mutable index_entry m_recent[2];
+    uint32_t remember(const index_entry& e) const {   // e becomes the latest; returns its slot
+        m_recent[1] = m_recent[0];
+        m_recent[0] = e;
+        return e.slot;
+    }
     uint64_t m_wakeup_at = UINT64_MAX;
     uint64_t m_frames = 0, m_bytes = 0;
     uint64_t m_below = 0, m_below_max = 0, m_socket_below_max = 0;
