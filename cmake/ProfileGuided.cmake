@@ -10,6 +10,10 @@
 # in any directory (build/, build-bench/, the Python package's build/python) uses the training build's counts.
 # Counts older than a source file are used where they still fit the code and ignored where they do not
 # (-Wno-coverage-mismatch); a library file that no training scenario runs has none, and is compiled as without.
+# Counts that still fit a function's shape but no longer add up (an inline function of a header changed since the
+# training) are smoothed instead of stopping the build with "profile data is not flow-consistent"
+# (-fprofile-correction): an edit builds without retraining, only slower code where the counts went stale. With
+# fresh counts the flag changes nothing (the same machine code, compared).
 set(CMSWITCH_PROFILE_GENERATE "" CACHE PATH "Compile the libraries with profile counters written to this directory")
 set(CMSWITCH_PROFILE_USE "" CACHE PATH "Compile the libraries with the profile counts in this directory")
 
@@ -39,7 +43,7 @@ function(cmswitch_profile_guided target)
     target_link_options(${target} INTERFACE -fprofile-generate)   # (libgcov, for whatever links the library)
   elseif(_cmswitch_pgo STREQUAL "use")
     target_compile_options(${target} PRIVATE "-fprofile-use=${CMSWITCH_PROFILE_USE}"
-                           "-fprofile-prefix-path=${CMAKE_BINARY_DIR}" -fprofile-partial-training
+                           "-fprofile-prefix-path=${CMAKE_BINARY_DIR}" -fprofile-partial-training -fprofile-correction
                            -Wno-coverage-mismatch -Wno-missing-profile)
   endif()
 endfunction()
