@@ -78,6 +78,31 @@ TEST(BufferManager, BadConfigurationsNameTheField) {
     EXPECT_THROW(make_buffer_manager(c, 0), config_error);
 }
 
+TEST(Switch, ArrivalsAreCountedFromCountArrivalsOn) {
+    // Off by default (asking throws); from the call on, every frame in on a port, PAUSE frames too, with its bytes.
+    sim_context ctx;
+    frame_pool pool;
+    event_domain events("events", true);
+    buffer_config bc;
+    bc.policy = "static";
+    bc.port_limit_bytes = 30000;
+    ethernet_switch sw("sw", 2, 2, bc, pool, events);
+    sw.set_route(1, 1);
+    two_port_wiring w(sw, pool);
+    EXPECT_THROW(sw.arrivals(0), model_error);
+    w.inject(0, make_frame(pool, 1500, 1, 0, 0));   // before counting: not counted
+    ctx.run_until(100000000ull);   // 100 us
+    sw.count_arrivals();
+    for (uint64_t i = 1; i <= 3; ++i)
+        w.inject(0, make_frame(pool, 1000, 1, 0, i));
+    ctx.run_until(200000000ull);
+    EXPECT_EQ(w.out1.frames.size(), 4u);
+    EXPECT_EQ(sw.arrivals(0).frames, 3u);
+    EXPECT_EQ(sw.arrivals(0).bytes, 3000u);
+    EXPECT_EQ(sw.arrivals(1).frames, 0u);
+    EXPECT_THROW(sw.arrivals(2), model_error);
+}
+
 TEST(Switch, DropTailThroughTheSwitch) {
     // Limit 3000 B; 5 frames of 1500 B arrive at once for an idle port: the first starts transmission at once
     // (it leaves the queue), the 2nd and 3rd fill the queue to exactly 3000 B, the 4th and 5th are dropped.
@@ -90,13 +115,15 @@ TEST(Switch, DropTailThroughTheSwitch) {
     ethernet_switch sw("sw", 2, 2, bc, pool, events);
     sw.set_route(1, 1);
     two_port_wiring w(sw, pool);
+    sw.count_arrivals();
     // the injector bypasses serialization on its side: the link adds 12 us, so all 5 arrive at once at 12 us
     for (uint64_t i = 0; i < 5; ++i)
         w.inject(0, make_frame(pool, 1500, 1, 0, i));
     ctx.run_until(1000000000ull);
     EXPECT_EQ(w.out1.frames.size(), 3u);
     EXPECT_EQ(sw.counters(1).drop_frames[static_cast<size_t>(drop_reason::port_limit)], 2u);
-    EXPECT_EQ(sw.counters(0).rx_frames, 5u);
+    EXPECT_EQ(sw.arrivals(0).frames, 5u);
+    EXPECT_EQ(sw.arrivals(0).bytes, 5u * 1500);
     EXPECT_EQ(sw.egress(1).occupancy().max(), 3000u);
     EXPECT_EQ(sw.buffer().used_bytes(), 0u);
     EXPECT_EQ(pool.live(), 0u);

@@ -21,11 +21,9 @@ ethernet_switch::ethernet_switch(sc_core::sc_module_name name, int num_ports, in
     const size_t n = static_cast<size_t>(num_ports);
     m_ports.resize(n);
     m_counters.resize(n);
-    m_arrived.resize(n);
     // (the arrival path is the first base, at the start of the object: the handler is the switch's first line)
     assert(static_cast<const void*>(static_cast<event_handler*>(this)) == static_cast<const void*>(this));
-    m_port_array = m_ports.data();   // (neither vector changes size again)
-    m_arrived_array = m_arrived.data();
+    m_port_array = m_ports.data();   // (the vector does not change size again)
     m_buffer_account = m_buffer.get();
     m_routes.assign(static_cast<size_t>(num_hosts), -1);
     m_rx.resize(n);
@@ -74,6 +72,22 @@ void ethernet_switch::reset() {
     for (auto& a : m_arrived)
         a = arrived_count{};
     m_buffer->reset();
+}
+
+void ethernet_switch::count_arrivals() {
+    if (m_arrived_array)
+        return;
+    m_arrived.assign(m_ports.size(), arrived_count{});
+    m_arrived_array = m_arrived.data();
+}
+
+ethernet_switch::arrived_count ethernet_switch::arrivals(int port) const {
+    if (!m_arrived_array)
+        throw model_error(std::string(basename()) + ": arrivals are counted only after count_arrivals()");
+    if (port < 0 || port >= num_ports())
+        throw model_error(std::string(basename()) + ": port " + std::to_string(port) + " outside [0, " +
+                          std::to_string(num_ports() - 1) + "]");
+    return m_arrived[static_cast<size_t>(port)];
 }
 
 void ethernet_switch::insert_hook(std::unique_ptr<switch_hook> h) {
@@ -163,9 +177,8 @@ void ethernet_switch::on_dequeue(uint32_t port, frame& f, uint64_t now) {
 }
 
 void ethernet_switch::forward(int in_port, frame* f, uint64_t now, int out) {
-    // what this frame will touch, fetched at once: the in-port's counters, the stages' first hooks, and for a
-    // routed arrival the egress port's buffer account and the next hop's route
-    __builtin_prefetch(&m_arrived_array[in_port]);
+    // what this frame will touch, fetched at once: the stages' first hooks, and for a routed arrival the egress
+    // port's buffer account and the next hop's route
     __builtin_prefetch(m_first_hook[ingress_stage]);
     __builtin_prefetch(m_first_hook[admit_stage]);
     __builtin_prefetch(m_first_hook[enqueue_stage]);
@@ -173,9 +186,11 @@ void ethernet_switch::forward(int in_port, frame* f, uint64_t now, int out) {
         m_buffer_account->prefetch(out);
         m_port_array[out].prefetch_route(*f);
     }
-    arrived_count& in = m_arrived_array[in_port];
-    in.frames++;
-    in.bytes += f->bytes;
+    if (m_arrived_array) {
+        arrived_count& in = m_arrived_array[in_port];
+        in.frames++;
+        in.bytes += f->bytes;
+    }
     if (f->kind == frame_kind::pause) {   // for this port's transmitter; goes no further
         m_ports[static_cast<size_t>(in_port)].on_pause(f->ctl.pause.class_enable, f->ctl.pause.quanta, now);
         ++m_consumed_frames;

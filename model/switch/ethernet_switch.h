@@ -29,11 +29,11 @@ class switch_arrival_path : public event_handler {
 protected:
     // the stages an arrival runs, in order
     enum stage : int { ingress_stage, admit_stage, enqueue_stage, num_arrival_stages };
-    struct arrived_count {   // what arrived on a port (ethernet_switch::counters)
+    struct arrived_count {   // what arrived on a port (ethernet_switch::arrivals)
         uint64_t frames = 0, bytes = 0;
     };
     egress_port* m_port_array = nullptr;
-    arrived_count* m_arrived_array = nullptr;
+    arrived_count* m_arrived_array = nullptr;   // null: arrivals not counted (ethernet_switch::count_arrivals)
     buffer_manager* m_buffer_account = nullptr;
     switch_hook* m_first_hook[num_arrival_stages] = {};   // each stage's first hook, or null
     uint8_t m_more_hooks = 0;   // bit s: stage s has more than one (then all of them are in the switch's vector)
@@ -50,7 +50,6 @@ class alignas(64) ethernet_switch : private switch_arrival_path,
                                     private switch_services {
 public:
     struct port_counters {
-        uint64_t rx_frames = 0, rx_bytes = 0;
         uint64_t marks = 0;   // frames set to CE at this egress port
         uint64_t cnms = 0;   // congestion notifications sent about this egress port's queues
         uint64_t pause_sent = 0, xon_sent = 0;   // PAUSE/PFC frames sent out of this port (XOFF, XON)
@@ -125,12 +124,14 @@ public:
     }
     // The ingress priority group of an 802.1p priority (buffer_config::pg_map).
     int pg_of(int prio) const { return m_pg_map[static_cast<size_t>(prio)]; }
-    port_counters counters(int port) const {
-        port_counters c = m_counters[static_cast<size_t>(port)];
-        c.rx_frames = m_arrived[static_cast<size_t>(port)].frames;
-        c.rx_bytes = m_arrived[static_cast<size_t>(port)].bytes;
-        return c;
-    }
+    port_counters counters(int port) const { return m_counters[static_cast<size_t>(port)]; }
+    using switch_arrival_path::arrived_count;   // frames, bytes
+    // The frames and bytes that arrived on each port (PAUSE frames included), counted from this call on: off
+    // by default, so that an arrival touches no line of its in-port (a large network finds it cold; nothing in
+    // a run's results reads it, and a port's arrivals are its link peer's transmissions less those in flight).
+    void count_arrivals();
+    // What arrived on a port since count_arrivals() (throws model_error when it was not called).
+    arrived_count arrivals(int port) const;
     // The buffer manager: its state (occupancy, shared pool use) and, non-const, its configuration by schemes
     // (PFC on a shared buffer: set_lossless, ingress reserves). Also switch_services'.
     const buffer_manager& buffer() const override { return *m_buffer; }
@@ -204,14 +205,14 @@ private:
     frame_pool& m_pool;
     event_domain& m_events;
     std::vector<egress_port> m_ports;
-    // What arrived on each port, apart from the other counters: every frame adds here, so a switch keeps these
-    // in a few cache lines instead of a line of each port's counters (a large network's cache holds them)
+    // What arrived on each port (once count_arrivals() is called), apart from the other counters: every frame
+    // adds here, so a switch keeps these in a few cache lines instead of a line of each port's counters
     std::vector<arrived_count> m_arrived;
     std::unique_ptr<buffer_manager> m_buffer;
     std::vector<switch_hook*> m_stage_hooks[num_arrival_stages];   // ingress, admit, enqueue, in stage order
     std::vector<switch_hook*> m_dequeue_hooks, m_drop_hooks;
     std::vector<frame*> m_routed;   // control frames to route once the current frame is queued
-    std::vector<port_counters> m_counters;   // (rx_frames, rx_bytes: in m_arrived)
+    std::vector<port_counters> m_counters;
     std::vector<int16_t> m_routes;   // by destination host: the egress port, -1 none (ports < 32768, checked)
     std::vector<std::unique_ptr<switch_hook>> m_hooks;   // in stage order
     int m_id = 0;
