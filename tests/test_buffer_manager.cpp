@@ -78,55 +78,57 @@ TEST(BufferManager, BadConfigurationsNameTheField) {
     EXPECT_THROW(make_buffer_manager(c, 0), config_error);
 }
 
-TEST(Switch, ArrivalsAreCountedFromCountArrivalsOn) {
-    // Off by default (asking throws); from the call on, every frame in on a port, PAUSE frames too, with its bytes.
+// A two-port switch with a static buffer of `limit` bytes a port, host 1 behind port 1, and its wiring.
+struct static_switch_bench {
     sim_context ctx;
     frame_pool pool;
-    event_domain events("events", true);
-    buffer_config bc;
-    bc.policy = "static";
-    bc.port_limit_bytes = 30000;
-    ethernet_switch sw("sw", 2, 2, bc, pool, events);
-    sw.set_route(1, 1);
-    two_port_wiring w(sw, pool);
-    EXPECT_THROW(sw.arrivals(0), model_error);
-    w.inject(0, make_frame(pool, 1500, 1, 0, 0));   // before counting: not counted
-    ctx.run_until(100000000ull);   // 100 us
-    sw.count_arrivals();
+    event_domain events{"events", true};
+    ethernet_switch sw;
+    two_port_wiring w;
+    static buffer_config static_limit(uint64_t limit) {
+        buffer_config bc;
+        bc.policy = "static";
+        bc.port_limit_bytes = limit;
+        return bc;
+    }
+    explicit static_switch_bench(uint64_t limit) : sw("sw", 2, 2, static_limit(limit), pool, events), w(sw, pool) {
+        sw.set_route(1, 1);
+    }
+};
+
+TEST(Switch, ArrivalsAreCountedFromCountArrivalsOn) {
+    // Off by default (asking throws); from the call on, every frame in on a port, PAUSE frames too, with its bytes.
+    static_switch_bench b(30000);
+    EXPECT_THROW(b.sw.arrivals(0), model_error);
+    b.w.inject(0, make_frame(b.pool, 1500, 1, 0, 0));   // before counting: not counted
+    b.ctx.run_until(100000000ull);   // 100 us
+    b.sw.count_arrivals();
     for (uint64_t i = 1; i <= 3; ++i)
-        w.inject(0, make_frame(pool, 1000, 1, 0, i));
-    ctx.run_until(200000000ull);
-    EXPECT_EQ(w.out1.frames.size(), 4u);
-    EXPECT_EQ(sw.arrivals(0).frames, 3u);
-    EXPECT_EQ(sw.arrivals(0).bytes, 3000u);
-    EXPECT_EQ(sw.arrivals(1).frames, 0u);
-    EXPECT_THROW(sw.arrivals(2), model_error);
+        b.w.inject(0, make_frame(b.pool, 1000, 1, 0, i));
+    b.ctx.run_until(200000000ull);
+    EXPECT_EQ(b.w.out1.frames.size(), 4u);
+    EXPECT_EQ(b.sw.arrivals(0).frames, 3u);
+    EXPECT_EQ(b.sw.arrivals(0).bytes, 3000u);
+    EXPECT_EQ(b.sw.arrivals(1).frames, 0u);
+    EXPECT_THROW(b.sw.arrivals(2), model_error);
 }
 
 TEST(Switch, DropTailThroughTheSwitch) {
     // Limit 3000 B; 5 frames of 1500 B arrive at once for an idle port: the first starts transmission at once
     // (it leaves the queue), the 2nd and 3rd fill the queue to exactly 3000 B, the 4th and 5th are dropped.
-    sim_context ctx;
-    frame_pool pool;
-    event_domain events("events", true);
-    buffer_config bc;
-    bc.policy = "static";
-    bc.port_limit_bytes = 3000;
-    ethernet_switch sw("sw", 2, 2, bc, pool, events);
-    sw.set_route(1, 1);
-    two_port_wiring w(sw, pool);
-    sw.count_arrivals();
+    static_switch_bench b(3000);
+    b.sw.count_arrivals();
     // the injector bypasses serialization on its side: the link adds 12 us, so all 5 arrive at once at 12 us
     for (uint64_t i = 0; i < 5; ++i)
-        w.inject(0, make_frame(pool, 1500, 1, 0, i));
-    ctx.run_until(1000000000ull);
-    EXPECT_EQ(w.out1.frames.size(), 3u);
-    EXPECT_EQ(sw.counters(1).drop_frames[static_cast<size_t>(drop_reason::port_limit)], 2u);
-    EXPECT_EQ(sw.arrivals(0).frames, 5u);
-    EXPECT_EQ(sw.arrivals(0).bytes, 5u * 1500);
-    EXPECT_EQ(sw.egress(1).occupancy().max(), 3000u);
-    EXPECT_EQ(sw.buffer().used_bytes(), 0u);
-    EXPECT_EQ(pool.live(), 0u);
+        b.w.inject(0, make_frame(b.pool, 1500, 1, 0, i));
+    b.ctx.run_until(1000000000ull);
+    EXPECT_EQ(b.w.out1.frames.size(), 3u);
+    EXPECT_EQ(b.sw.counters(1).drop_frames[static_cast<size_t>(drop_reason::port_limit)], 2u);
+    EXPECT_EQ(b.sw.arrivals(0).frames, 5u);
+    EXPECT_EQ(b.sw.arrivals(0).bytes, 5u * 1500);
+    EXPECT_EQ(b.sw.egress(1).occupancy().max(), 3000u);
+    EXPECT_EQ(b.sw.buffer().used_bytes(), 0u);
+    EXPECT_EQ(b.pool.live(), 0u);
 }
 
 namespace {
