@@ -97,7 +97,7 @@ struct static_switch_bench {
 };
 
 TEST(Switch, ArrivalsAreCountedFromCountArrivalsOn) {
-    // Off by default (asking throws); from the call on, every frame in on a port, PAUSE frames too, with its bytes.
+    // Off by default (asking throws); from the call on, every frame in on a port, with its bytes.
     static_switch_bench b(30000);
     EXPECT_THROW(b.sw.arrivals(0), model_error);
     b.w.inject(0, make_frame(b.pool, 1500, 1, 0, 0));   // before counting: not counted

@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 # Full runs (parse, validate, build, simulate, report, tear down), three scenarios in turn, every run with its own
-# seed; prints how much the resident size grew over the 10,000 runs after the warm-up.
+# seed; prints how much malloc's bytes in use and the resident size grew over the 10,000 runs after the warm-up.
 _RUNS = """
 import ctypes
 import cmswitch
