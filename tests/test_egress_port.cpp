@@ -229,6 +229,34 @@ struct lone_port final : event_handler {
 };
 }   // namespace
 
+// Frames that find the port idle go straight onto the wire: the level touches their size for no time (the
+// maximum sees it, the time at zero goes on), and a queue that builds later is counted from the right level.
+TEST(EgressPort, FramesThroughAnIdlePortTouchTheMaximumAndSpendNoTimeInTheQueue) {
+    lone_port b;
+    const uint64_t us = 1000000;
+    b.send_at(0, 0, 1);   // a frame alone, and another 50 us later: each straight onto the idle link
+    b.send_at(50 * us, 0, 1);
+    b.ctx.run_until(100 * us);
+    EXPECT_EQ(b.port.occupancy().max(), 1500u);
+    EXPECT_DOUBLE_EQ(b.port.occupancy().mean(100 * us), 0.0);
+    EXPECT_EQ(b.port.occupancy().quantile(1.0, 100 * us), 0u);
+    EXPECT_DOUBLE_EQ(b.port.occupancy().histogram(100 * us)[0], 1.0);
+    // three at once at 100 us: the first goes straight on, two wait (3000 B for 12 us, then 1500 B for 12 us)
+    b.send_at(100 * us, 0, 3);
+    b.ctx.run_until(200 * us);
+    const uint64_t end = 200 * us;
+    EXPECT_EQ(b.port.occupancy().max(), 3000u);
+    EXPECT_DOUBLE_EQ(b.port.occupancy().mean(end), (3000.0 * 12 + 1500.0 * 12) / 200);
+    // at zero for 176 of 200 us (88 %), 1500 B for 12 us (to 94 %), 3000 B for 12 us
+    EXPECT_EQ(b.port.occupancy().quantile(0.88, end), 0u);
+    EXPECT_EQ(b.port.occupancy().quantile(0.9, end), level_histogram::lower_edge(level_histogram::index(1500)));
+    EXPECT_EQ(b.port.occupancy().quantile(0.99, end), level_histogram::lower_edge(level_histogram::index(3000)));
+    // bands 2,048 B wide (the power of two from 1,500): 0 and 1500 B in the first, 3000 B in the second
+    EXPECT_DOUBLE_EQ(b.port.occupancy().histogram(end)[0], 188.0 / 200);
+    EXPECT_DOUBLE_EQ(b.port.occupancy().histogram(end)[1], 12.0 / 200);
+    EXPECT_EQ(b.port.stats().tx_frames, 5u);
+}
+
 // Per-queue statistics are shared with the port's own while one queue alone has held frames, and kept apart
 // from the first frame of a second queue on: the numbers are those of each queue's own time line.
 TEST(EgressPort, PerQueueStatisticsWhenOneQueueAndThenTwoAreUsed) {

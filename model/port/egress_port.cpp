@@ -114,17 +114,18 @@ void egress_port::try_transmit(uint64_t now) {
         __builtin_prefetch(q.head);   // a deep queue's next frame has gone cold since it was queued: fetch it now
     m_bytes -= f->bytes;
     --m_frames;
-    depart(f, now, prio);
+    depart<true>(f, now, prio);
 }
 
 void egress_port::pass_through(frame* f, uint64_t now, int qi) {
     // what enqueue and try_transmit would do at one instant with every queue empty: the level touches the frame's
     // bytes (the maximum sees it) and is back at zero with no time spent there
     f->enq_ps = now;
-    m_occ.touch(now, f->bytes);
-    depart(f, now, qi);
+    m_occ.touch(f->bytes);
+    depart<false>(f, now, qi);
 }
 
+template <bool level_moved>
 inline void egress_port::depart(frame* f, uint64_t now, int prio) {
     prefetch_route(*f);   // wanted at the end
     if (m_buffer && f->kind != frame_kind::pause && f->kind != frame_kind::cnm)   // control frames: no admission
@@ -138,7 +139,8 @@ inline void egress_port::depart(frame* f, uint64_t now, int prio) {
     }
     if (m_observed && (m_traced || m_qshadow != prio))
         observe_queue(now, prio);
-    m_occ.set(now, m_bytes);
+    if constexpr (level_moved)   // (a frame a listener queued into an empty port set the level itself)
+        m_occ.set(now, m_bytes);
     const uint64_t wait = now - f->enq_ps;
     m_wait_sum_ps += wait;
     if (wait > m_wait_max_ps)

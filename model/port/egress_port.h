@@ -235,7 +235,9 @@ private:
     void try_transmit(uint64_t now);
     void pass_through(frame* f, uint64_t now, int qi);
     // f leaves queue qi now (out of the queue and its byte counts already): the buffer, listeners, statistics,
-    // then the wire
+    // then the wire. level_moved: the port's level changed (a frame taken from the queue), not a frame passing
+    // an empty port, whose level stays at zero.
+    template <bool level_moved>
     inline void depart(frame* f, uint64_t now, int qi);
     [[noreturn]] void unconnected() const;
     [[noreturn]] static void bad_attach(uint32_t index);

@@ -241,8 +241,9 @@ public:
             m_max = value;
     }
     // set(now, value() + transient) then set(now, value()): the level touches it for no time (the maximum sees it).
-    void touch(uint64_t now_ps, uint64_t transient) {
-        accumulate(now_ps);
+    // The level itself goes on: its time since the last change is counted at the next (or at a reading), the
+    // same integers summed in one piece instead of two.
+    void touch(uint64_t transient) {
         if (m_value + transient > m_max)
             m_max = m_value + transient;
     }
