@@ -139,12 +139,15 @@ inline void egress_port::depart(frame* f, uint64_t now, int prio) {
     }
     if (m_observed && (m_traced || m_qshadow != prio))
         observe_queue(now, prio);
-    if constexpr (level_moved)   // (a frame a listener queued into an empty port set the level itself)
+    // A frame passing an idle port waited no time and left the level at zero (a frame that a listener queued into
+    // the empty port meanwhile set the level itself).
+    if constexpr (level_moved) {
         m_occ.set(now, m_bytes);
-    const uint64_t wait = now - f->enq_ps;
-    m_wait_sum_ps += wait;
-    if (wait > m_wait_max_ps)
-        m_wait_max_ps = wait;
+        const uint64_t wait = now - f->enq_ps;
+        m_wait_sum_ps += wait;
+        if (wait > m_wait_max_ps)
+            m_wait_max_ps = wait;
+    }
     m_tx_frames++;
     m_tx_bytes += f->bytes;
 
