@@ -4,7 +4,7 @@
 # configured with -DCMSWITCH_PROFILE_USE=<that directory> then compiles the model's libraries with them
 # (scripts/setup.sh and bench/run.sh do). Prints the directory. About two minutes from nothing on 2 cores; at once
 # when the counts are newer than the instrumented program (below). GCC only: with another compiler the training
-# leaves no counts, and it prints nothing (the builds go without).
+# leaves no counts (the builds go without; cmake/ProfileGuided.cmake says so).
 #
 # The training set: every regression case (each scenario, scheme and option family, a short run each; they give
 # the counts their breadth) and five longer runs of the paths where the time goes: the 20 s 16-flow incast's
@@ -52,5 +52,6 @@ EOF
   --duration-s 0.005 >/dev/null
 "$sim" workload --topology fat-tree --fat-tree-k 16 --load 0.5 --transport dctcp --marking step --duration-s 0.0003 \
   >/dev/null
+mkdir -p "$profile"   # (no counts in it after another compiler than GCC)
 date -u > "$stamp"
 echo "$profile"
