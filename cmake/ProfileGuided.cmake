@@ -32,9 +32,6 @@ if(CMSWITCH_PROFILE_GENERATE OR CMSWITCH_PROFILE_USE)
     message(FATAL_ERROR "CMSWITCH_PROFILE_USE: ${CMSWITCH_PROFILE_USE} is not a directory (scripts/pgo.sh makes it)")
   else()
     set(_cmswitch_pgo use)
-    if(NOT EXISTS "${CMSWITCH_PROFILE_USE}/trained")   # (counts from before the stamp: taken as trained now)
-      file(TOUCH "${CMSWITCH_PROFILE_USE}/trained")
-    endif()
   endif()
 endif()
 
@@ -49,8 +46,10 @@ function(cmswitch_profile_guided target)
                            "-fprofile-prefix-path=${CMAKE_BINARY_DIR}" -fprofile-partial-training -fprofile-correction
                            -Wno-coverage-mismatch -Wno-missing-profile)
     # a new training (scripts/pgo.sh writes its stamp last) recompiles every file with the new counts, not only
-    # the files changed since the last build
-    get_target_property(_sources ${target} SOURCES)
-    set_source_files_properties(${_sources} PROPERTIES OBJECT_DEPENDS "${CMSWITCH_PROFILE_USE}/trained")
+    # the files changed since the last build (counts from elsewhere, without the stamp: as before, no such rule)
+    if(EXISTS "${CMSWITCH_PROFILE_USE}/trained")
+      get_target_property(_sources ${target} SOURCES)
+      set_source_files_properties(${_sources} PROPERTIES OBJECT_DEPENDS "${CMSWITCH_PROFILE_USE}/trained")
+    endif()
   endif()
 endfunction()
