@@ -45,7 +45,8 @@ out="$here/RESULTS.md"
   echo "Budgets: at most 0.7 wall s (the first speed issue: htsim runs this point in 0.73 s here, ns-2 in 2.2-2.55 s,"
   echo "ns-3 in about 40 s), and the first row at most 0.40 CPU s (the scale issue; htsim 0.60 CPU s on the same"
   echo "machine). The CPU s are the simulating thread's, set-up to teardown: they leave out the time another tenant"
-  echo "held the core. Data frames are those the switch sent to the client; as many ACKs cross the switch the other way."
+  echo "held the core, not the slowing of one on the core's other hyperthread or in the shared caches. Data frames are"
+  echo "those the switch sent to the client; as many ACKs cross the switch the other way."
   echo
   "$build/bench/bench_incast" "$reps"
   echo
