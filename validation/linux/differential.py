@@ -45,6 +45,7 @@ and prints the markdown tables docs/validation.md carries.
 
 Usage: sudo python3 validation/linux/differential.py [--cc reno|cubic] [--rate-mbit 1000] [--reps 3]
        [--duration 5] [--quick] [--model-only] [--model-arg=--jitter-ns=20000 ...] [--tag NAME]
+       [--server-links fixed|share] [--kernel RELEASE (with --model-only: another kernel's cached results)]
 """
 import argparse
 import atexit
@@ -238,7 +239,8 @@ def model_args(sim, a, n, buf, rto, seconds, seed, meta, spread_us):
     """The model's incast on the kernel testbed's set-up (see the module doc)."""
     return [sim, "incast", "--flows", str(n), "--buffer-kb", repr(buf * 1500 / 1514), "--min-rto-ms", str(rto),
             "--sru-kb", "256", "--duration-s", str(seconds), "--seed", str(seed),
-            "--link-gbps", repr(a.rate_mbit / 1000 * 1500 / 1538), "--server-link-gbps", "10",
+            "--link-gbps", repr(a.rate_mbit / 1000 * 1500 / 1538), "--server-link-gbps",
+            repr(meta["unshaped_mbps"] / 1000 / n) if a.server_links == "share" else "10",
             "--server-uplink-gbps", repr(meta["unshaped_mbps"] / 1000), "--delay-us", repr(meta["rtt_p50_us"] / 6),
             "--sample-us", "0", "--request-timing", "spread", "--request-spread-us", repr(spread_us),
             "--host-profile", "linux", "--host-qdisc", "fifo", "--small-queues=false",
@@ -277,10 +279,18 @@ def main():
     ap.add_argument("--model-arg", action="append", default=[])
     ap.add_argument("--tag", default="")
     ap.add_argument("--sim", default=os.path.join(ROOT, "build", "cmswitch-sim"))
+    ap.add_argument("--server-links", choices=["fixed", "share"], default="fixed",
+                    help="the model's server links: fixed at 10 Gb/s (each server's window reaches the shared link "
+                         "back to back), or share: each at the unshaped rate / flows (the senders' packets "
+                         "interleaved on the shared path, as the CPUs move them)")
+    ap.add_argument("--kernel", default=platform.release(),
+                    help="the kernel release whose cached results to use (default: the running one)")
     a = ap.parse_args()
     flows, buffers = (FLOWS, BUFFERS) if not a.quick else ([1, 8, 64], [32, 256])
     reps, seconds = (a.reps, a.duration) if not a.quick else (1, 2.0)
-    kernel = platform.release()
+    kernel = a.kernel
+    if kernel != platform.release() and not a.model_only:
+        sys.exit(f"--kernel {kernel}: not the running kernel ({platform.release()}); add --model-only")
     cache = load_cache()
     grid = list(itertools.product(MIN_RTO, buffers, flows))
     key = lambda n, buf, rto, r: (kernel, a.cc, float(a.rate_mbit), n, float(buf), float(rto), float(seconds), r)   # noqa: E731
@@ -352,6 +362,7 @@ def report(a, kernel_rows, meta, model, grid, reps, seconds, flows, buffers, ker
           f"point; base RTT p50 {meta['rtt_p50_us']:.0f} us (min {meta['rtt_min_us']:.0f}, p99 "
           f"{meta['rtt_p99_us']:.0f}); unshaped path {meta['unshaped_mbps']:.0f} Mbit/s; model: delay "
           f"{meta['rtt_p50_us'] / 6:.1f} us per link, senders' uplink {meta['unshaped_mbps'] / 1000:.2f} Gb/s, "
+          f"server links {'the uplink / flows' if a.server_links == 'share' else '10 Gb/s'}, "
           f"each point's measured start spread; extra model args: {' '.join(a.model_arg) or '(none)'}\n")
     for rto in MIN_RTO:
         print(f"Goodput, Mbps, kernel / model (mean +- sd over {reps}), minRTO {rto} ms:\n")
