@@ -180,6 +180,19 @@ def cpu_times():
     return v[3] + v[4], sum(v)   # idle + iowait, all
 
 
+def kernel_tools(extra=(), hint=""):
+    """What the kernel runs need: root, ethtool (and `extra` tools) installed, incast_node.c compiled into a
+    temporary directory; returns the program's path."""
+    if os.geteuid() != 0:
+        sys.exit(f"the kernel runs need root (namespaces, tc, sysctl): run with sudo{hint}")
+    for tool in ("ethtool",) + tuple(extra):
+        if not shutil.which(tool):
+            subprocess.run(["apt-get", "install", "-y", "-qq", tool], check=True)
+    node = os.path.join(tempfile.mkdtemp(), "incast_node")
+    subprocess.run(["gcc", "-O2", "-o", node, os.path.join(HERE, "incast_node.c")], check=True)
+    return node
+
+
 def run_kernel_point(tb, node, n, seconds):
     before = tb.counters(n)
     b0, sn0, (idle0, all0) = tb.bottleneck(), softnet_drops(), cpu_times()
@@ -297,13 +310,7 @@ def main():
     meta_key = key(0, 0, 0, 0)   # the testbed's own measurements
     todo = [(rto, buf, n, r) for rto, buf, n in grid for r in range(reps) if key(n, buf, rto, r) not in cache]
     if (todo or meta_key not in cache) and not a.model_only:
-        if os.geteuid() != 0:
-            sys.exit("the kernel runs need root (namespaces, tc, sysctl): run with sudo, or --model-only")
-        if not shutil.which("ethtool"):
-            subprocess.run(["apt-get", "install", "-y", "-qq", "ethtool"], check=True)
-        tmp = tempfile.mkdtemp()
-        node = os.path.join(tmp, "incast_node")
-        subprocess.run(["gcc", "-O2", "-o", node, os.path.join(HERE, "incast_node.c")], check=True)
+        node = kernel_tools(hint=", or --model-only")
         tb = Testbed(max(flows), a.cc, node, a.rate_mbit)
         if meta_key not in cache:
             cache[meta_key] = measure_testbed(tb, node)

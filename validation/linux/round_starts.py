@@ -22,7 +22,6 @@ import statistics
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -96,13 +95,8 @@ def main():
     ap.add_argument("--rate-mbit", type=float, default=300)
     ap.add_argument("--seconds", type=float, default=5)
     a = ap.parse_args()
-    if os.geteuid() != 0:
-        sys.exit("needs root (namespaces, tc, tcpdump)")
-    if not shutil.which("tcpdump"):
-        subprocess.run(["apt-get", "install", "-y", "-qq", "tcpdump"], check=True)
-    tmp = tempfile.mkdtemp()
-    node = os.path.join(tmp, "incast_node")
-    subprocess.run(["gcc", "-O2", "-o", node, os.path.join(d.HERE, "incast_node.c")], check=True)
+    node = d.kernel_tools(extra=("tcpdump",))
+    tmp = os.path.dirname(node)
     tb = d.Testbed(a.flows, a.cc, node, a.rate_mbit)
     tb.set_min_rto(a.min_rto_ms)
     tb.set_buffer(a.buffer_kb)
