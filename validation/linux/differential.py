@@ -360,7 +360,8 @@ def report(a, kernel_rows, meta, model, grid, reps, seconds, flows, buffers, ker
         row["rel_error"] = (row["model_goodput_mbps"] - row["kernel_goodput_mbps"]) / row["kernel_goodput_mbps"]
         errors.append(abs(row["rel_error"]))
         rows.append(row)
-    out = os.path.join(HERE, f"differential_{a.cc}_{a.rate_mbit:g}mbit{a.tag}.csv")
+    tag = a.tag or ("_share" if a.server_links == "share" else "")   # never over the tables' own file
+    out = os.path.join(HERE, f"differential_{a.cc}_{a.rate_mbit:g}mbit{tag}.csv")
     with open(out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
