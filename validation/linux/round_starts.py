@@ -95,6 +95,10 @@ def main():
     ap.add_argument("--rate-mbit", type=float, default=300)
     ap.add_argument("--seconds", type=float, default=5)
     a = ap.parse_args()
+    if not 1 <= a.flows <= 64:
+        ap.error(f"flows = {a.flows}: give 1 to 64 (the testbed's servers)")
+    if a.buffer_kb <= 0 or a.min_rto_ms <= 0 or a.rate_mbit <= 0 or a.seconds <= 0:
+        ap.error("buffer_kb, min_rto_ms, --rate-mbit and --seconds must be positive")
     node = d.kernel_tools(extra=("tcpdump",))
     tmp = os.path.dirname(node)
     tb = d.Testbed(a.flows, a.cc, node, a.rate_mbit)
