@@ -35,18 +35,20 @@ void report_port(result& r, const std::string& prefix, const egress_port& port, 
     }
 }
 
-void report_occupancy(result& r, const std::string& prefix, const occupancy_stats& occ, uint64_t now_ps, bool cdf) {
+void report_occupancy(result& r, const std::string& prefix, const occupancy_stats& occ, uint64_t now_ps, bool cdf,
+                      uint32_t unit_bytes) {
     static const std::pair<const char*, double> qs[] = {
         {"p50_kb", 0.5}, {"p90_kb", 0.9}, {"p99_kb", 0.99}, {"p999_kb", 0.999}};
+    const double scale = static_cast<double>(unit_bytes);
     for (const auto& q : qs)
-        r.set(prefix + q.first, static_cast<double>(occ.quantile(q.second, now_ps)) / 1024.0);
+        r.set(prefix + q.first, static_cast<double>(occ.quantile(q.second, now_ps)) * scale / 1024.0);
     if (!cdf)
         return;
     table& t = r.add_table(prefix + "cdf");
     auto& bytes = t.column("bytes");
     auto& frac = t.column("fraction");
     for (const auto& pt : occ.cdf(now_ps)) {
-        bytes.push_back(static_cast<double>(pt.first));
+        bytes.push_back(static_cast<double>(pt.first) * scale);
         frac.push_back(pt.second);
     }
 }

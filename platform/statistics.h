@@ -27,8 +27,10 @@ void report_conservation(result& r, const network& net);
 // paused, NIC queue peak); pause_frames, paused_ms_max_port (switch ports) and cnms in the summary.
 void report_switch_ports(result& r, const network& net, uint64_t end_ps);
 // Time-weighted occupancy of a gauge: <prefix>p50_kb, p90, p99, p999 (level_histogram's resolution, 0.8 %) and,
-// with cdf, a table <prefix>cdf (bytes: a bucket's lower edge, fraction: of the time at or below it).
-void report_occupancy(result& r, const std::string& prefix, const occupancy_stats& occ, uint64_t now_ps, bool cdf);
+// with cdf, a table <prefix>cdf (bytes: a bucket's lower edge, fraction: of the time at or below it). unit_bytes:
+// the bytes of one unit of the gauge (a buffer's cell size; 1 for bytes).
+void report_occupancy(result& r, const std::string& prefix, const occupancy_stats& occ, uint64_t now_ps, bool cdf,
+                      uint32_t unit_bytes = 1);
 // Pause episodes of every transmitter (switch ports and NICs) per class: table "pause_episodes" (node_is_host,
 // node, port, class, episodes, p50_us, p99_us, max_us, paused_ms) with a row per transmitter and class that was
 // paused; summary pause_episodes, pause_episode_p50_us, pause_episode_p99_us, pause_episode_max_us. An episode

@@ -17,16 +17,16 @@ using namespace cmswitch::testing;
 
 TEST(StaticBuffer, AdmitsTheFrameThatExactlyFillsAndDropsTheNext) {
     static_buffer b(2, 4500);
-    EXPECT_EQ(b.admit(0, 0, 1500), drop_reason::none);   // 1500
-    EXPECT_EQ(b.admit(0, 3, 1500), drop_reason::none);   // 3000 (the limit is per port, all priorities)
-    EXPECT_EQ(b.admit(0, 0, 1500), drop_reason::none);   // 4500 = limit: admitted
-    EXPECT_EQ(b.admit(0, 0, 64), drop_reason::port_limit);
-    EXPECT_EQ(b.port_bytes(0), 4500u);
-    EXPECT_EQ(b.admit(1, 0, 1500), drop_reason::none);   // another port has its own limit
-    b.release(0, 0, 1500);
-    EXPECT_EQ(b.admit(0, 0, 1501), drop_reason::port_limit);   // 3000 + 1501 > 4500
-    EXPECT_EQ(b.admit(0, 0, 1500), drop_reason::none);
-    EXPECT_EQ(b.used_bytes(), 6000u);
+    EXPECT_EQ(admit_bytes(b, 0, 0, 1500), drop_reason::none);   // 1500
+    EXPECT_EQ(admit_bytes(b, 0, 3, 1500), drop_reason::none);   // 3000 (the limit is per port, all priorities)
+    EXPECT_EQ(admit_bytes(b, 0, 0, 1500), drop_reason::none);   // 4500 = limit: admitted
+    EXPECT_EQ(admit_bytes(b, 0, 0, 64), drop_reason::port_limit);
+    EXPECT_EQ(b.port_units(0), 4500u);
+    EXPECT_EQ(admit_bytes(b, 1, 0, 1500), drop_reason::none);   // another port has its own limit
+    release_bytes(b, 0, 0, 1500);
+    EXPECT_EQ(admit_bytes(b, 0, 0, 1501), drop_reason::port_limit);   // 3000 + 1501 > 4500
+    EXPECT_EQ(admit_bytes(b, 0, 0, 1500), drop_reason::none);
+    EXPECT_EQ(b.used(), 6000u);
 }
 
 TEST(DynamicThresholdBuffer, OneQueueFillsToHalfThePoolWithAlphaOne) {
@@ -34,32 +34,32 @@ TEST(DynamicThresholdBuffer, OneQueueFillsToHalfThePoolWithAlphaOne) {
     // With 1500-byte frames: admitted at q = 0, 1500, ..., 49500 (34 frames, q = 51000), refused at 51000.
     dynamic_threshold_buffer b(4, 100000, 1.0);
     int admitted = 0;
-    while (b.admit(0, 0, 1500) == drop_reason::none)
+    while (admit_bytes(b, 0, 0, 1500) == drop_reason::none)
         ++admitted;
     EXPECT_EQ(admitted, 34);
-    EXPECT_EQ(b.queue_bytes(0, 0), 51000u);
-    EXPECT_EQ(b.admit(0, 0, 1500), drop_reason::dynamic_threshold);
+    EXPECT_EQ(b.queue_units(0, 0), 51000u);
+    EXPECT_EQ(admit_bytes(b, 0, 0, 1500), drop_reason::dynamic_threshold);
     // a second queue sees free = 49000: admitted while q2 < 49000 - q2 -> q2 < 24500: 17 frames (25500)
     int second = 0;
-    while (b.admit(1, 0, 1500) == drop_reason::none)
+    while (admit_bytes(b, 1, 0, 1500) == drop_reason::none)
         ++second;
     EXPECT_EQ(second, 17);
-    EXPECT_DOUBLE_EQ(b.threshold_bytes(), 100000.0 - 51000.0 - 25500.0);
+    EXPECT_DOUBLE_EQ(b.threshold(), 100000.0 - 51000.0 - 25500.0);
 }
 
 TEST(DynamicThresholdBuffer, AlphaScalesTheThresholdAndPoolLimitHolds) {
     // alpha = 2: q < 2 (B - q) -> q < 2B/3. B = 30000: admitted at q = 0..19500 step 1500 (14 frames, 21000)
     dynamic_threshold_buffer b(1, 30000, 2.0);
     int admitted = 0;
-    while (b.admit(0, 0, 1500) == drop_reason::none)
+    while (admit_bytes(b, 0, 0, 1500) == drop_reason::none)
         ++admitted;
     EXPECT_EQ(admitted, 14);
     // alpha large: the pool itself is the limit; a frame bigger than what is free is refused as pool_full
     dynamic_threshold_buffer big(1, 4000, 64.0);
-    EXPECT_EQ(big.admit(0, 0, 1500), drop_reason::none);
-    EXPECT_EQ(big.admit(0, 0, 1500), drop_reason::none);
-    EXPECT_EQ(big.admit(0, 0, 1500), drop_reason::pool_full);   // 1000 free
-    EXPECT_EQ(big.admit(0, 0, 1000), drop_reason::none);
+    EXPECT_EQ(admit_bytes(big, 0, 0, 1500), drop_reason::none);
+    EXPECT_EQ(admit_bytes(big, 0, 0, 1500), drop_reason::none);
+    EXPECT_EQ(admit_bytes(big, 0, 0, 1500), drop_reason::pool_full);   // 1000 free
+    EXPECT_EQ(admit_bytes(big, 0, 0, 1000), drop_reason::none);
 }
 
 TEST(BufferManager, BadConfigurationsNameTheField) {
@@ -113,6 +113,21 @@ TEST(Switch, ArrivalsAreCountedFromCountArrivalsOn) {
     EXPECT_THROW(b.sw.arrivals(2), model_error);
 }
 
+// The next-hop seam's precondition (forwarding_table.h): routes are set while the network is built; once the
+// simulation runs, the transmitters into the switch resolve frames' egress ports as they send them, so a change
+// is refused rather than missed by frames on the wire.
+TEST(Switch, RoutesAreStaticOnceTheSimulationRuns) {
+    static_switch_bench b(30000);
+    EXPECT_EQ(b.sw.route(1), 1);
+    EXPECT_EQ(b.sw.route(0), -1);
+    EXPECT_THROW(b.sw.set_route(2, 0), config_error);   // no host 2
+    EXPECT_THROW(b.sw.set_route(0, 2), config_error);   // no port 2
+    b.sw.set_route(0, 0);
+    b.ctx.run_until(1000000);
+    EXPECT_THROW(b.sw.set_route(0, 1), model_error);
+    EXPECT_EQ(b.sw.route(0), 0);
+}
+
 TEST(Switch, DropTailThroughTheSwitch) {
     // Limit 3000 B; 5 frames of 1500 B arrive at once for an idle port: the first starts transmission at once
     // (it leaves the queue), the 2nd and 3rd fill the queue to exactly 3000 B, the 4th and 5th are dropped.
@@ -127,7 +142,7 @@ TEST(Switch, DropTailThroughTheSwitch) {
     EXPECT_EQ(b.sw.arrivals(0).frames, 5u);
     EXPECT_EQ(b.sw.arrivals(0).bytes, 5u * 1500);
     EXPECT_EQ(b.sw.egress(1).occupancy().max(), 3000u);
-    EXPECT_EQ(b.sw.buffer().used_bytes(), 0u);
+    EXPECT_EQ(b.sw.buffer().used(), 0u);
     EXPECT_EQ(b.pool.live(), 0u);
 }
 
@@ -201,13 +216,13 @@ std::vector<uint64_t> fill(buffer_manager& b, int n) {
     int left = n;
     while (left > 0)
         for (int i = 0; i < n; ++i)
-            if (!full[static_cast<size_t>(i)] && b.admit(i, 0, 1500) != drop_reason::none) {
+            if (!full[static_cast<size_t>(i)] && admit_bytes(b, i, 0, 1500) != drop_reason::none) {
                 full[static_cast<size_t>(i)] = true;
                 --left;
             }
     std::vector<uint64_t> q;
     for (int i = 0; i < n; ++i)
-        q.push_back(b.queue_bytes(i, 0));
+        q.push_back(b.queue_units(i, 0));
     return q;
 }
 }   // namespace
@@ -226,7 +241,7 @@ TEST(SharedBuffer, DynamicThresholdSharesMatchTheSteadyStateFormula) {
             const double expect = static_cast<double>(pool) * alpha / (1 + n * alpha);
             for (uint64_t q : fill(*b, n))
                 EXPECT_NEAR(static_cast<double>(q), expect, 1500 * (1 + alpha)) << "alpha " << alpha << " n " << n;
-            EXPECT_EQ(b->reserved_used_bytes() + b->shared_used_bytes(), b->used_bytes());
+            EXPECT_EQ(b->reserved_used() + b->shared_used(), b->used());
         }
     }
 }
@@ -239,27 +254,27 @@ TEST(SharedBuffer, ReservedSpaceIsUsedFirstAndEveryByteIsAccounted) {
     cfg.alpha = 1;
     auto b = make_buffer_manager(cfg, 2);
     const auto& sb = dynamic_cast<const shared_buffer&>(*b);
-    EXPECT_EQ(sb.shared_pool_bytes(), 60000u);
+    EXPECT_EQ(sb.shared_pool_size(), 60000u);
     for (int i = 0; i < 6; ++i)   // 9000 bytes: all in the reserved space
-        ASSERT_EQ(b->admit(0, 0, 1500), drop_reason::none);
-    EXPECT_EQ(b->shared_used_bytes(), 0u);
-    EXPECT_EQ(b->reserved_used_bytes(), 9000u);
-    ASSERT_EQ(b->admit(0, 0, 1500), drop_reason::none);   // straddles: 1000 reserved + 500 shared
-    EXPECT_EQ(b->reserved_used_bytes(), 10000u);
-    EXPECT_EQ(b->shared_used_bytes(), 500u);
+        ASSERT_EQ(admit_bytes(*b, 0, 0, 1500), drop_reason::none);
+    EXPECT_EQ(b->shared_used(), 0u);
+    EXPECT_EQ(b->reserved_used(), 9000u);
+    ASSERT_EQ(admit_bytes(*b, 0, 0, 1500), drop_reason::none);   // straddles: 1000 reserved + 500 shared
+    EXPECT_EQ(b->reserved_used(), 10000u);
+    EXPECT_EQ(b->shared_used(), 500u);
     // the shared part follows alpha x free shared: q_shared < 1 x (60000 - q_shared) -> up to 30000 + one frame
-    while (b->admit(0, 0, 1500) == drop_reason::none) {
+    while (admit_bytes(*b, 0, 0, 1500) == drop_reason::none) {
     }
-    EXPECT_EQ(b->admit(0, 0, 1500), drop_reason::dynamic_threshold);
-    EXPECT_EQ(b->shared_used_bytes(), 30500u);   // 500 + 20 x 1500: at 29000 < 30500 free admitted, 30500 not
+    EXPECT_EQ(admit_bytes(*b, 0, 0, 1500), drop_reason::dynamic_threshold);
+    EXPECT_EQ(b->shared_used(), 30500u);   // 500 + 20 x 1500: at 29000 < 30500 free admitted, 30500 not
     // another priority of the same port still has its whole reserved space
-    ASSERT_EQ(b->admit(0, 3, 1500), drop_reason::none);
-    EXPECT_EQ(b->shared_used_bytes(), 30500u);
+    ASSERT_EQ(admit_bytes(*b, 0, 3, 1500), drop_reason::none);
+    EXPECT_EQ(b->shared_used(), 30500u);
     // draining gives back shared bytes first (the queue's top), then reserved ones
-    b->release(0, 0, 1500);
-    EXPECT_EQ(b->shared_used_bytes(), 29000u);
-    EXPECT_EQ(b->reserved_used_bytes() + b->shared_used_bytes(), b->used_bytes());
-    EXPECT_EQ(b->shared_used_peak_bytes(), 30500u);
+    release_bytes(*b, 0, 0, 1500);
+    EXPECT_EQ(b->shared_used(), 29000u);
+    EXPECT_EQ(b->reserved_used() + b->shared_used(), b->used());
+    EXPECT_EQ(b->shared_used_peak(), 30500u);
     // per-priority alpha; a pool that the reserved space would exceed is refused with the numbers
     cfg.alpha_by_queue = {1, 1, 1, 0.5};
     EXPECT_THROW(make_buffer_manager(cfg, 2), config_error);
@@ -274,8 +289,8 @@ TEST(SharedBuffer, PoolFullWhenTheFrameDoesNotFitTheFreeSharedSpace) {
     cfg.pool_bytes = 4000;
     cfg.alpha = 64;   // thresholds never bind: only the pool's room does
     auto b = make_buffer_manager(cfg, 1);
-    EXPECT_EQ(b->admit(0, 0, 1500), drop_reason::none);
-    EXPECT_EQ(b->admit(0, 1, 1500), drop_reason::none);
-    EXPECT_EQ(b->admit(0, 2, 1500), drop_reason::pool_full);   // 1000 free
-    EXPECT_EQ(b->admit(0, 2, 1000), drop_reason::none);
+    EXPECT_EQ(admit_bytes(*b, 0, 0, 1500), drop_reason::none);
+    EXPECT_EQ(admit_bytes(*b, 0, 1, 1500), drop_reason::none);
+    EXPECT_EQ(admit_bytes(*b, 0, 2, 1500), drop_reason::pool_full);   // 1000 free
+    EXPECT_EQ(admit_bytes(*b, 0, 2, 1000), drop_reason::none);
 }

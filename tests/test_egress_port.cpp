@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include <algorithm>
 #include <map>
 #include <random>
@@ -294,6 +296,66 @@ TEST(EgressPort, PerQueueStatisticsOfTheOnlyQueueUsedAreThePorts) {
     EXPECT_DOUBLE_EQ(b.port.queue_occupancy(2).mean(100000000), (3000.0 * 12 + 1500.0 * 12) / 100);
     EXPECT_EQ(b.port.queue_occupancy(2).max(), 3000u);
     EXPECT_DOUBLE_EQ(b.port.queue_occupancy(0).mean(100000000), 0.0);
+}
+
+namespace {
+// A trace that selects every signal and records nothing (to turn a port's waveforms on).
+struct every_signal final : trace_sink {
+    std::vector<std::unique_ptr<trace_signal>> made;
+    trace_signal* declare(const std::string&, const std::string&, unsigned bits) override {
+        made.push_back(std::make_unique<trace_signal>(this, static_cast<uint32_t>(made.size()), bits == 0));
+        return made.back().get();
+    }
+    void change(uint32_t, uint64_t, uint64_t) override {}
+};
+}   // namespace
+
+// The fast path's rule (egress_port::passes_through): an idle port with every queue empty sends a frame straight
+// on; each port feature, each per-queue state and each kind of business takes the frame off it.
+TEST(EgressPort, EveryPortFeatureTakesFramesOffTheFastPath) {
+    {
+        lone_port b;
+        EXPECT_TRUE(b.port.passes_through(0, 0));
+        b.port.track_queues(0, 1500);   // per-queue statistics
+        EXPECT_NE(b.port.features() & egress_port::feature_queue_stats, 0);
+        EXPECT_FALSE(b.port.passes_through(0, 0));
+    }
+    {
+        lone_port b;
+        every_signal trace;
+        model_trace::sink = &trace;
+        b.port.trace_as("sw.port0");   // waveform signals
+        model_trace::sink = nullptr;
+        EXPECT_NE(b.port.features() & egress_port::feature_waveforms, 0);
+        EXPECT_FALSE(b.port.passes_through(0, 0));
+    }
+    {
+        lone_port b;   // DWRR on queues 1 and 2: their frames take the queue, queue 0 (strict) still passes
+        const uint32_t quanta[num_priorities] = {0, 1500, 3000, 0, 0, 0, 0, 0};
+        b.port.set_dwrr(0x06, quanta);
+        EXPECT_TRUE(b.port.passes_through(0, 0));
+        EXPECT_FALSE(b.port.passes_through(0, 1));
+        EXPECT_FALSE(b.port.passes_through(0, 2));
+    }
+    {
+        lone_port b;   // a PFC pause of priority 3 (the port's link rate known): queue 3 takes the queue
+        b.port.configure_pause(1000000000ull, 9);
+        b.port.on_pause(0x08, 100, 0);
+        EXPECT_FALSE(b.port.passes_through(0, 3));
+        EXPECT_TRUE(b.port.passes_through(0, 0));
+    }
+    {
+        lone_port b;   // a frame on the wire (busy for 12 us at 1 Gb/s), then one queued behind it
+        b.port.enqueue(make_frame(b.pool, 1500, 1, 0, 0), 0);
+        EXPECT_FALSE(b.port.passes_through(0, 0));
+        EXPECT_FALSE(b.port.passes_through(11999999, 0));
+        b.port.enqueue(make_frame(b.pool, 1500, 1, 0, 1), 0);
+        b.ctx.run_until(12000000);   // the first has gone, the second is on the wire
+        EXPECT_FALSE(b.port.passes_through(12000000, 0));
+        b.ctx.run_until(30000000);   // both gone: idle again
+        EXPECT_TRUE(b.port.passes_through(30000000, 0));
+        EXPECT_EQ(b.port.stats().tx_frames, 2u);
+    }
 }
 
 // A port's index rides in the upper 16 bits of a routed arrival's event index: 65,535 is the largest it takes.

@@ -149,7 +149,7 @@ TEST(Pause, XoffAndXonHysteresisOnAByteSequence) {
     EXPECT_EQ(back0.frames[1].copy.ctl.pause.quanta, 0u);   // XON
     EXPECT_EQ(back0.frames[1].arrival_ps, 12 * us + 7 * 12 * us + 512000);
     EXPECT_EQ(out1.frames.size(), 12u);
-    EXPECT_EQ(gen->ingress_bytes(0, 0), 0u);
+    EXPECT_EQ(gen->ingress_units(0, 0), 0u);
 }
 
 TEST(Pause, PfcHeadroomCheckRefusesTooLittleSpaceAboveXoff) {
@@ -275,7 +275,7 @@ TEST(Pause, DynamicXoffFromAlphaAndTheSharedHeadroomPool) {
     auto& back0 = t.back0;
     auto& out1 = t.out1;
     ctx.run_until(13 * us);
-    EXPECT_EQ(gen->ingress_bytes(0, 0), 38u * 1500);
+    EXPECT_EQ(gen->ingress_units(0, 0), 38u * 1500);
     EXPECT_EQ(gen->headroom_used(), 6000u);
     EXPECT_EQ(sw.counters(0).drop_frames[static_cast<size_t>(drop_reason::ingress_limit)], 1u);
     ctx.run_until(1000 * us);
@@ -287,7 +287,7 @@ TEST(Pause, DynamicXoffFromAlphaAndTheSharedHeadroomPool) {
     EXPECT_EQ(back0.frames[1].arrival_ps, 12 * us + 6 * 12 * us + 512000);
     EXPECT_EQ(out1.frames.size(), 39u);
     EXPECT_EQ(gen->headroom_used(), 0u);
-    EXPECT_EQ(sw.buffer().used_bytes(), 0u);
+    EXPECT_EQ(sw.buffer().used(), 0u);
 }
 
 TEST(Pause, RefreshedPauseKeepsOneExpiryPending) {
@@ -355,14 +355,14 @@ TEST(Pause, IngressReservePerGroupAlphaAndThePfcFrameOfAGroup) {
     const auto* gen = t.add_pause(pc);
     t.burst(32, 4);   // priority 4, in group 0
     t.ctx.run_until(13 * us);
-    EXPECT_EQ(gen->ingress_bytes(0, 0), 30u * 1500);
+    EXPECT_EQ(gen->ingress_units(0, 0), 30u * 1500);
     EXPECT_EQ(gen->headroom_used(), 6000u);
     EXPECT_EQ(gen->reserved_used(), 15000u);
     EXPECT_EQ(t.sw.counters(0).drop_frames[static_cast<size_t>(drop_reason::ingress_limit)], 1u);
     // where the bytes sit: 45,000 queued = 15,000 in the ingress reserve + 6000 headroom + 24,000 shared
-    EXPECT_EQ(t.sw.buffer().used_bytes(), 45000u);
+    EXPECT_EQ(t.sw.buffer().used(), 45000u);
     EXPECT_EQ(t.sw.buffer().ingress_reserved_used(), 15000u);
-    EXPECT_EQ(t.sw.buffer().shared_pool_used_bytes() - gen->headroom_used(), 24000u);
+    EXPECT_EQ(t.sw.buffer().shared_pool_used() - gen->headroom_used(), 24000u);
     EXPECT_EQ(t.sw.buffer().shared_pool_size(), 70000u);
     t.ctx.run_until(1000 * us);
     ASSERT_EQ(t.back0.frames.size(), 2u);
@@ -373,7 +373,7 @@ TEST(Pause, IngressReservePerGroupAlphaAndThePfcFrameOfAGroup) {
     EXPECT_EQ(t.out1.frames.size(), 31u);
     EXPECT_EQ(gen->reserved_used(), 0u);
     EXPECT_EQ(t.sw.buffer().ingress_reserved_used(), 0u);
-    EXPECT_EQ(t.sw.buffer().used_bytes(), 0u);
+    EXPECT_EQ(t.sw.buffer().used(), 0u);
 }
 
 TEST(Pause, APriorityGroupIsAllLosslessOrNot) {

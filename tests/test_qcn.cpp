@@ -329,7 +329,7 @@ TEST(Qcn, TheCongestionPointSamplesOnlyEnqueuedFramesAndCnmsBypassTheBuffer) {
             EXPECT_EQ(cnms, 3u);   // none lost, though port 0 dropped 7 data frames meanwhile
             EXPECT_EQ(sw.counters(0).drop_frames[static_cast<size_t>(drop_reason::port_limit)], 7u);
         }
-        EXPECT_EQ(sw.buffer().used_bytes(), 0u);
+        EXPECT_EQ(sw.buffer().used(), 0u);
         EXPECT_EQ(pool.live(), 0u);
     }
 }

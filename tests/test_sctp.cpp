@@ -326,7 +326,8 @@ struct fake_switch final : public switch_services {
     int num_ports() const override { return 2; }
     frame_pool& pool() override { return m_pool; }
     frame_pool m_pool;
-    uint64_t port_capacity_bytes() const override { return 240 * 1500; }
+    const buffer_units& units() const override { return m_buf.units(); }
+    uint64_t port_capacity() const override { return 240 * 1500; }
     uint64_t port_limit_frames(int) const override { return 240; }
     const buffer_manager& buffer() const override { return m_buf; }
     buffer_manager& buffer() override { return m_buf; }

@@ -105,6 +105,22 @@ struct two_port_wiring {
 };
 
 // Resident set size of this process, bytes.
+// A frame of `bytes` of priority prio from in_port, straight into a buffer's admission (no switch); its release.
+inline drop_reason admit_bytes(buffer_manager& b, int port, int queue, uint32_t bytes, int in_port = 0,
+                               uint8_t prio = 0) {
+    frame f;
+    f.bytes = bytes;
+    f.prio = prio;
+    return b.admit(in_port, port, queue, f);
+}
+inline void release_bytes(buffer_manager& b, int port, int queue, uint32_t bytes, int in_port = 0, uint8_t prio = 0) {
+    frame f;
+    f.bytes = bytes;
+    f.prio = prio;
+    f.ingress = static_cast<uint16_t>(in_port);
+    b.release(port, queue, f);
+}
+
 inline uint64_t rss_bytes() {
     std::ifstream in("/proc/self/statm");
     uint64_t pages = 0, resident = 0;

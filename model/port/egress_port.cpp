@@ -37,7 +37,7 @@ void egress_port::reset(uint64_t now_ps, uint64_t histogram_bin_bytes) {
     m_tx_frames = m_tx_bytes = m_wait_max_ps = 0;
     m_wait_sum_ps = 0;
     m_occ.reset(now_ps, histogram_bin_bytes);
-    if (m_track_queues)
+    if (m_features & feature_queue_stats)
         m_qshadow = -1;   // (m_occ too starts now, empty, with the same bands)
 }
 
@@ -47,7 +47,7 @@ const std::vector<uint64_t>& egress_port::pause_episodes_ps(int prio) const {
 }
 
 occupancy_stats egress_port::queue_occupancy(int queue) const {
-    if (!m_track_queues)
+    if (!(m_features & feature_queue_stats))
         return occupancy_stats{};
     if (queue == m_qshadow)
         return m_occ;
@@ -69,8 +69,7 @@ void egress_port::track_every_queue(uint64_t start_ps, uint64_t bin_bytes, bool 
 }
 
 void egress_port::track_queues(uint64_t now_ps, uint64_t histogram_bin_bytes) {
-    m_track_queues = true;
-    m_observed = true;
+    m_features |= feature_queue_stats;
     // an empty port whose own statistics start now with the same bands: its first queue can share them, and
     // nothing per queue is kept until a second queue holds a frame
     if (m_bytes == 0 && m_occ.start_ps() == now_ps &&
@@ -82,7 +81,7 @@ void egress_port::track_queues(uint64_t now_ps, uint64_t histogram_bin_bytes) {
 
 void egress_port::observe_queue(uint64_t now, int queue) {
     // Called for a change of `queue`, before the port's own statistics (m_occ) take it in.
-    if (m_track_queues) {
+    if (m_features & feature_queue_stats) {
         if (m_qshadow == -1) {
             m_qshadow = static_cast<int8_t>(queue);   // the first queue used: its statistics are the port's
         } else if (m_qshadow >= 0 && m_qshadow != queue) {
@@ -95,7 +94,7 @@ void egress_port::observe_queue(uint64_t now, int queue) {
         if (m_qshadow == -2)
             m_obs->qocc[queue].set(now, m_q[queue].bytes);
     }
-    if (m_traced)
+    if (m_features & feature_waveforms)
         trace_levels(now, queue);
 }
 
@@ -129,7 +128,7 @@ template <bool level_moved>
 inline void egress_port::depart(frame* f, uint64_t now, int prio) {
     prefetch_route(*f);   // wanted at the end
     if (m_buffer && f->kind != frame_kind::pause && f->kind != frame_kind::cnm)   // control frames: no admission
-        m_buffer->release(static_cast<int>(m_index), prio, f->bytes);
+        m_buffer->release(static_cast<int>(m_index), prio, *f);
     if (m_has_dequeue) {
         // the listener may queue a frame here (a NIC's scheduler pulls the next one): it must wait for this one
         const bool pending = m_wakeup_pending;
@@ -137,7 +136,7 @@ inline void egress_port::depart(frame* f, uint64_t now, int prio) {
         notify_dequeue(*f, now);
         m_wakeup_pending = pending;
     }
-    if (m_observed && (m_traced || m_qshadow != prio))
+    if (m_features && ((m_features & feature_waveforms) || m_qshadow != prio))
         observe_queue(now, prio);
     // A frame passing an idle port waited no time and left the level at zero (a frame that a listener queued into
     // the empty port meanwhile set the level itself).
@@ -240,13 +239,12 @@ void egress_port::trace_as(const std::string& scope) {
     if (!traced)   // nothing of this port in the trace: no state for it
         return;
     observers& o = obs();
-    m_traced = true;
+    m_features |= feature_waveforms;
     o.tr_bytes = bytes;
     for (int p = 0; p < num_priorities; ++p) {
         o.tr_q[p] = q[p];
         o.tr_paused[p] = paused[p];
     }
-    m_observed = true;
     const uint64_t now = now_ps();
     for (int p = 0; p < num_priorities; ++p)   // initial values at the time of declaration
         if (o.tr_paused[p])
@@ -279,7 +277,7 @@ void egress_port::set_paused(uint8_t mask, uint64_t now) {
                 ps.episodes[p].push_back(now - ps.episode_start[p]);
         }
     }
-    if (m_traced)
+    if (m_features & feature_waveforms)
         for (int p = 0; p < num_priorities; ++p)
             if (m_obs->tr_paused[p])
                 m_obs->tr_paused[p]->set(now, (mask >> p) & 1);

@@ -127,11 +127,7 @@ public:
     void enqueue(frame* f, uint64_t now) { enqueue(f, now, m_qmap[f->prio]); }
     // The same into queue qi (= queue_of(f->prio), known to the caller).
     void enqueue(frame* f, uint64_t now, int qi) {
-        // An idle port with nothing queued sends the frame at once: the same counters and statistics as a trip
-        // through the queue, without the trip (most ACKs and every frame into an idle link). Not with per-queue
-        // statistics or waveforms, nor a paused or DWRR queue.
-        if (!m_nonempty && m_busy_until <= now && !m_wakeup_pending && !m_observed &&
-            !(((m_qpaused | m_dwrr) >> qi) & 1)) {
+        if (passes_through(now, qi)) {
             pass_through(f, now, qi);
             return;
         }
@@ -140,7 +136,7 @@ public:
         m_nonempty |= static_cast<uint8_t>(1u << qi);
         m_bytes += f->bytes;
         ++m_frames;
-        if (m_observed && (m_traced || m_qshadow != qi))   // (before m_occ moves: see observe_queue)
+        if (m_features && ((m_features & feature_waveforms) || m_qshadow != qi))   // (before m_occ moves)
             observe_queue(now, qi);
         m_occ.set(now, m_bytes);
         if (m_busy_until <= now && !m_wakeup_pending)
@@ -148,6 +144,25 @@ public:
         else
             request_wakeup();
     }
+    // The fast path's rule, in one place: a frame enqueued now into queue qi goes straight to the wire
+    // (pass_through: the same counters and statistics as a trip through the queue, without the trip; most ACKs and
+    // every frame into an idle link) only when
+    //   - the port is idle: no frame queued, the transmitter free, no transmitter-free event pending;
+    //   - no port feature watches the queues (m_features: per-queue statistics, waveform signals; a feature that
+    //     must see every frame sets its bit there);
+    //   - the frame's queue is neither paused (PFC) nor scheduled by DWRR (per-queue masks).
+    // Everything else takes the queue (enqueue, then try_transmit).
+    bool passes_through(uint64_t now, int qi) const {
+        return !(m_nonempty | m_features) && !m_wakeup_pending && m_busy_until <= now &&
+               !(((m_qpaused | m_dwrr) >> qi) & 1);
+    }
+    // Port features that take every frame off the fast path (bits of m_features).
+    enum port_feature : uint8_t {
+        feature_queue_stats = 1,   // per-queue occupancy statistics (track_queues)
+        feature_waveforms = 2,   // waveform signals (trace_as)
+    };
+    uint8_t features() const { return m_features; }
+
     // The port's events: its transmitter free (kind_transmitter_free), or a frame routed to it by the sink of
     // the in-port it arrives on (frame_sink::routes): to the owner, with this port's index in the upper 16 bits
     // of index. The event domain has fetched the port's first line ahead of the event.
@@ -276,9 +291,7 @@ private:
     uint8_t m_qpaused = 0;   // queues paused (those the paused priorities map to)
     uint8_t m_dwrr = 0;   // priorities under DWRR
     bool m_wakeup_pending = false;
-    bool m_observed = false;   // per-queue statistics or waveform signals on
-    bool m_traced = false;   // waveform signals on
-    bool m_track_queues = false;   // per-queue statistics on
+    uint8_t m_features = 0;   // port_feature bits: per-queue statistics, waveform signals
     // Per-queue statistics while a single queue has held frames since they began: that queue's statistics are
     // the port's (m_occ), the others' are at zero, and nothing is updated per frame. The queue (0-7), -1 before
     // any frame, -2 when every queue is tracked on its own (or none is).

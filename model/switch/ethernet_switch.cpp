@@ -11,8 +11,8 @@ namespace cmswitch {
 
 ethernet_switch::ethernet_switch(sc_core::sc_module_name name, int num_ports, int num_hosts,
                                  const buffer_config& buffer, frame_pool& pool, event_domain& events, int id)
-    : sc_module(name), m_pool(pool), m_events(events), m_buffer(make_buffer_manager(buffer, num_ports)), m_id(id),
-      m_pg_map(buffer.pg_map), m_name(basename()) {
+    : sc_module(name), m_pool(pool), m_events(events), m_buffer(make_buffer_manager(buffer, num_ports)),
+      m_fib(basename(), num_hosts, num_ports), m_id(id), m_pg_map(buffer.pg_map), m_name(basename()) {
     if (num_hosts < 1)
         throw config_error("hosts = " + std::to_string(num_hosts) + ": a network needs at least 1 host");
     if (num_ports < 1 || num_ports > INT16_MAX)
@@ -25,7 +25,6 @@ ethernet_switch::ethernet_switch(sc_core::sc_module_name name, int num_ports, in
     assert(static_cast<const void*>(static_cast<event_handler*>(this)) == static_cast<const void*>(this));
     m_port_array = m_ports.data();   // (the vector does not change size again)
     m_buffer_account = m_buffer.get();
-    m_routes.assign(static_cast<size_t>(num_hosts), -1);
     m_rx.resize(n);
     m_tx.resize(n);
     for (size_t i = 0; i < n; ++i) {
@@ -64,7 +63,8 @@ frame_initiator_socket& ethernet_switch::tx(int port) {
 }
 
 void ethernet_switch::reset() {
-    const uint64_t bin = m_buffer->port_capacity_bytes() / occupancy_stats::num_bins + 1;
+    // (the ports' statistics are in bytes: the capacity's memory)
+    const uint64_t bin = m_buffer->units().to_bytes(m_buffer->port_capacity()) / occupancy_stats::num_bins + 1;
     for (auto& p : m_ports)
         p.reset(0, bin);
     for (auto& c : m_counters)
@@ -142,16 +142,6 @@ void ethernet_switch::flush_routed(int port, uint64_t now) {
     m_routed_pending = false;
 }
 
-void ethernet_switch::set_route(int dst_host, int port) {
-    if (dst_host < 0 || dst_host >= static_cast<int>(m_routes.size()))
-        throw config_error(std::string(basename()) + ": route destination host " + std::to_string(dst_host) +
-                           " outside [0, " + std::to_string(m_routes.size() - 1) + "]");
-    if (port < 0 || port >= num_ports())
-        throw config_error(std::string(basename()) + ": route port " + std::to_string(port) + " outside [0, " +
-                           std::to_string(num_ports() - 1) + "]");
-    m_routes[static_cast<size_t>(dst_host)] = static_cast<int16_t>(port);
-}
-
 void ethernet_switch::receive(int port, frame& f, sc_core::sc_time& delay) {
     m_events.schedule(now_ps() + delay.value(), this, ev_arrival, static_cast<uint32_t>(port), &f);
 }
@@ -169,9 +159,8 @@ void ethernet_switch::on_event(uint32_t kind, uint32_t index, void* ptr) {
 }
 
 void ethernet_switch::on_dequeue(uint32_t port, frame& f, uint64_t now) {
-    const egress_port& ep = m_ports[port];
-    const int qi = ep.queue_of(f.prio);
-    const queue_view q{static_cast<int>(port), qi, ep.bytes(qi), ep.bytes(), ep.frames()};
+    const int qi = m_ports[port].queue_of(f.prio);
+    const queue_view q = view(static_cast<int>(port), qi);
     for (switch_hook* h : m_dequeue_hooks)
         h->on_dequeue(q, f, now);
 }
@@ -223,8 +212,11 @@ void ethernet_switch::switch_frame(int in_port, frame* f, uint64_t now, int out)
     }
     const int qi = ep.queue_of(f->prio);
     drop_reason why = drop_reason::none;
+    // the queue as the admit and enqueue hooks see it: before the frame's admission (it is not counted)
+    queue_view q{};
+    if (m_first_hook[admit_stage] || m_first_hook[enqueue_stage])
+        q = view(out, qi);
     if (m_first_hook[admit_stage]) {
-        const queue_view q{out, qi, ep.bytes(qi), ep.bytes(), ep.frames()};
         if (!each_hook(admit_stage, [&](switch_hook* h) {
                 why = h->on_admit(q, *f, now);
                 return why == drop_reason::none;
@@ -233,13 +225,12 @@ void ethernet_switch::switch_frame(int in_port, frame* f, uint64_t now, int out)
             return;
         }
     }
-    why = m_buffer_account->admit(out, qi, f->bytes);
+    why = m_buffer_account->admit(in_port, out, qi, *f);
     if (why != drop_reason::none) {
         drop(out, f, why);
         return;
     }
     if (m_first_hook[enqueue_stage]) {
-        const queue_view q{out, qi, ep.bytes(qi), ep.bytes(), ep.frames()};
         each_hook(enqueue_stage, [&](switch_hook* h) {
             h->on_enqueue(q, *f, now);
             return true;
@@ -261,7 +252,7 @@ void ethernet_switch::drop(int port, frame* f, drop_reason why) {
 }
 
 void ethernet_switch::track_queue_occupancy() {
-    const uint64_t bin = m_buffer->port_capacity_bytes() / occupancy_stats::num_bins + 1;
+    const uint64_t bin = m_buffer->units().to_bytes(m_buffer->port_capacity()) / occupancy_stats::num_bins + 1;
     for (auto& p : m_ports)
         p.track_queues(now_ps(), bin);
 }

@@ -12,6 +12,7 @@
 #include "model/frame_protocol.h"
 #include "model/port/egress_port.h"
 #include "model/switch/buffer_manager.h"
+#include "model/switch/forwarding_table.h"
 #include "model/switch/switch_hook.h"
 
 #include <array>
@@ -72,23 +73,18 @@ public:
         m_ports[static_cast<size_t>(port)].connect(std::move(link), peer);
     }
     // Where a link into port `port` delivers its frames: with the forwarding table, so the transmitter sends each
-    // frame to the egress port it will join (frame_sink).
+    // frame to the egress port it will join (frame_sink; the table's static-route rule: forwarding_table.h).
     frame_sink arrival_sink(int port) {
-        return frame_sink{&m_events,
-                          this,
-                          ev_arrival,
-                          static_cast<uint32_t>(port),
-                          m_routes.data(),
-                          m_ports.data(),
-                          static_cast<uint32_t>(m_routes.size()),
-                          ev_routed_arrival};
+        return frame_sink{&m_events,     this,           ev_arrival,   static_cast<uint32_t>(port),
+                          m_fib.table(), m_ports.data(), m_fib.size(), ev_routed_arrival};
     }
     // The timing of the link port `port` is connected to (connect), e.g. to give it a rate schedule.
     link_timing& port_link(int port) { return m_ports[static_cast<size_t>(port)].link(); }
 
-    // (A frame already on a link into this switch keeps the egress port it was sent to: see arrival_sink.)
-    void set_route(int dst_host, int port);
-    int route(int dst_host) const { return m_routes[static_cast<size_t>(dst_host)]; }
+    // The next-hop seam (forwarding_table.h): static routes, set before the simulation starts.
+    void set_route(int dst_host, int port) { m_fib.set_route(dst_host, port); }
+    int route(int dst_host) const { return m_fib.route(dst_host); }
+    const forwarding_table& forwarding() const { return m_fib; }
     int num_ports() const override { return static_cast<int>(m_ports.size()); }
     int id() const { return m_id; }
 
@@ -157,20 +153,22 @@ private:
     void forward(int in_port, frame* f, uint64_t now, int out);
     void switch_frame(int in_port, frame* f, uint64_t now) { switch_frame(in_port, f, now, route_of(*f)); }
     void switch_frame(int in_port, frame* f, uint64_t now, int out);
-    int route_of(const frame& f) const { return f.dst < m_routes.size() ? m_routes[f.dst] : -1; }
+    int route_of(const frame& f) const { return m_fib.next_hop(f); }
     void drop(int port, frame* f, drop_reason why);
     void flush_routed(int port, uint64_t now);
+    // Egress queue (port, queue) as hooks see it: the buffer's account, in its units.
+    queue_view view(int port, int queue) const {
+        return queue_view{port, queue, m_buffer_account->queue_units(port, queue), m_buffer_account->port_units(port),
+                          static_cast<uint32_t>(m_buffer_account->port_frames(port))};
+    }
 
     // switch_services
     const std::string& switch_name() const override { return m_name; }
     frame_pool& pool() override { return m_pool; }
-    uint64_t port_capacity_bytes() const override { return m_buffer->port_capacity_bytes(); }
+    const buffer_units& units() const override { return m_buffer->units(); }
+    uint64_t port_capacity() const override { return m_buffer->port_capacity(); }
     int priority_group(int prio) const override { return m_pg_map[static_cast<size_t>(prio)]; }
-    uint64_t port_limit_frames(int port) const override {
-        if (const auto* pb = dynamic_cast<const packet_buffer*>(m_buffer.get()))
-            return pb->port_limit_packets(port);
-        return m_buffer->port_capacity_bytes() / 1500;
-    }
+    uint64_t port_limit_frames(int port) const override { return m_buffer->port_limit_frames(port); }
     void send_control(int port, frame* f, uint64_t now_ps) override;
     void send_routed(frame* f) override {
         m_routed.push_back(f);
@@ -213,7 +211,7 @@ private:
     std::vector<switch_hook*> m_dequeue_hooks, m_drop_hooks;
     std::vector<frame*> m_routed;   // control frames to route once the current frame is queued
     std::vector<port_counters> m_counters;
-    std::vector<int16_t> m_routes;   // by destination host: the egress port, -1 none (ports < 32768, checked)
+    forwarding_table m_fib;   // the next hop of each destination host
     std::vector<std::unique_ptr<switch_hook>> m_hooks;   // in stage order
     int m_id = 0;
     std::array<uint8_t, num_priorities> m_pg_map;

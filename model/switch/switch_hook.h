@@ -25,13 +25,15 @@
 namespace cmswitch {
 
 // One egress queue as a hook sees it when a frame arrives to it or leaves it (the frame not counted: not yet
-// in, or already out).
+// in, or already out), from the buffer's own account: in the switch's accounting unit (switch_services::units(),
+// buffer_units.h: bytes, or cells), so that a hook compares it with thresholds converted to the same unit. Control
+// frames the switch makes (PAUSE, congestion notifications) are outside the buffer and not counted.
 struct queue_view {
     int port;
     int queue;   // the egress queue (the frame's priority unless a queue map says otherwise)
-    uint64_t queue_bytes;   // that queue's bytes, the frame itself not counted
-    uint64_t port_bytes;   // every priority of the port, the frame itself not counted
-    uint32_t port_frames;   // frames queued at the port, every priority, the frame itself not counted
+    uint64_t queue_units;   // that queue's occupancy, the frame itself not counted
+    uint64_t port_units;   // every queue of the port, the frame itself not counted
+    uint32_t port_frames;   // frames buffered for the port, every queue, the frame itself not counted
 };
 
 class switch_hook;
@@ -42,10 +44,13 @@ public:
     virtual const std::string& switch_name() const = 0;
     virtual int num_ports() const = 0;
     virtual frame_pool& pool() = 0;
-    // Largest number of bytes one port can hold (its static limit or the shared pool).
-    virtual uint64_t port_capacity_bytes() const = 0;
-    // Frames one port's transmit queue holds: its limit under the "packets" buffer policy, else the byte capacity
-    // in 1500-byte frames.
+    // The accounting unit of every book of the switch (buffer_units.h): a hook converts its thresholds with it
+    // when attached (units().threshold(bytes)) and compares them with queue_view's occupancies.
+    virtual const buffer_units& units() const = 0;
+    // Largest number of units one port can hold (its static limit or the shared pool).
+    virtual uint64_t port_capacity() const = 0;
+    // Frames one port's transmit queue holds: its limit under the "packets" buffer policy, else the capacity in
+    // 1500-byte frames.
     virtual uint64_t port_limit_frames(int port) const = 0;
     // The buffer's state (occupancy, shared pool use) as admission sees it; non-const for ingress accounting
     // that shares the pool (PFC ingress reserves: add_ingress_reserved_used).

@@ -48,16 +48,18 @@ void buffer_occupancy_recorder::report_pools(result& r, uint64_t end) const {
     table& sw = r.add_table("switches");
     double pool_p99 = 0, headroom_p99 = 0;
     for (int s = 0; s < net.num_switches(); ++s) {
+        // (the buffer's books are in its units: KB of the memory they take, cells x cell size)
+        const buffer_units& u = net.sw(s).buffer().units();
         const occupancy_stats& po = net.sw(s).buffer().pool_occupancy();
         sw.column("switch").push_back(s);
         for (const auto& q : {std::make_pair("pool_p50_kb", 0.5), std::make_pair("pool_p99_kb", 0.99)})
-            sw.column(q.first).push_back(kb(po.quantile(q.second, end)));
-        sw.column("pool_max_kb").push_back(kb(po.max()));
-        pool_p99 = std::max(pool_p99, kb(po.quantile(0.99, end)));
+            sw.column(q.first).push_back(kb(u.to_bytes(po.quantile(q.second, end))));
+        sw.column("pool_max_kb").push_back(kb(u.to_bytes(po.max())));
+        pool_p99 = std::max(pool_p99, kb(u.to_bytes(po.quantile(0.99, end))));
         const auto* g = net.sw(s).find_hook<pause_generator>();
-        const double h99 = g ? kb(g->headroom_occupancy().quantile(0.99, end)) : 0;
+        const double h99 = g ? kb(u.to_bytes(g->headroom_occupancy().quantile(0.99, end))) : 0;
         sw.column("headroom_p99_kb").push_back(h99);
-        sw.column("headroom_max_kb").push_back(g ? kb(g->headroom_peak()) : 0);
+        sw.column("headroom_max_kb").push_back(g ? kb(u.to_bytes(g->headroom_peak())) : 0);
         headroom_p99 = std::max(headroom_p99, h99);
     }
     r.set("pool_p99_kb_max_switch", pool_p99);
@@ -67,7 +69,8 @@ void buffer_occupancy_recorder::report_pools(result& r, uint64_t end) const {
     for (int s = 1; s < net.num_switches(); ++s)
         if (net.sw(s).buffer().pool_occupancy().mean(end) > net.sw(busiest).buffer().pool_occupancy().mean(end))
             busiest = s;
-    report_occupancy(r, "pool_", net.sw(busiest).buffer().pool_occupancy(), end, true);
+    report_occupancy(r, "pool_", net.sw(busiest).buffer().pool_occupancy(), end, true,
+                     net.sw(busiest).buffer().units().unit_bytes());
     r.set("pool_cdf_switch", static_cast<int64_t>(busiest));
 }
 
@@ -127,12 +130,13 @@ void buffer_occupancy_recorder::report_groups(result& r, uint64_t end) const {
                 continue;
             if (!gt)
                 gt = &r.add_table("groups");
+            const buffer_units& u = net.sw(s).buffer().units();   // (the PFC book counts in the buffer's units)
             gt->column("switch").push_back(s);
             gt->column("group").push_back(k);
-            gt->column("mean_kb").push_back(o.mean(end) / 1024);
-            gt->column("p50_kb").push_back(kb(o.quantile(0.5, end)));
-            gt->column("p99_kb").push_back(kb(o.quantile(0.99, end)));
-            gt->column("max_kb").push_back(kb(o.max()));
+            gt->column("mean_kb").push_back(o.mean(end) * u.unit_bytes() / 1024);
+            gt->column("p50_kb").push_back(kb(u.to_bytes(o.quantile(0.5, end))));
+            gt->column("p99_kb").push_back(kb(u.to_bytes(o.quantile(0.99, end))));
+            gt->column("max_kb").push_back(kb(u.to_bytes(o.max())));
         }
     }
     int hs = -1;
@@ -144,7 +148,8 @@ void buffer_occupancy_recorder::report_groups(result& r, uint64_t end) const {
             hs = s;
     }
     if (hs >= 0) {
-        report_occupancy(r, "headroom_", net.sw(hs).find_hook<pause_generator>()->headroom_occupancy(), end, true);
+        report_occupancy(r, "headroom_", net.sw(hs).find_hook<pause_generator>()->headroom_occupancy(), end, true,
+                         net.sw(hs).buffer().units().unit_bytes());
         r.set("headroom_cdf_switch", static_cast<int64_t>(hs));
     }
 }

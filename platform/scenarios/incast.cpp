@@ -442,7 +442,7 @@ void incast_scenario::report(network& net, scenario_run& run, result& r) {
     if (c.buffer_policy != "static") {
         const buffer_manager& bm = net.sw(0).buffer();
         r.set("buffer_policy", c.buffer_policy);
-        r.set("shared_peak_kb", static_cast<double>(bm.shared_used_peak_bytes()) / 1024);
+        r.set("shared_peak_kb", static_cast<double>(bm.units().to_bytes(bm.shared_used_peak())) / 1024);
     }
     r.set("min_rto_ms", c.min_rto_ms);
     r.set("transport", c.transport);

@@ -283,7 +283,8 @@ void workload_scenario::report(network& net, scenario_run& run, result& r) {
             marks += net.sw(s).counters(port).marks;
             frames_sent += net.sw(s).egress(port).stats().tx_frames;
         }
-        shared_peak = std::max(shared_peak, net.sw(s).buffer().shared_used_peak_bytes());
+        const buffer_manager& bm = net.sw(s).buffer();
+        shared_peak = std::max(shared_peak, bm.units().to_bytes(bm.shared_used_peak()));
     }
     r.set("switch_frames_sent", static_cast<int64_t>(frames_sent));
     r.set("timeouts", static_cast<int64_t>(timeouts));

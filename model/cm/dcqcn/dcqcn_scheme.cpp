@@ -18,6 +18,10 @@ public:
     dcqcn_marking(dcqcn_marker m, rng r) : m_marker(m), m_rng(r) {}
     uint8_t events() const override { return AtDequeue ? on_dequeue_event : on_enqueue_event; }
     int stage() const override { return stage_marking; }
+    void attach(switch_services& sw) override {
+        switch_hook::attach(sw);
+        m_marker = m_marker.in_units(sw.units());   // Kmin and Kmax in the switch's units
+    }
     void on_enqueue(const queue_view& q, frame& f, uint64_t) override { mark(q, f); }
     void on_dequeue(const queue_view& q, frame& f, uint64_t) override { mark(q, f); }
 
@@ -25,7 +29,7 @@ private:
     void mark(const queue_view& q, frame& f) {
         if (f.ecn == ecn_not_ect || f.ecn == ecn_ce)
             return;
-        const double p = m_marker.probability(q.queue_bytes);
+        const double p = m_marker.probability(q.queue_units);
         if (p > 0 && (p >= 1 || m_rng.uniform() < p)) {
             f.ecn = ecn_ce;
             services().count_mark(q.port);

@@ -29,6 +29,10 @@ public:
             return 1.0;
         return m_pmax * static_cast<double>(q - m_kmin) / static_cast<double>(m_kmax - m_kmin);
     }
+    // The same marker with Kmin and Kmax (bytes) in a switch's units.
+    dcqcn_marker in_units(const buffer_units& u) const {
+        return dcqcn_marker(u.threshold(m_kmin), u.threshold(m_kmax), m_pmax);
+    }
 
 private:
     uint64_t m_kmin, m_kmax;

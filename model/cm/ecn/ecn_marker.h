@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Egress ECN marking, evaluated on every admitted frame against the instantaneous queue of its egress port
-// (bytes already queued, the arriving frame not counted). Only ECN-capable frames (ECT) are marked (CE);
+// (what is already queued, the arriving frame not counted; in bytes here, in the switch's units once a marking
+// hook converts it: in_units). Only ECN-capable frames (ECT) are marked (CE);
 // others pass unchanged. Policies, chosen by name with make_ecn_marker():
 //  - "none"
 //  - "step": mark iff queue > K (DCTCP; RED with Kmin = Kmax = K and Pmax = 1)
@@ -10,6 +11,7 @@
 #define CMSWITCH_MODEL_CM_ECN_ECN_MARKER_H
 
 #include "model/rng.h"
+#include "model/switch/buffer_units.h"
 
 #include <cstdint>
 #include <memory>
@@ -29,7 +31,7 @@ struct marking_config {
 class ecn_marker {
 public:
     virtual ~ecn_marker() = default;
-    // Probability of marking a frame that arrives to a queue of q bytes.
+    // Probability of marking a frame that arrives to a queue of q (bytes, or the units the marker was converted to).
     virtual double probability(uint64_t q) const = 0;
     bool should_mark(uint64_t q, rng& r) const { return decide(probability(q), r); }
 
@@ -43,6 +45,8 @@ public:
     double probability(uint64_t q) const override { return q > m_k ? 1.0 : 0.0; }
     bool should_mark(uint64_t q, rng&) const { return q > m_k; }
     uint64_t k() const { return m_k; }
+    // The same marker with K (bytes) in a switch's units.
+    step_marker in_units(const buffer_units& u) const { return step_marker(u.threshold(m_k)); }
 
 private:
     uint64_t m_k;
@@ -59,6 +63,10 @@ public:
         return m_pmax * static_cast<double>(q - m_kmin) / static_cast<double>(m_kmax - m_kmin);
     }
     bool should_mark(uint64_t q, rng& r) const { return decide(red_marker::probability(q), r); }
+    // The same marker with Kmin and Kmax (bytes) in a switch's units.
+    red_marker in_units(const buffer_units& u) const {
+        return red_marker(u.threshold(m_kmin), u.threshold(m_kmax), m_pmax);
+    }
 
 private:
     uint64_t m_kmin, m_kmax;

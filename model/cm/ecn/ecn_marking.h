@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // ECN marking at a switch's egress queues, attached to its frame path: each ECN-capable frame admitted to a port
-// is set to CE with the marker policy's probability for the port's instantaneous queue (bytes already queued,
-// the frame not counted; ecn_marker.h), or its egress queue's (per_queue: WRED per queue, as ASICs mark). The hook is a template over the (final) policy class so that the
-// per-frame decision is a direct, inlinable call; make_ecn_marking picks the instance for a configuration.
+// is set to CE with the marker policy's probability for the port's instantaneous queue (what is already buffered,
+// the frame not counted; ecn_marker.h), or its egress queue's (per_queue: WRED per queue, as ASICs mark), in the
+// switch's accounting unit: the thresholds, given in bytes, are converted to it when the hook is attached (a K
+// of 20 KB is 81 cells of 254 B). The hook is a template over the (final) policy class so that the per-frame
+// decision is a direct, inlinable call; make_ecn_marking picks the instance for a configuration.
 #ifndef CMSWITCH_MODEL_CM_ECN_ECN_MARKING_H
 #define CMSWITCH_MODEL_CM_ECN_ECN_MARKING_H
 
@@ -27,9 +29,13 @@ public:
     // r: the switch's random stream for marking decisions.
     ecn_marking(Marker marker, rng r, bool per_queue) : m_marker(std::move(marker)), m_rng(r), m_per_queue(per_queue) {}
 
+    void attach(switch_services& sw) override {
+        switch_hook::attach(sw);
+        m_marker = m_marker.in_units(sw.units());
+    }
     void on_enqueue(const queue_view& q, frame& f, uint64_t) override {
         if (f.ecn != ecn_not_ect && f.ecn != ecn_ce &&
-            m_marker.Marker::should_mark(m_per_queue ? q.queue_bytes : q.port_bytes, m_rng)) {
+            m_marker.Marker::should_mark(m_per_queue ? q.queue_units : q.port_units, m_rng)) {
             f.ecn = ecn_ce;
             services().count_mark(q.port);
         }

@@ -67,10 +67,20 @@ void pause_generator::attach(switch_services& sw) {
 
     if (model_trace::active())
         declare_traces(sw);
-    if (m_dynamic && sw.buffer().shared_pool_size() == 0)
-        throw config_error(sw.switch_name() + ": pause_xoff_alpha needs buffer_policy shared, not '" +
+    // the book counts in the switch's units: every threshold converted once (buffer_units.h)
+    const buffer_units& u = sw.units();
+    m_mtu_u = u.charge(m_cfg.mtu_bytes);
+    m_xoff_u = u.threshold(m_cfg.xoff_bytes);
+    m_xon_u = u.threshold(m_cfg.xon_bytes);
+    m_reserved_u = u.memory(m_cfg.reserved_bytes);
+    m_headroom_pool_u = u.memory(m_cfg.headroom_pool_bytes);
+    const uint32_t caps = sw.buffer().capabilities();
+    if (m_dynamic && !(caps & cap_shared_pool))
+        throw config_error(sw.switch_name() +
+                           ": pause_xoff_alpha needs a buffer with a shared pool (buffer_policy "
+                           "shared), not '" +
                            sw.buffer().name() + "'");
-    if (m_pool && std::string(sw.buffer().name()) != "shared")
+    if (m_pool && !(caps & cap_lossless_queues))
         throw config_error(sw.switch_name() +
                            ": pause_headroom_pool_kb needs buffer_policy shared (the pool lives "
                            "beside its shared pool), not '" +
@@ -87,8 +97,8 @@ void pause_generator::attach(switch_services& sw) {
         const uint64_t rate = m_rate[static_cast<size_t>(p)], delay = m_delay[static_cast<size_t>(p)];
         const uint64_t need = pause_headroom_bytes(rate, delay, m_cfg.mtu_bytes);
         const uint64_t lim = m_cfg.ingress_limit_bytes;
-        if (lim == 0) {
-            m_limit[static_cast<size_t>(p)] = m_cfg.reserved_bytes + m_cfg.xoff_bytes + need;
+        if (lim == 0) {   // (the headroom is in-flight frames of an MTU each: their charge)
+            m_limit[static_cast<size_t>(p)] = m_reserved_u + m_xoff_u + u.frames(need, m_cfg.mtu_bytes);
         } else if (lim < m_cfg.reserved_bytes + m_cfg.xoff_bytes + need) {
             throw config_error(
                 sw.switch_name() + " port " + std::to_string(p) + ": ingress limit " + std::to_string(lim) +
@@ -98,7 +108,7 @@ void pause_generator::attach(switch_services& sw) {
                 " us cable each way, 2 x " + std::to_string(m_cfg.mtu_bytes) + " B frames, " +
                 std::to_string(pause_response_quanta(rate)) + " quanta response)");
         } else {
-            m_limit[static_cast<size_t>(p)] = lim;
+            m_limit[static_cast<size_t>(p)] = u.memory(lim);
         }
     }
 }
@@ -141,7 +151,7 @@ void pause_generator::declare_traces(switch_services& sw) {
 void pause_generator::trace_class(int port, int cls, const ingress_class& ic, uint64_t now) {
     const ingress_traces& t = m_tr[static_cast<size_t>(port * num_priorities + cls)];
     if (t.bytes)   // the level first, then the state it caused: in that order in the dump too
-        t.bytes->set(now, ic.bytes);
+        t.bytes->set(now, ic.units);
     if (t.xoff)
         t.xoff->set(now, ic.xoff);
     if (m_tr_headroom)
@@ -152,10 +162,11 @@ drop_reason pause_generator::on_ingress(int in_port, frame& f, uint64_t) {
     if (f.prio >= num_priorities - 1 || (m_pfc && !((m_cfg.pfc_classes >> f.prio) & 1)))
         return drop_reason::none;   // control frames and classes that are not lossless
     const ingress_class& ic = m_ingress[static_cast<size_t>(in_port * num_priorities + pause_class(f.prio))];
+    const uint32_t u = services().units().charge(f.bytes);
     if (m_pool) {
-        if (ic.xoff && m_headroom_used + f.bytes > m_cfg.headroom_pool_bytes)
+        if (ic.xoff && m_headroom_used + u > m_headroom_pool_u)
             return drop_reason::ingress_limit;   // the shared headroom pool is full
-    } else if (ic.bytes + f.bytes > m_limit[static_cast<size_t>(in_port)]) {
+    } else if (ic.units + u > m_limit[static_cast<size_t>(in_port)]) {
         return drop_reason::ingress_limit;
     }
     f.ingress = static_cast<uint16_t>(in_port);
@@ -167,23 +178,24 @@ void pause_generator::on_enqueue(const queue_view&, frame& f, uint64_t now) {
         return;
     const int cls = pause_class(f.prio);
     ingress_class& ic = m_ingress[static_cast<size_t>(f.ingress * num_priorities + cls)];
-    const uint64_t res_before = m_cfg.reserved_bytes ? reserved_part(ic) : 0;
-    ic.bytes += f.bytes;
+    const uint32_t u = services().units().charge(f.bytes);
+    const uint64_t res_before = m_reserved_u ? reserved_part(ic) : 0;
+    ic.units += u;
     if (m_pool && ic.xoff) {   // arrived after the pause was decided: headroom
-        ic.headroom += f.bytes;
-        m_headroom_used += f.bytes;
+        ic.headroom += u;
+        m_headroom_used += u;
         if (m_headroom_used > m_headroom_peak)
             m_headroom_peak = m_headroom_used;
         m_headroom_occ.set(now, m_headroom_used);
     }
-    if (const uint64_t res = m_cfg.reserved_bytes ? reserved_part(ic) : 0; res != res_before) {
+    if (const uint64_t res = m_reserved_u ? reserved_part(ic) : 0; res != res_before) {
         m_reserved_used += res - res_before;
         m_reserved_peak = std::max(m_reserved_peak, m_reserved_used);
         services().buffer().add_ingress_reserved_used(static_cast<int64_t>(res - res_before));
     }
     if (m_track_groups)
-        account_group(cls, static_cast<int64_t>(f.bytes), now);
-    if (!ic.xoff && ic.bytes >= xoff_threshold(cls)) {
+        account_group(cls, static_cast<int64_t>(u), now);
+    if (!ic.xoff && ic.units >= xoff_threshold(cls)) {
         ic.xoff = true;
         send_pause(f.ingress, cls, m_cfg.pause_quanta, now);
     }
@@ -196,37 +208,38 @@ void pause_generator::on_dequeue(const queue_view&, frame& f, uint64_t now) {
         return;
     const int cls = pause_class(f.prio);
     ingress_class& ic = m_ingress[static_cast<size_t>(f.ingress * num_priorities + cls)];
-    const uint64_t res_before = m_cfg.reserved_bytes ? reserved_part(ic) : 0;
-    ic.bytes -= f.bytes;
+    const uint32_t u = services().units().charge(f.bytes);
+    const uint64_t res_before = m_reserved_u ? reserved_part(ic) : 0;
+    ic.units -= u;
     if (ic.headroom) {   // a class's departures drain its headroom first
-        const uint64_t h = ic.headroom < f.bytes ? ic.headroom : f.bytes;
+        const uint64_t h = ic.headroom < u ? ic.headroom : u;
         ic.headroom -= h;
         m_headroom_used -= h;
         m_headroom_occ.set(now, m_headroom_used);
     }
-    if (const uint64_t res = m_cfg.reserved_bytes ? reserved_part(ic) : 0; res != res_before) {   // the reserve last
+    if (const uint64_t res = m_reserved_u ? reserved_part(ic) : 0; res != res_before) {   // the reserve last
         m_reserved_used -= res_before - res;
         services().buffer().add_ingress_reserved_used(-static_cast<int64_t>(res_before - res));
     }
     if (m_track_groups)
-        account_group(cls, -static_cast<int64_t>(f.bytes), now);
-    uint64_t xon = m_cfg.reserved_bytes + m_cfg.xon_bytes;
+        account_group(cls, -static_cast<int64_t>(u), now);
+    uint64_t xon = m_reserved_u + m_xon_u;
     if (m_dynamic) {
-        const uint64_t t = xoff_threshold(cls), gap = 2ull * m_cfg.mtu_bytes;
+        const uint64_t t = xoff_threshold(cls), gap = 2ull * m_mtu_u;
         xon = t > gap ? t - gap : 0;
     }
-    if (ic.xoff && ic.bytes <= xon) {
+    if (ic.xoff && ic.units <= xon) {
         ic.xoff = false;
         // what is left of its headroom now fits under its threshold: shared bytes again, so that the next
         // XOFF of this class has the full headroom its in-flight bytes need (a dynamic threshold that grew
         // while the class was paused lets XON come before departures drained the headroom; left there, those
         // bytes made a class hold more than one in-flight's worth and overflowed the pool at high alpha)
         if (ic.headroom) {
-            const uint64_t res_held = m_cfg.reserved_bytes ? reserved_part(ic) : 0;
+            const uint64_t res_held = m_reserved_u ? reserved_part(ic) : 0;
             m_headroom_used -= ic.headroom;
             ic.headroom = 0;
             m_headroom_occ.set(now, m_headroom_used);
-            if (const uint64_t res = m_cfg.reserved_bytes ? reserved_part(ic) : 0; res != res_held) {
+            if (const uint64_t res = m_reserved_u ? reserved_part(ic) : 0; res != res_held) {
                 m_reserved_used += res - res_held;   // (the bytes fill the reserve from the bottom)
                 m_reserved_peak = std::max(m_reserved_peak, m_reserved_used);
                 services().buffer().add_ingress_reserved_used(static_cast<int64_t>(res - res_held));
@@ -241,36 +254,36 @@ void pause_generator::on_dequeue(const queue_view&, frame& f, uint64_t now) {
 void pause_generator::check_accounting() const {
     uint64_t headroom = 0, reserved = 0;
     for (const ingress_class& ic : m_ingress) {
-        if (ic.headroom > ic.bytes)
-            throw model_error(services().switch_name() + ": an ingress class holds more headroom than bytes");
+        if (ic.headroom > ic.units)
+            throw model_error(services().switch_name() + ": an ingress class holds more headroom than units");
         headroom += ic.headroom;
-        reserved += m_cfg.reserved_bytes ? reserved_part(ic) : 0;
+        reserved += m_reserved_u ? reserved_part(ic) : 0;
     }
     if (headroom != m_headroom_used || reserved != m_reserved_used ||
         reserved != services().buffer().ingress_reserved_used())
-        throw model_error(services().switch_name() + ": PFC accounting does not add up: headroom " +
-                          std::to_string(headroom) + " B in the classes, " + std::to_string(m_headroom_used) +
-                          " B in the pool; reserves " + std::to_string(reserved) + " B in the classes, " +
-                          std::to_string(m_reserved_used) + " B counted, " +
-                          std::to_string(services().buffer().ingress_reserved_used()) + " B in the buffer");
+        throw model_error(services().switch_name() + ": PFC accounting does not add up (units): headroom " +
+                          std::to_string(headroom) + " in the classes, " + std::to_string(m_headroom_used) +
+                          " in the pool; reserves " + std::to_string(reserved) + " in the classes, " +
+                          std::to_string(m_reserved_used) + " counted, " +
+                          std::to_string(services().buffer().ingress_reserved_used()) + " in the buffer");
 }
 
 void pause_generator::account_group(int cls, int64_t delta, uint64_t now) {
-    m_group_bytes[cls] += static_cast<uint64_t>(delta);
-    m_group_occ[static_cast<size_t>(cls)].set(now, m_group_bytes[cls]);
+    m_group_units[cls] += static_cast<uint64_t>(delta);
+    m_group_occ[static_cast<size_t>(cls)].set(now, m_group_units[cls]);
 }
 
 uint64_t pause_generator::xoff_threshold(int cls) const {
     if (!m_dynamic)
-        return m_cfg.reserved_bytes + m_cfg.xoff_bytes;
+        return m_reserved_u + m_xoff_u;
     const buffer_manager& b = services().buffer();
-    // the shared pool's use without the headroom pool's and the ingress reserves' bytes (the egress accounts
+    // the shared pool's use without the headroom pool's and the ingress reserves' units (the egress accounts
     // them as shared)
-    const uint64_t pool_used = b.shared_pool_used_bytes();
+    const uint64_t pool_used = b.shared_pool_used();
     const uint64_t used = pool_used > m_headroom_used ? pool_used - m_headroom_used : 0;
     const uint64_t size = b.shared_pool_size();
     const double free_bytes = used < size ? static_cast<double>(size - used) : 0.0;
-    return m_cfg.reserved_bytes + static_cast<uint64_t>(m_alpha[cls] * free_bytes);
+    return m_reserved_u + static_cast<uint64_t>(m_alpha[cls] * free_bytes);
 }
 
 void pause_generator::on_timer(uint32_t index, uint64_t now) {   // refresh of an XOFF still in force

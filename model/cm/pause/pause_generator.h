@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // A switch's 802.3x PAUSE / 802.1Qbb PFC generation, attached to its frame path (pause_config.h for the rules and
-// the headroom): every frame of a lossless class is charged, from its admission until its transmission starts,
-// to the (ingress port, class) it arrived on; at XOFF bytes a PAUSE goes out of that ingress port and is repeated
-// at half its time while still above XON; at XON or below, an XON (pause time 0). A frame that would take its
-// ingress class above the limit (XOFF + headroom) is dropped (ingress_limit); with the headroom check passing
-// that never happens.
+// the headroom): every frame of a lossless class is charged (in the switch's units: bytes or cells,
+// buffer_units.h), from its admission until its transmission starts, to the (ingress port, class) it arrived on;
+// at XOFF a PAUSE goes out of that ingress port and is repeated at half its time while still above XON; at XON or
+// below, an XON (pause time 0). A frame that would take its ingress class above the limit (XOFF + headroom) is
+// dropped (ingress_limit); with the headroom check passing that never happens.
 #ifndef CMSWITCH_MODEL_CM_PAUSE_PAUSE_GENERATOR_H
 #define CMSWITCH_MODEL_CM_PAUSE_PAUSE_GENERATOR_H
 
@@ -32,21 +32,22 @@ public:
     void on_dequeue(const queue_view& q, frame& f, uint64_t now_ps) override;
     void on_timer(uint32_t tag, uint64_t now_ps) override;
 
-    uint64_t ingress_bytes(int port, int cls) const {
-        return m_ingress[static_cast<size_t>(port * num_priorities + cls)].bytes;
+    // The units charged to an ingress class now.
+    uint64_t ingress_units(int port, int cls) const {
+        return m_ingress[static_cast<size_t>(port * num_priorities + cls)].units;
     }
     uint64_t ingress_limit(int port) const { return m_limit[static_cast<size_t>(port)]; }
-    // Shared headroom pool (headroom_pool_bytes > 0): bytes in it now, the peak, and a class's part of it.
+    // Shared headroom pool (headroom_pool_bytes > 0): units in it now, the peak, and a class's part of it.
     uint64_t headroom_used() const { return m_headroom_used; }
     uint64_t headroom_peak() const { return m_headroom_peak; }
     const occupancy_stats& headroom_occupancy() const { return m_headroom_occ; }   // the pool's fill over time
-    // The XOFF threshold of an ingress class (priority group) now: its reserved bytes plus the static XOFF or
-    // alpha x the free shared bytes.
+    // The XOFF threshold of an ingress class (priority group) now, in units: its reserve plus the static XOFF or
+    // alpha x the free shared units.
     uint64_t xoff_threshold(int cls = 0) const;
     // Throws model_error if the byte accounting does not add up: every class's headroom and reserve parts within
-    // its bytes, their sums equal to the pool's and the switch buffer's counters (run at the end of every run).
+    // its units, their sums equal to the pool's and the switch buffer's counters (run at the end of every run).
     void check_accounting() const;
-    // Bytes in the ingress reserves (pause_config::reserved_bytes) now and at the most.
+    // Units in the ingress reserves (pause_config::reserved_bytes) now and at the most.
     uint64_t reserved_used() const { return m_reserved_used; }
     uint64_t reserved_peak() const { return m_reserved_peak; }
     // Time-weighted occupancy of each priority group, summed over the ingress ports (PFC: group; PAUSE: 0).
@@ -57,16 +58,16 @@ public:
 
 private:
     struct ingress_class {
-        uint64_t bytes = 0;
-        uint64_t headroom = 0;   // of bytes, those in the shared headroom pool
+        uint64_t units = 0;
+        uint64_t headroom = 0;   // of units, those in the shared headroom pool
         bool xoff = false;   // an XOFF is in force at the peer
         uint64_t refresh_at = 0;   // when the pause must be repeated
     };
     int pause_class(uint8_t prio) const { return m_pfc ? m_pg[prio] : 0; }
-    // an ingress class's bytes in its reserve (the bottom of what it holds, headroom not counted)
+    // an ingress class's units in its reserve (the bottom of what it holds, headroom not counted)
     uint64_t reserved_part(const ingress_class& ic) const {
-        const uint64_t b = ic.bytes - ic.headroom;
-        return b < m_cfg.reserved_bytes ? b : m_cfg.reserved_bytes;
+        const uint64_t b = ic.units - ic.headroom;
+        return b < m_reserved_u ? b : m_reserved_u;
     }
     void account_group(int cls, int64_t delta, uint64_t now);
     void send_pause(int port, int cls, uint32_t quanta, uint64_t now);
@@ -78,6 +79,8 @@ private:
     };
 
     pause_config m_cfg;
+    // the config's sizes in the switch's units (attach)
+    uint64_t m_xoff_u = 0, m_xon_u = 0, m_reserved_u = 0, m_headroom_pool_u = 0, m_mtu_u = 0;
     bool m_pfc;
     std::vector<uint64_t> m_rate, m_delay;
     std::vector<ingress_class> m_ingress;   // port x class
@@ -87,7 +90,7 @@ private:
     uint8_t m_group_prios[num_priorities] = {};
     double m_alpha[num_priorities] = {};
     uint64_t m_reserved_used = 0, m_reserved_peak = 0;
-    uint64_t m_group_bytes[num_priorities] = {};
+    uint64_t m_group_units[num_priorities] = {};
     bool m_track_groups = false;
     std::vector<occupancy_stats> m_group_occ = std::vector<occupancy_stats>(num_priorities);
     uint64_t m_headroom_used = 0, m_headroom_peak = 0;

@@ -98,6 +98,10 @@ void pause_scheme::install(const std::string& v, scheme_context& ctx) {
         pc.reserved_bytes = kb_to_bytes(m_reserved_kb);
         pc.headroom_pool_bytes = kb_to_bytes(m_headroom_pool_kb);
         ethernet_switch& sw = ctx.net.switch_at(s);
+        if (pc.headroom_pool_bytes > 0 && !(sw.buffer().capabilities() & cap_lossless_queues))
+            throw config_error("pause_headroom_pool_kb needs buffer_policy shared (the pool lives beside its shared "
+                               "pool), not '" +
+                               std::string(sw.buffer().name()) + "'");
         if (pc.headroom_pool_bytes > 0) {   // lossless queues skip the egress threshold and may use the pool
             const uint8_t lossless_prios = v == "pfc" ? pc.pfc_classes : 0x7f;
             uint8_t queues = 0, lossy_queues = 0, groups = 0;
@@ -125,7 +129,8 @@ void pause_scheme::install(const std::string& v, scheme_context& ctx) {
                 delay = ctx.net.port_delay_ps(s, p);
             }
         }
-        const uint64_t buffer = ctx.net.switch_at(s).buffer().lone_port_bytes();
+        const buffer_manager& bm = ctx.net.switch_at(s).buffer();
+        const uint64_t buffer = bm.units().to_bytes(bm.lone_port());   // (the split is made in bytes)
         const pause_split split = split_port_buffer(buffer, ctx.inputs_per_port, rate, delay);
         pc.xoff_bytes = m_xoff_kb > 0 ? kb_to_bytes(m_xoff_kb) : split.xoff_bytes;
         pc.xon_bytes = m_xon_kb > 0 ? kb_to_bytes(m_xon_kb) : default_xon_bytes(pc.xoff_bytes);
@@ -172,16 +177,16 @@ void pause_scheme::report(const fabric& net, result& r) const {
             g->check_accounting();
     if (m_headroom_pool_kb <= 0)
         return;
-    uint64_t peak = 0;
+    uint64_t peak = 0;   // (bytes of the memory the books' units take)
     for (int s = 0; s < net.num_switches(); ++s)
         if (const auto* g = net.switch_at(s).find_hook<pause_generator>())
-            peak = std::max(peak, g->headroom_peak());
+            peak = std::max(peak, net.switch_at(s).buffer().units().to_bytes(g->headroom_peak()));
     r.set("headroom_pool_peak_kb", static_cast<double>(peak) / 1024);
     if (m_reserved_kb > 0) {
         uint64_t res = 0;
         for (int s = 0; s < net.num_switches(); ++s)
             if (const auto* g = net.switch_at(s).find_hook<pause_generator>())
-                res = std::max(res, g->reserved_peak());
+                res = std::max(res, net.switch_at(s).buffer().units().to_bytes(g->reserved_peak()));
         r.set("ingress_reserved_peak_kb", static_cast<double>(res) / 1024);
     }
 }
