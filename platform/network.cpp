@@ -355,6 +355,8 @@ void network::check_conservation() const {
     const conservation c = account();
     if (!c.holds())
         throw model_error("conservation of frames/bytes violated: " + c.describe());
+    for (const auto& s : m_switches)   // and every switch's buffer books against the frames it holds
+        s->check_buffer();
 }
 
 uint64_t network::events() const {

@@ -241,6 +241,13 @@ public:
 
     uint64_t bytes() const { return m_bytes; }
     uint32_t frames() const { return m_frames; }
+    // fn(frame) for every frame waiting in a queue (not the one on the wire), queue by queue, oldest first.
+    template <typename F>
+    void for_each_queued(F&& fn) const {
+        for (const frame_fifo& q : m_q)
+            for (const frame* f = q.head; f; f = f->next)
+                fn(*f);
+    }
     uint64_t bytes(int queue) const { return m_q[queue].bytes; }
     uint64_t busy_until() const { return m_busy_until; }
     counters stats() const { return counters{m_tx_frames, m_tx_bytes, m_wait_sum_ps, m_wait_max_ps}; }

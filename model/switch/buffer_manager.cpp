@@ -21,12 +21,17 @@ buffer_manager::buffer_manager(int num_ports, buffer_units units)
 }
 
 drop_reason buffer_manager::admit_special(int in_port, int port, int queue, frame& f) {
-    if (m_own_books)
-        return admit_own(in_port, port, queue, f);
-    const uint32_t u = m_units.charge(f.bytes);
-    const drop_reason r = check(port, queue, u);
+    drop_reason r;
+    if (m_own_books) {
+        r = admit_own(in_port, port, queue, f);
+    } else {
+        const uint32_t u = m_units.charge(f.bytes);
+        r = check(port, queue, u);
+        if (r == drop_reason::none)
+            account(port, queue, static_cast<int64_t>(u));
+    }
     if (r == drop_reason::none)
-        account(port, queue, static_cast<int64_t>(u));
+        m_data_bytes += f.bytes;
     return r;
 }
 
@@ -35,6 +40,7 @@ void buffer_manager::release_special(int port, int queue, const frame& f) {
         release_own(port, queue, f);
     else
         account(port, queue, -static_cast<int64_t>(m_units.charge(f.bytes)));
+    m_data_bytes -= f.bytes;
 }
 
 void buffer_manager::reset() {
@@ -42,6 +48,7 @@ void buffer_manager::reset() {
     std::fill(m_ports.get(), m_ports.get() + m_num_ports, port_account{});
     m_shared = m_shared_peak = 0;
     m_ing_reserved_used = 0;
+    m_data_bytes = 0;
     m_pool_occ->reset(now_ps(), 1);
 }
 
@@ -58,7 +65,12 @@ void buffer_manager::release_own(int, int, const frame&) {
     throw model_error(std::string("buffer_policy ") + name() + ": no books of its own");
 }
 
-void buffer_manager::check_accounting(const std::string& where) const {
+void buffer_manager::check_accounting(const std::string& where, uint64_t held_units, uint64_t held_bytes) const {
+    if (held_units != m_used || held_bytes != data_bytes())
+        throw model_error(where + ": buffer accounting does not add up: the frames in the queues take " +
+                          std::to_string(held_units) + " units (" + std::to_string(held_bytes) +
+                          " B), the buffer counts " + std::to_string(m_used) + " units (" +
+                          std::to_string(data_bytes()) + " B)");
     uint64_t total = 0;
     for (uint32_t p = 0; p < m_num_ports; ++p) {
         const port_account& pa = m_ports[p];

@@ -133,6 +133,8 @@ public:
 
     // Occupancy, in units (units().to_bytes() for the memory they take).
     uint64_t used() const { return m_used; }
+    // The bytes of the frames held (what their units store; the same number when byte-exact without overhead).
+    uint64_t data_bytes() const { return m_special ? m_data_bytes : m_used; }
     // Where the units sit: in the queues' reserved space (up to the reserve each) and in the shared pool (the
     // rest). Policies without reserved space hold everything in "shared".
     uint64_t reserved_used() const { return m_used - shared_used(); }
@@ -177,8 +179,9 @@ public:
     // The shared pool's use without the units the PFC ingress reserves hold.
     uint64_t shared_pool_used() const { return shared_used() - m_ing_reserved_used; }
     // Throws model_error if the books do not add up (at the end of every run): the per-port accounts against the
-    // totals, and a policy's own books against them.
-    virtual void check_accounting(const std::string& where) const;
+    // totals, and a policy's own books against them; held_units/held_bytes: what the frames in the switch's egress
+    // queues were charged and weigh (their charge recomputed, frame by frame).
+    virtual void check_accounting(const std::string& where, uint64_t held_units, uint64_t held_bytes) const;
     virtual void reset();
 
 protected:
@@ -233,6 +236,7 @@ private:
     // then what reset() and the reports read
     uint32_t m_num_ports;
     std::unique_ptr<occupancy_stats> m_pool_occ;
+    uint64_t m_data_bytes = 0;   // (kept by the out-of-line path only: data_bytes())
 };
 
 class static_buffer final : public buffer_manager {

@@ -264,4 +264,17 @@ void ethernet_switch::queued(uint64_t& frames, uint64_t& bytes) const {
     }
 }
 
+void ethernet_switch::check_buffer() const {
+    uint64_t units = 0, bytes = 0;
+    const buffer_units& u = m_buffer->units();
+    for (const auto& p : m_ports)
+        p.for_each_queued([&](const frame& f) {
+            if (f.kind == frame_kind::pause || f.kind == frame_kind::cnm)   // the switch's own: outside the buffer
+                return;
+            units += u.charge(f.bytes);
+            bytes += f.bytes;
+        });
+    m_buffer->check_accounting(m_name, units, bytes);
+}
+
 }   // namespace cmswitch

@@ -137,6 +137,9 @@ public:
     void track_queue_occupancy();
     // Adds the frames and bytes waiting in egress queues.
     void queued(uint64_t& frames, uint64_t& bytes) const;
+    // Throws model_error if the buffer's books disagree with the frames in the egress queues: every admitted frame
+    // queued, charged again, against the books' units and bytes (the end-of-run account, buffer_manager).
+    void check_buffer() const;
     // A frame on the incoming link (sent to this block, last bit not yet in): a pending arrival.
     const frame* arriving_frame(uint32_t kind, void* ptr) const override {
         return kind == ev_arrival || kind == ev_routed_arrival ? static_cast<const frame*>(ptr) : nullptr;
