@@ -99,9 +99,14 @@ void scenario::check() {
 }
 
 void declare_buffer(param_table& t, buffer_settings& b) {
-    t.add_choice("buffer_policy", &b.buffer_policy, {"static", "dynamic", "shared"},
-                 "static: per-port byte limit (drop-tail); dynamic: shared pool with dynamic thresholds; shared: "
-                 "a shared-buffer MMU, reserved_kb per queue then a dynamic-threshold shared pool");
+    std::vector<std::string> policies;
+    std::string help;
+    for (const auto& p : buffer_policies())
+        if (p.offered) {
+            policies.emplace_back(p.name);
+            help += std::string(help.empty() ? "" : "; ") + p.name + ": " + p.help;
+        }
+    t.add_choice("buffer_policy", &b.buffer_policy, policies, help);
     t.add_real("buffer_kb", &b.buffer_kb, 1, 1 << 22, "KB (1024 B)", "static: byte limit of each egress port");
     t.add_real("pool_kb", &b.pool_kb, 1, 1 << 22, "KB (1024 B)", "dynamic, shared: the whole buffer");
     t.add_real("alpha", &b.alpha, 0, 64, "", "dynamic, shared: queue threshold = alpha x free (shared) pool bytes",
@@ -111,6 +116,12 @@ void declare_buffer(param_table& t, buffer_settings& b) {
     t.add_list("alpha_by_queue", &b.alpha_by_queue, 0, 64, 8, false, "",
                "shared: alpha of each egress queue 0-7 (each > 0); none: alpha for every queue");
     t.set_overridden_by("alpha", "alpha_by_queue");
+    t.add_int("cell_bytes", &b.cell_bytes, 0, max_frame_bytes, "B",
+              "the buffer's cell: every frame takes ceil((bytes + cell_overhead_bytes) / cell_bytes) cells in every "
+              "book (admission, PFC, marking), and every size and threshold is converted to cells (Tomahawk 208, "
+              "Tomahawk 3/4 254, Trident 3 256, Spectrum 96, Spectrum-2/3 144); 0: byte-exact (16 and up otherwise)");
+    t.add_int("cell_overhead_bytes", &b.cell_overhead_bytes, 0, max_cell_overhead_bytes, "B",
+              "bytes the buffer stores with every frame before its cells are counted (an MMU's per-frame header)");
     t.add_list("queue_map", &b.queue_map, 0, 7, 8, true, "",
                "egress queue of each 802.1p priority 0-7 (data priorities use queues 0-6, priority 7 queue 7); "
                "none: queue = priority");
@@ -132,6 +143,11 @@ buffer_config make_buffer_config(const buffer_settings& b) {
     buf.alpha = b.alpha;
     buf.reserved_bytes = kb_to_bytes(b.reserved_kb);
     buf.alpha_by_queue = b.alpha_by_queue;
+    if (b.cell_bytes != 0 && b.cell_bytes < static_cast<int64_t>(min_cell_bytes))
+        throw config_error("cell_bytes = " + std::to_string(b.cell_bytes) + ": allowed 0 (byte-exact) or " +
+                           std::to_string(min_cell_bytes) + " to " + std::to_string(max_frame_bytes));
+    buf.cell_bytes = static_cast<uint16_t>(b.cell_bytes);
+    buf.cell_overhead_bytes = static_cast<uint16_t>(b.cell_overhead_bytes);
     for (size_t k = 0; k < b.alpha_by_queue.size(); ++k)
         if (!(b.alpha_by_queue[k] > 0))
             throw config_error("alpha_by_queue[" + std::to_string(k) + "] = " + format_number(b.alpha_by_queue[k]) +

@@ -109,9 +109,13 @@ struct buffer_settings {
     std::string scheduler = "strict";
     std::vector<double> dwrr_weights;
     std::vector<double> alpha_by_queue;
+    // the accounting unit of every book (buffer_units.h): cells of cell_bytes (0: byte-exact), a per-frame overhead
+    int64_t cell_bytes = 0;
+    int64_t cell_overhead_bytes = 0;
 };
-// Declares buffer_policy, buffer_kb, pool_kb, alpha, reserved_kb, alpha_by_queue and the class handling
-// (queue_map, pg_map, scheduler, dwrr_weights).
+// Declares buffer_policy (the registry's policies: buffer_policies()), buffer_kb, pool_kb, alpha, reserved_kb,
+// alpha_by_queue, the accounting unit (cell_bytes, cell_overhead_bytes) and the class handling (queue_map, pg_map,
+// scheduler, dwrr_weights).
 void declare_buffer(param_table& t, buffer_settings& b);
 buffer_config make_buffer_config(const buffer_settings& b);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Buffer admission, checked against hand calculations.
 #include "config/errors.h"
+#include "model/cm/ecn/ecn_marker.h"
 #include "model/ethernet_link.h"
 #include "model/event_domain.h"
 #include "model/switch/buffer_manager.h"
@@ -293,4 +294,125 @@ TEST(SharedBuffer, PoolFullWhenTheFrameDoesNotFitTheFreeSharedSpace) {
     EXPECT_EQ(admit_bytes(*b, 0, 1, 1500), drop_reason::none);
     EXPECT_EQ(admit_bytes(*b, 0, 2, 1500), drop_reason::pool_full);   // 1000 free
     EXPECT_EQ(admit_bytes(*b, 0, 2, 1000), drop_reason::none);
+}
+
+// ------------------------------------------------------------------------------------------------ cells
+
+TEST(Cells, AFrameTakesTheCellsItsBytesSpan) {
+    const buffer_units th3{254, 0};   // Tomahawk 3's cell
+    EXPECT_EQ(th3.charge(64), 1u);   // an ACK fills a whole cell
+    EXPECT_EQ(th3.charge(254), 1u);
+    EXPECT_EQ(th3.charge(255), 2u);
+    EXPECT_EQ(th3.charge(1500), 6u);   // 1500 / 254 = 5.9
+    EXPECT_EQ(th3.charge(9000), 36u);   // 35.4
+    const buffer_units with_header{254, 40};   // a 40-byte MMU header stored with every frame
+    EXPECT_EQ(with_header.charge(1500), 7u);   // 1540 B: six cells hold 1524
+    EXPECT_EQ(with_header.charge(214), 1u);   // 254 exactly
+    EXPECT_EQ(with_header.charge(215), 2u);
+    // sizes: a memory holds whole cells, a threshold spans them (rounded up); in-flight frames are their charge
+    EXPECT_EQ(th3.memory(25400), 100u);
+    EXPECT_EQ(th3.memory(25653), 100u);
+    EXPECT_EQ(th3.threshold(20 * 1024), 81u);   // 20480 / 254 = 80.6: DCTCP's K of 20 KB is 81 cells
+    EXPECT_EQ(th3.frames(3000, 1500), 12u);   // two full frames
+    EXPECT_EQ(th3.frames(3001, 1500), 18u);   // and a third begun
+    EXPECT_EQ(th3.to_bytes(6), 1524u);
+    const buffer_units bytes{};
+    EXPECT_EQ(bytes.charge(1500), 1500u);
+    EXPECT_EQ(bytes.threshold(20480), 20480u);
+    EXPECT_EQ(bytes.frames(3001, 1500), 3001u);
+}
+
+TEST(Cells, AQueueOfNCellsAdmitsFloorNOverSixFullFrames) {
+    // A static limit of N cells of 254 B: frames of 1500 B take 6 cells each, so exactly floor(N / 6) fit (the
+    // frame that exactly fills the limit is admitted); 64-byte frames take one cell each, N of them fit
+    for (const uint64_t n : {6, 59, 60, 61, 65, 100, 1000}) {
+        static_buffer b(1, n * 254, buffer_units{254, 0});
+        uint64_t admitted = 0;
+        while (admit_bytes(b, 0, 0, 1500) == drop_reason::none)
+            ++admitted;
+        EXPECT_EQ(admitted, n / 6) << n << " cells";
+        EXPECT_EQ(b.used(), admitted * 6);
+        EXPECT_EQ(b.data_bytes(), admitted * 1500);
+        static_buffer small(1, n * 254, buffer_units{254, 0});
+        uint64_t acks = 0;
+        while (admit_bytes(small, 0, 0, 64) == drop_reason::none)
+            ++acks;
+        EXPECT_EQ(acks, n) << n << " cells";   // byte-exact, the same memory would take n x 254 / 64 of them
+    }
+    // a limit that is no whole number of cells holds the whole cells in it
+    static_buffer b(1, 6 * 254 + 253, buffer_units{254, 0});
+    EXPECT_EQ(admit_bytes(b, 0, 0, 1500), drop_reason::none);
+    EXPECT_EQ(admit_bytes(b, 0, 0, 64), drop_reason::port_limit);
+}
+
+TEST(Cells, TheDynamicThresholdsSteadyStateHoldsInCells) {
+    // n queues saturating a shared pool of S cells each settle at S alpha / (1 + n alpha) cells (Choudhury &
+    // Hahne), to within a frame (6 cells) times (1 + alpha): the last admission needs q < alpha (S - n q)
+    const uint64_t cells = 40000;   // 40,000 cells of 254 B: 10,160,000 B
+    for (const double alpha : {1.0, 0.125, 8.0}) {
+        for (const int n : {1, 2, 4, 8}) {
+            buffer_config cfg;
+            cfg.policy = "shared";
+            cfg.pool_bytes = cells * 254;
+            cfg.alpha = alpha;
+            cfg.cell_bytes = 254;
+            auto b = make_buffer_manager(cfg, 8);
+            ASSERT_EQ(b->shared_pool_size(), cells);
+            const double expect = static_cast<double>(cells) * alpha / (1 + n * alpha);
+            std::vector<bool> full(static_cast<size_t>(n), false);
+            for (int left = n; left > 0;)
+                for (int i = 0; i < n; ++i)
+                    if (!full[static_cast<size_t>(i)] && admit_bytes(*b, i, 0, 1500) != drop_reason::none) {
+                        full[static_cast<size_t>(i)] = true;
+                        --left;
+                    }
+            for (int i = 0; i < n; ++i) {
+                EXPECT_NEAR(static_cast<double>(b->queue_units(i, 0)), expect, 6 * (1 + alpha))
+                    << "alpha " << alpha << " n " << n;
+                EXPECT_EQ(b->queue_units(i, 0) % 6, 0u);   // whole frames of 6 cells
+            }
+        }
+    }
+}
+
+TEST(Cells, MarkingThresholdsAreInCells) {
+    // A step marker with K = 20 KB becomes 81 cells of 254 B (20,480 / 254 = 80.6, rounded up). Full frames
+    // (6 cells) are marked from the same queue as in bytes (14 frames: 84 cells, 21,000 B); 64-byte frames take a
+    // cell each, so 82 of them (5,248 B) are marked where byte counting waits for 321 (20,544 B)
+    const step_marker k(20 * 1024);
+    const step_marker kc = k.in_units(buffer_units{254, 0});
+    EXPECT_EQ(kc.k(), 81u);
+    rng r(1, 0);
+    EXPECT_FALSE(kc.should_mark(13 * 6, r));
+    EXPECT_TRUE(kc.should_mark(14 * 6, r));
+    EXPECT_FALSE(k.should_mark(13 * 1500, r));
+    EXPECT_TRUE(k.should_mark(14 * 1500, r));
+    EXPECT_FALSE(kc.should_mark(81, r));
+    EXPECT_TRUE(kc.should_mark(82, r));
+    EXPECT_FALSE(k.should_mark(320 * 64, r));
+    EXPECT_TRUE(k.should_mark(321 * 64, r));
+    const red_marker red = red_marker(5 * 1024, 200 * 1024, 0.01).in_units(buffer_units{96, 0});
+    EXPECT_DOUBLE_EQ(red.probability(54), 0.0);   // Kmin 5,120 B = 53.3 -> 54 cells of 96 B
+    EXPECT_GT(red.probability(55), 0.0);
+    EXPECT_DOUBLE_EQ(red.probability(2134), 1.0);   // Kmax 204,800 B = 2133.3 -> 2134 cells
+}
+
+TEST(Cells, BadCellSizesAreRefusedWithTheirRange) {
+    buffer_config c;
+    c.policy = "static";
+    for (const int bad : {1, 15, 9217, 65535}) {
+        c.cell_bytes = static_cast<uint16_t>(bad);
+        try {
+            make_buffer_manager(c, 2);
+            ADD_FAILURE() << bad;
+        } catch (const config_error& e) {
+            EXPECT_NE(std::string(e.what()).find("cell_bytes"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("9216"), std::string::npos) << e.what();
+        }
+    }
+    c.cell_bytes = 254;
+    c.cell_overhead_bytes = 257;
+    EXPECT_THROW(make_buffer_manager(c, 2), config_error);
+    c.cell_overhead_bytes = 40;
+    EXPECT_NO_THROW(make_buffer_manager(c, 2));
 }

@@ -47,6 +47,7 @@ void buffer_occupancy_recorder::report_pools(result& r, uint64_t end) const {
     network& net = m_net;
     table& sw = r.add_table("switches");
     double pool_p99 = 0, headroom_p99 = 0;
+    uint64_t max_units = 0;
     for (int s = 0; s < net.num_switches(); ++s) {
         // (the buffer's books are in its units: KB of the memory they take, cells x cell size)
         const buffer_units& u = net.sw(s).buffer().units();
@@ -55,6 +56,9 @@ void buffer_occupancy_recorder::report_pools(result& r, uint64_t end) const {
         for (const auto& q : {std::make_pair("pool_p50_kb", 0.5), std::make_pair("pool_p99_kb", 0.99)})
             sw.column(q.first).push_back(kb(u.to_bytes(po.quantile(q.second, end))));
         sw.column("pool_max_kb").push_back(kb(u.to_bytes(po.max())));
+        sw.column("pool_max_cells").push_back(static_cast<double>(po.max()));   // (bytes when byte-exact)
+        sw.column("cell_bytes").push_back(u.cell_bytes);
+        max_units = std::max(max_units, po.max());
         pool_p99 = std::max(pool_p99, kb(u.to_bytes(po.quantile(0.99, end))));
         const auto* g = net.sw(s).find_hook<pause_generator>();
         const double h99 = g ? kb(u.to_bytes(g->headroom_occupancy().quantile(0.99, end))) : 0;
@@ -63,6 +67,9 @@ void buffer_occupancy_recorder::report_pools(result& r, uint64_t end) const {
         headroom_p99 = std::max(headroom_p99, h99);
     }
     r.set("pool_p99_kb_max_switch", pool_p99);
+    // the buffer's unit (0: byte-exact) and the most cells (or bytes) a switch's shared pool held
+    r.set("cell_bytes", static_cast<int64_t>(net.sw(0).buffer().units().cell_bytes));
+    r.set("pool_max_cells_max_switch", static_cast<int64_t>(max_units));
     r.set("headroom_p99_kb_max_switch", headroom_p99);
     // the busiest switch's pool distribution
     int busiest = 0;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Recorder: the time-weighted occupancy of every switch's buffer, attached when the network is built and reported
 // after the run. Tables:
-//   switches   per switch: shared pool p50/p99/max, PFC headroom pool p99/max (KB)
+//   switches   per switch: shared pool p50/p99/max (KB of the buffer memory its cells take) and max in cells (bytes
+//              when byte-exact), the cell size, PFC headroom pool p99/max (KB)
 //   queues     per egress queue that held a byte: mean, p50, p99, max (KB)
 //   queue_cdfs every such queue's CDF (with all_queue_cdfs)
 //   groups     with PAUSE/PFC: every ingress priority group that held a byte, over the ports (KB)

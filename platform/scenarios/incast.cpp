@@ -443,6 +443,7 @@ void incast_scenario::report(network& net, scenario_run& run, result& r) {
         const buffer_manager& bm = net.sw(0).buffer();
         r.set("buffer_policy", c.buffer_policy);
         r.set("shared_peak_kb", static_cast<double>(bm.units().to_bytes(bm.shared_used_peak())) / 1024);
+        r.set("shared_peak_cells", static_cast<int64_t>(bm.shared_used_peak()));   // (bytes when byte-exact)
     }
     r.set("min_rto_ms", c.min_rto_ms);
     r.set("transport", c.transport);
