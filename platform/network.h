@@ -87,6 +87,9 @@ private:
     const link_spec* port_link(int sw, int port) const;
 
     topology m_topo;
+    // Before the blocks are made: links' delays from cables given in metres, and each service-pool buffer's
+    // lossless headroom per port by its rule (mmu_config::headroom_rule).
+    void describe_ports();
     frame_pool m_pool;
     std::vector<std::unique_ptr<host_nic>> m_nics;
     flow_directory m_flows;   // every host's flow endpoints (before the stacks: they refer to it)

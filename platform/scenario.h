@@ -112,6 +112,21 @@ struct buffer_settings {
     // the accounting unit of every book (buffer_units.h): cells of cell_bytes (0: byte-exact), a per-frame overhead
     int64_t cell_bytes = 0;
     int64_t cell_overhead_bytes = 0;
+    // "pools": service pools, priority-group and queue profiles, headroom, slices (model/switch/mmu_config.h)
+    std::vector<double> ingress_pools_kb, egress_pools_kb, pg_pool, queue_pool;
+    std::vector<double> pg_reserved_kb, pg_dynamic_th, pg_static_kb;
+    std::vector<double> queue_reserved_kb, queue_dynamic_th, queue_static_kb;
+    std::vector<double> xoff_kb, xon_kb, xon_offset_kb;
+    double headroom_pool_kb = 0;
+    std::string headroom = "formula";
+    int64_t slices = 1, pipes = 1;
+    std::string slice_map = "single";
+    std::vector<double> slice_map_list;
+    std::vector<double> cable_m;
+    // SONiC's headroom calculation's inputs (headroom sonic; model/switch/sonic_headroom.h)
+    int64_t sonic_port_mtu = 9100, sonic_lossless_mtu = 1024;
+    double sonic_small_packet_percent = 100, sonic_pipeline_latency_kb = 18, sonic_mac_phy_delay_kb = 0.8,
+           sonic_peer_response_kb = 3.8;
 };
 // Declares buffer_policy (the registry's policies: buffer_policies()), buffer_kb, pool_kb, alpha, reserved_kb,
 // alpha_by_queue, the accounting unit (cell_bytes, cell_overhead_bytes) and the class handling (queue_map, pg_map,

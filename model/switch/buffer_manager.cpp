@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/switch/buffer_manager.h"
 
+#include "model/switch/service_pool_mmu.h"
+
 #include "config/errors.h"
 
 #include <algorithm>
@@ -255,6 +257,10 @@ const std::vector<buffer_policy_entry>& buffer_policies() {
         {"packets", "a transmit queue limit in frames per port", false, &make_packets},
         {"shared", "a shared-buffer MMU's egress side: reserved_kb per queue, then a dynamic-threshold shared pool",
          true, &make_shared},
+        {"pools",
+         "service pools with ingress (priority group) and egress (queue) admission, lossless headroom and slices "
+         "per pipeline: the SAI/SONiC buffer model",
+         true, &make_service_pool_mmu},
     };
     return policies;
 }

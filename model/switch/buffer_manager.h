@@ -20,6 +20,7 @@
 #ifndef CMSWITCH_MODEL_SWITCH_BUFFER_MANAGER_H
 #define CMSWITCH_MODEL_SWITCH_BUFFER_MANAGER_H
 
+#include "config/result.h"
 #include "model/drop_reason.h"
 #include "model/frame.h"
 #include "model/frame_protocol.h"
@@ -27,6 +28,7 @@
 #include "model/switch/buffer_units.h"
 #include "model/switch/mmu_config.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -96,6 +98,8 @@ public:
     // drop, and the listener hears their XOFF and XON.
     virtual void set_lossless_groups(uint8_t group_mask, flow_control_listener* listener) = 0;
     virtual bool xoff(int port, int group) const = 0;
+    // The most units the headroom (every group's, or the shared headroom pool) held at once, over every slice.
+    virtual uint64_t headroom_peak() const = 0;
 
 protected:
     ~ingress_flow_control() = default;
@@ -183,6 +187,11 @@ public:
     // queues were charged and weigh (their charge recomputed, frame by frame).
     virtual void check_accounting(const std::string& where, uint64_t held_units, uint64_t held_bytes) const;
     virtual void reset();
+    // A policy's own books in a run's result (the "pools" policy: its slices and pools), switch_id naming the switch.
+    virtual void report_books(result& r, int switch_id) const {
+        (void)r;
+        (void)switch_id;
+    }
 
 protected:
     // (a policy that keeps books of its own: admit_own/release_own replace the base's check and account)
@@ -193,20 +202,33 @@ protected:
     virtual drop_reason check(int port, int queue, uint32_t units) const = 0;
     virtual drop_reason admit_own(int in_port, int port, int queue, frame& f);
     virtual void release_own(int port, int queue, const frame& f);
-    void set_queue_reserved(uint64_t r) { m_reserved = r; }
-    // A queue's units above its reserved space.
+    void set_queue_reserved(uint64_t r) {
+        m_reserved = r;
+        m_queue_reserve.fill(r);
+    }
+    // Reserves that differ by queue (the base then counts each queue's shared part with its own; queue_reserved()
+    // is the largest).
+    void set_queue_reserves(const std::array<uint64_t, num_priorities>& r) {
+        m_queue_reserve = r;
+        m_reserved = *std::max_element(r.begin(), r.end());
+    }
+    // A queue's units above its reserved space (every queue's the same: the "shared" policy).
     uint64_t shared_part(uint64_t q) const { return q > m_reserved ? q - m_reserved : 0; }
     // The base's per-port and total accounts (a policy with books of its own keeps these too).
     [[gnu::always_inline]] void account(int port, int queue, int64_t delta) {
         port_account& pa = m_ports[static_cast<size_t>(port)];
         uint64_t& q = pa.queue[queue];
-        const uint64_t shared_before = m_reserved ? shared_part(q) : 0;
+        uint64_t res = 0, shared_before = 0;
+        if (m_reserved) {
+            res = m_queue_reserve[static_cast<size_t>(queue)];
+            shared_before = q > res ? q - res : 0;
+        }
         m_used += static_cast<uint64_t>(delta);
         pa.units += static_cast<uint64_t>(delta);
         q += static_cast<uint64_t>(delta);
         pa.frames += delta > 0 ? 1 : ~uint64_t{0};   // one frame in or out
         if (m_reserved)   // (without reserved space every unit is shared: shared_used() reads m_used)
-            m_shared += shared_part(q) - shared_before;   // (unsigned wrap-around adds a decrease)
+            m_shared += (q > res ? q - res : 0) - shared_before;   // (unsigned wrap-around adds a decrease)
         if (delta > 0 && shared_used() > m_shared_peak)   // admit() inlines this with delta > 0 known
             m_shared_peak = shared_used();
         if (m_track_pool)
@@ -237,6 +259,7 @@ private:
     uint32_t m_num_ports;
     std::unique_ptr<occupancy_stats> m_pool_occ;
     uint64_t m_data_bytes = 0;   // (kept by the out-of-line path only: data_bytes())
+    std::array<uint64_t, num_priorities> m_queue_reserve{};   // (read only where m_reserved is nonzero)
 };
 
 class static_buffer final : public buffer_manager {

@@ -8,6 +8,8 @@
 #ifndef CMSWITCH_MODEL_SWITCH_MMU_CONFIG_H
 #define CMSWITCH_MODEL_SWITCH_MMU_CONFIG_H
 
+#include "model/switch/sonic_headroom.h"
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -21,7 +23,8 @@ struct shared_limit {
     static constexpr int min_th = -7;
     static constexpr int max_th = 6;
     static constexpr int no_limit_th = 7;
-    int dynamic_th = 0;
+    static constexpr int unset_th = 127;   // not given: the default of its kind (service_pool_mmu.h)
+    int dynamic_th = unset_th;
     uint64_t static_bytes = 0;
 };
 
@@ -50,6 +53,15 @@ struct mmu_config {
     // The shared headroom pool (SONiC: ingress_lossless_pool's xoff), the chip's total; 0: every lossless group
     // its own xoff.
     uint64_t headroom_pool_bytes = 0;
+    // How xoff and xon are found for each port when not given: "formula", the model's rule from the port's link
+    // (pause_config.h: xoff = 2 x the bytes on the cable + 2 MTU + the 802.3 response; XON 2 MTU below the
+    // limit); "sonic", SONiC's dynamic calculation (sonic_headroom.h) with these inputs and the port's cable;
+    // "given": xoff_bytes, xon_bytes and xon_offset_bytes as they are.
+    std::string headroom_rule = "formula";
+    sonic_headroom_inputs sonic;
+    // Each port's cable in metres (one entry: every port; empty: from its link's delay at 1.98e8 m/s). Given, it
+    // also sets the propagation delay of the port's link (platform/network.cpp), so both rules see one cable.
+    std::vector<double> cable_m;
     // Slices: the buffer split into `slices` parts; the ports split into `pipes` pipelines in order (port p in
     // pipe p x pipes / ports); a frame from an ingress pipe to an egress pipe is stored in the slice slice_map
     // gives the pair (pipes x pipes entries, row by ingress pipe), or the map named by slice_map_name:

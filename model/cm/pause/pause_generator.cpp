@@ -67,6 +67,10 @@ void pause_generator::attach(switch_services& sw) {
 
     if (model_trace::active())
         declare_traces(sw);
+    if (sw.buffer().capabilities() & cap_ingress_flow_control) {
+        attach_to_buffer_book(sw);
+        return;
+    }
     // the book counts in the switch's units: every threshold converted once (buffer_units.h)
     const buffer_units& u = sw.units();
     m_mtu_u = u.charge(m_cfg.mtu_bytes);
@@ -111,6 +115,56 @@ void pause_generator::attach(switch_services& sw) {
             m_limit[static_cast<size_t>(p)] = u.memory(lim);
         }
     }
+}
+
+void pause_generator::attach_to_buffer_book(switch_services& sw) {
+    // the buffer's priority-group profiles decide XOFF, headroom and XON: none of the generator's own
+    if (m_dynamic || m_pool || m_cfg.reserved_bytes > 0 || m_cfg.ingress_limit_bytes > 0)
+        throw config_error(sw.switch_name() + ": buffer_policy " + sw.buffer().name() +
+                           " decides PAUSE/PFC from its priority-group profiles (pg_dynamic_th, xoff_kb, xon_kb, "
+                           "headroom_pool_kb): pause_xoff_alpha, pause_headroom_pool_kb and pause_reserved_kb "
+                           "have no effect there");
+    uint8_t groups = 0;
+    for (int p = 0; p < num_priorities - 1; ++p)
+        if (!m_pfc || ((m_cfg.pfc_classes >> p) & 1))
+            groups = static_cast<uint8_t>(groups | (1u << sw.priority_group(p)));
+    if (!m_pfc)   // 802.3x: every group pauses the whole port, and one frame stops every priority
+        m_paused_groups.assign(static_cast<size_t>(sw.num_ports()), 0);
+    m_buffer_fc = sw.buffer().flow_control();
+    m_buffer_fc->set_lossless_groups(groups, this);
+}
+
+void pause_generator::on_xoff(int port, int group, uint64_t now) {
+    int cls = group;
+    if (!m_pfc) {
+        uint8_t& g = m_paused_groups[static_cast<size_t>(port)];
+        const bool first = g == 0;
+        g = static_cast<uint8_t>(g | (1u << group));
+        if (!first)
+            return;
+        cls = 0;
+    }
+    ingress_class& ic = m_ingress[static_cast<size_t>(port * num_priorities + cls)];
+    ic.xoff = true;
+    send_pause(port, cls, m_cfg.pause_quanta, now);
+    if (m_traced)
+        trace_class(port, cls, ic, now);
+}
+
+void pause_generator::on_xon(int port, int group, uint64_t now) {
+    int cls = group;
+    if (!m_pfc) {
+        uint8_t& g = m_paused_groups[static_cast<size_t>(port)];
+        g = static_cast<uint8_t>(g & ~(1u << group));
+        if (g != 0)
+            return;
+        cls = 0;
+    }
+    ingress_class& ic = m_ingress[static_cast<size_t>(port * num_priorities + cls)];
+    ic.xoff = false;
+    send_pause(port, cls, 0, now);
+    if (m_traced)
+        trace_class(port, cls, ic, now);
 }
 
 void pause_generator::declare_traces(switch_services& sw) {
@@ -252,6 +306,8 @@ void pause_generator::on_dequeue(const queue_view&, frame& f, uint64_t now) {
 }
 
 void pause_generator::check_accounting() const {
+    if (m_buffer_fc)   // (the buffer's own book: checked with the buffer)
+        return;
     uint64_t headroom = 0, reserved = 0;
     for (const ingress_class& ic : m_ingress) {
         if (ic.headroom > ic.units)

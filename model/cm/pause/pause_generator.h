@@ -5,6 +5,9 @@
 // at XOFF a PAUSE goes out of that ingress port and is repeated at half its time while still above XON; at XON or
 // below, an XON (pause time 0). A frame that would take its ingress class above the limit (XOFF + headroom) is
 // dropped (ingress_limit); with the headroom check passing that never happens.
+// On a buffer that keeps an ingress book of its own and decides PAUSE/PFC itself (cap_ingress_flow_control: the
+// "pools" policy's priority-group profiles), the generator keeps no book: it names the lossless groups to the
+// buffer, sends the PAUSE/PFC frames the buffer's XOFF and XON call for, and refreshes them.
 #ifndef CMSWITCH_MODEL_CM_PAUSE_PAUSE_GENERATOR_H
 #define CMSWITCH_MODEL_CM_PAUSE_PAUSE_GENERATOR_H
 
@@ -18,13 +21,17 @@
 
 namespace cmswitch {
 
-class pause_generator final : public switch_hook {
+class pause_generator final : public switch_hook, private flow_control_listener {
 public:
     // port_rate_bps/port_delay_ps: each switch port's link. Throws config_error naming the setting for a bad
     // mode, XON, quanta; the headroom check (naming the switch and port, with the numbers) runs when attached.
     pause_generator(const pause_config& cfg, std::vector<uint64_t> port_rate_bps, std::vector<uint64_t> port_delay_ps);
 
-    uint8_t events() const override { return on_ingress_event | on_enqueue_event | on_dequeue_event; }
+    uint8_t events() const override {
+        return m_buffer_fc ? 0 : on_ingress_event | on_enqueue_event | on_dequeue_event;   // (the buffer's book)
+    }
+    // The buffer's book decides PAUSE/PFC (set when attached to a buffer with cap_ingress_flow_control).
+    bool buffer_decides() const { return m_buffer_fc != nullptr; }
     int stage() const override { return stage_ingress_accounting; }
     void attach(switch_services& sw) override;
     drop_reason on_ingress(int in_port, frame& f, uint64_t now_ps) override;
@@ -39,7 +46,7 @@ public:
     uint64_t ingress_limit(int port) const { return m_limit[static_cast<size_t>(port)]; }
     // Shared headroom pool (headroom_pool_bytes > 0): units in it now, the peak, and a class's part of it.
     uint64_t headroom_used() const { return m_headroom_used; }
-    uint64_t headroom_peak() const { return m_headroom_peak; }
+    uint64_t headroom_peak() const { return m_buffer_fc ? m_buffer_fc->headroom_peak() : m_headroom_peak; }
     const occupancy_stats& headroom_occupancy() const { return m_headroom_occ; }   // the pool's fill over time
     // The XOFF threshold of an ingress class (priority group) now, in units: its reserve plus the static XOFF or
     // alpha x the free shared units.
@@ -57,6 +64,10 @@ public:
     // The priorities a PFC frame for a group names (the lossless priorities mapped to it).
 
 private:
+    // flow_control_listener: the buffer's book asks for a pause, or allows a resume
+    void on_xoff(int port, int group, uint64_t now_ps) override;
+    void on_xon(int port, int group, uint64_t now_ps) override;
+    void attach_to_buffer_book(switch_services& sw);
     struct ingress_class {
         uint64_t units = 0;
         uint64_t headroom = 0;   // of units, those in the shared headroom pool
@@ -96,6 +107,8 @@ private:
     uint64_t m_headroom_used = 0, m_headroom_peak = 0;
     occupancy_stats m_headroom_occ;
     bool m_traced = false;   // waveform signals (model/trace_signal.h), if a trace selects any
+    ingress_flow_control* m_buffer_fc = nullptr;   // the buffer's book, when it decides
+    std::vector<uint8_t> m_paused_groups;   // PAUSE (802.3x) on the buffer's book: per port, its groups in XOFF
     std::vector<ingress_traces> m_tr;   // port x class
     std::vector<trace_signal*> m_tr_sent;   // per port
     std::vector<uint64_t> m_sent;   // PAUSE/PFC frames sent per port (for its signal)

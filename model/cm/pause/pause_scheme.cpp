@@ -68,7 +68,26 @@ void pause_scheme::declare(param_table& t) {
 }
 
 void pause_scheme::install(const std::string& v, scheme_context& ctx) {
-    if (m_xoff_kb == 0 && ctx.inputs_per_port == 0)
+    // a buffer that decides PAUSE/PFC from its own priority-group profiles ("pools"): none of the split's settings
+    const bool buffer_decides =
+        ctx.net.num_switches() > 0 && (ctx.net.switch_at(0).buffer().capabilities() & cap_ingress_flow_control);
+    if (buffer_decides) {
+        const std::pair<const char*, double> own[] = {{"pause_xoff_kb", m_xoff_kb},
+                                                      {"pause_xon_kb", m_xon_kb},
+                                                      {"pause_xoff_alpha", m_xoff_alpha},
+                                                      {"pause_reserved_kb", m_reserved_kb},
+                                                      {"pause_headroom_pool_kb", m_headroom_pool_kb}};
+        for (const auto& [field, value] : own)
+            if (value != 0)
+                throw config_error(std::string(field) + " = " + format_number(value) + " with buffer_policy " +
+                                   ctx.net.switch_at(0).buffer().name() +
+                                   ": that buffer's priority-group profiles decide XOFF, XON and headroom "
+                                   "(pg_dynamic_th, xoff_kb, xon_kb, headroom_pool_kb); leave " +
+                                   field + " at 0");
+        if (!m_xoff_alpha_by_pg.empty())
+            throw config_error("pause_xoff_alpha_by_pg with buffer_policy pools: its groups' pg_dynamic_th decide");
+    }
+    if (m_xoff_kb == 0 && ctx.inputs_per_port == 0 && !buffer_decides)
         throw config_error("pause_xoff_kb = 0 splits the egress buffer among the inputs that share it, which this "
                            "scenario does not know: set pause_xoff_kb");
     const bool dynamic = m_xoff_alpha > 0 || !m_xoff_alpha_by_pg.empty();
@@ -93,6 +112,13 @@ void pause_scheme::install(const std::string& v, scheme_context& ctx) {
                                "), so PFC would pause nothing and every frame would stay lossy: put the traffic on "
                                "a lossless priority (workload: flow_prio, incast_prio) or list its priority in "
                                "pfc_priorities");
+        pc.pause_quanta = static_cast<uint32_t>(m_quanta);
+        if (buffer_decides) {   // the buffer's book: the generator only sends and refreshes
+            if (s == 0)
+                m_xoff_bytes = m_xon_bytes = 0;
+            install_on(ctx.net, s, pc);
+            continue;
+        }
         pc.xoff_alpha = m_xoff_alpha;
         pc.xoff_alpha_by_pg = m_xoff_alpha_by_pg;
         pc.reserved_bytes = kb_to_bytes(m_reserved_kb);
