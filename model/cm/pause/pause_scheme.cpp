@@ -201,7 +201,9 @@ void pause_scheme::report(const fabric& net, result& r) const {
     for (int s = 0; s < net.num_switches(); ++s)   // every run: the byte accounting adds up (model_error if not)
         if (const auto* g = net.switch_at(s).find_hook<pause_generator>())
             g->check_accounting();
-    if (m_headroom_pool_kb <= 0)
+    const bool buffer_decides =
+        net.num_switches() > 0 && (net.switch_at(0).buffer().capabilities() & cap_ingress_flow_control);
+    if (m_headroom_pool_kb <= 0 && !buffer_decides)   // (the buffer's book: its lossless headroom's peak)
         return;
     uint64_t peak = 0;   // (bytes of the memory the books' units take)
     for (int s = 0; s < net.num_switches(); ++s)
