@@ -51,6 +51,12 @@ public:
         return cmswitch::serialization_ps(bytes, m_rate_bps);
     }
 
+    // Serialization of `bytes` at the rate a frame that starts now would take (after serialization_ps followed
+    // the schedule to now).
+    uint64_t current_serialization_ps(uint32_t bytes) const {
+        return m_ps_per_byte ? bytes * m_ps_per_byte : cmswitch::serialization_ps(bytes, m_rate_bps);
+    }
+
 private:
     // picoseconds per byte when rate_bps divides 8e12 (every byte then takes a whole number of them), else 0
     static uint64_t exact_ps_per_byte(uint64_t rate_bps) {

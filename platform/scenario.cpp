@@ -19,8 +19,16 @@ namespace cmswitch {
 
 void report_run_end(result& r, const network& net, double simulated_s, const char* events_kind) {
     report_conservation(r, net);
-    for (int s = 0; s < net.num_switches(); ++s)   // a policy's own books (the "pools" slices), if it keeps any
-        net.sw(s).buffer().report_books(r, s);
+    uint64_t cut = 0, stored = 0;
+    for (int s = 0; s < net.num_switches(); ++s) {
+        net.sw(s).buffer().report_books(r, s);   // a policy's own books (the "pools" slices), if it keeps any
+        cut += net.sw(s).cut_through_frames();
+        stored += net.sw(s).cut_through_stored();
+    }
+    // cut-through switches: frames sent on before their last bit was in, and those stored (busy, paused or slower
+    // egress port); 0 where every switch stores and forwards
+    r.set("cut_through_frames", static_cast<int64_t>(cut));
+    r.set("cut_through_stored", static_cast<int64_t>(stored));
     r.set("simulated_s", simulated_s);
     r.set("events", static_cast<int64_t>(net.events()));
     if (events_kind)
@@ -124,6 +132,15 @@ void declare_buffer(param_table& t, buffer_settings& b) {
               "Tomahawk 3/4 254, Trident 3 256, Spectrum 96, Spectrum-2/3 144); 0: byte-exact (16 and up otherwise)");
     t.add_int("cell_overhead_bytes", &b.cell_overhead_bytes, 0, max_cell_overhead_bytes, "B",
               "bytes the buffer stores with every frame before its cells are counted (an MMU's per-frame header)");
+    t.add_choice("forwarding", &b.forwarding, {"store-and-forward", "cut-through"},
+                 "every switch: store-and-forward (a frame goes on pipeline_ns after its last bit is in), or "
+                 "cut-through (pipeline_ns after its first cut_through_bytes, when its egress port is idle and not "
+                 "slower than its ingress port; stored otherwise)");
+    t.add_int("pipeline_ns", &b.pipeline_ns, 0, 1000000, "ns",
+              "every switch: the time from a frame's last bit (stored) or its first cut_through_bytes (cut-through) "
+              "to its transmission on an idle port");
+    t.add_int("cut_through_bytes", &b.cut_through_bytes, min_frame_bytes, max_frame_bytes, "B",
+              "cut-through: the bytes of a frame in before the switch acts on it (its headers; a minimum frame)");
     // the service-pool MMU ("pools")
     t.add_list("ingress_pools_kb", &b.ingress_pools_kb, 0, 1 << 22, 0, false, "KB (1024 B)",
                "pools: the ingress service pools, up to 4 (SONiC BUFFER_POOL type ingress; the chip's totals, each "
@@ -293,6 +310,9 @@ buffer_config make_buffer_config(const buffer_settings& b) {
     buf.cell_bytes = static_cast<uint16_t>(b.cell_bytes);
     buf.cell_overhead_bytes = static_cast<uint16_t>(b.cell_overhead_bytes);
     make_mmu_config(b, buf);
+    buf.forwarding.cut_through = b.forwarding == "cut-through";
+    buf.forwarding.pipeline_ns = static_cast<uint32_t>(b.pipeline_ns);
+    buf.forwarding.cut_through_bytes = static_cast<uint32_t>(b.cut_through_bytes);
     for (size_t k = 0; k < b.alpha_by_queue.size(); ++k)
         if (!(b.alpha_by_queue[k] > 0))
             throw config_error("alpha_by_queue[" + std::to_string(k) + "] = " + format_number(b.alpha_by_queue[k]) +

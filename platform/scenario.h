@@ -123,6 +123,9 @@ struct buffer_settings {
     std::string slice_map = "single";
     std::vector<double> slice_map_list;
     std::vector<double> cable_m;
+    // forwarding (model/switch/ethernet_switch.h)
+    std::string forwarding = "store-and-forward";
+    int64_t pipeline_ns = 0, cut_through_bytes = 64;
     // SONiC's headroom calculation's inputs (headroom sonic; model/switch/sonic_headroom.h)
     int64_t sonic_port_mtu = 9100, sonic_lossless_mtu = 1024;
     double sonic_small_packet_percent = 100, sonic_pipeline_latency_kb = 18, sonic_mac_phy_delay_kb = 0.8,

@@ -159,10 +159,13 @@ inline void egress_port::depart(frame* f, uint64_t now, int prio) {
             const int out = m_peer.routes[f->dst];
             if (out >= 0) {
                 to = &m_peer.ports[out];
-                kind = m_peer.routed_kind;
+                kind = frame_sink::routed_kind;
             }
         }
-        m_peer.events->schedule(now + ser + m_link.delay_ps(), to, kind, m_peer.index, f);
+        uint64_t at = now + ser + m_link.delay_ps();
+        if ((m_peer.pipeline_ns | m_peer.cut_through_bytes) && f->kind != frame_kind::pause)
+            at = timed_arrival(*f, now, at);
+        m_peer.events->schedule(at, to, kind, m_peer.index, f);
         m_busy_until = now + ser;
     } else {
         if (!m_socket)
@@ -172,6 +175,16 @@ inline void egress_port::depart(frame* f, uint64_t now, int prio) {
         m_busy_until = now + delay.value();
     }
     request_wakeup();
+}
+
+uint64_t egress_port::timed_arrival(frame& f, uint64_t now, uint64_t last_bit_ps) {
+    const uint64_t pipeline = uint64_t{m_peer.pipeline_ns} * 1000;
+    if (!m_peer.cut_through_bytes)
+        return last_bit_ps + pipeline;
+    // cut-through: the switch acts once the first cut_through_bytes are in (at the rate this frame started at)
+    f.enq_ps = last_bit_ps;
+    const uint32_t head = f.bytes < m_peer.cut_through_bytes ? f.bytes : m_peer.cut_through_bytes;
+    return now + m_link.delay_ps() + m_link.current_serialization_ps(head) + pipeline;
 }
 
 void egress_port::bad_attach(uint32_t index) {

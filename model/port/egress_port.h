@@ -64,16 +64,24 @@ class egress_port;
 // The event domain fetches an entry's handler ahead of running it, so the egress port the frame will join is
 // in the caches when it arrives; a large network otherwise waits there for the table and then the port. Frames
 // with no route and PAUSE frames (for the in-port's own transmitter) arrive at `handler` as before.
+// A switch that forwards after a pipeline latency, or cut-through, gives its timing too: the transmitter then
+// schedules the arrival when the switch acts on the frame (egress_port::timed_arrival): its last bit plus the
+// pipeline; cut-through, its first cut_through_bytes plus the pipeline, with the last bit's time in the frame's
+// enq_ps (what the switch needs if it must store the frame after all). PAUSE frames act on their last bit.
 struct frame_sink {
     event_domain* events = nullptr;
     event_handler* handler = nullptr;
     uint32_t kind = 0;
-    uint32_t index = 0;
+    uint16_t index = 0;   // (ports < 32768)
+    uint16_t cut_through_bytes = 0;   // 0: store-and-forward
     const int16_t* routes = nullptr;
     egress_port* ports = nullptr;
     uint32_t num_routes = 0;
-    uint32_t routed_kind = 0;
+    uint32_t pipeline_ns = 0;
+    // the kind of an arrival routed to its egress port (the receiving switch's event kind for it)
+    static constexpr uint32_t routed_kind = 4;
 };
+static_assert(sizeof(frame_sink) == 48, "a sink fills the transmitter's second line with its domain");
 
 // Told when a frame leaves a queue (its transmission starts): the switch passes it on to its hooks.
 class dequeue_listener {
@@ -241,6 +249,19 @@ public:
 
     uint64_t bytes() const { return m_bytes; }
     uint32_t frames() const { return m_frames; }
+    // Idle for a frame of queue qi: nothing queued, the transmitter free and no wakeup due, the queue not paused
+    // (what a cut-through switch asks before it forwards a frame whose last bit has not arrived).
+    bool idle_for(uint64_t now, int qi) const {
+        return !m_nonempty && !m_wakeup_pending && m_busy_until <= now && !((m_qpaused >> qi) & 1);
+    }
+    // Keeps the idle transmitter from starting before t_ps (a cut-through frame into a faster port waits until
+    // its last bit can no longer be overtaken).
+    void hold_until(uint64_t t_ps) {
+        if (t_ps > m_busy_until)
+            m_busy_until = t_ps;
+    }
+    // The link's rate as configure_pause gave it (0: not given).
+    uint64_t rate_bps() const { return m_rate_bps; }
     // fn(frame) for every frame waiting in a queue (not the one on the wire), queue by queue, oldest first.
     template <typename F>
     void for_each_queued(F&& fn) const {
@@ -262,6 +283,9 @@ private:
     template <bool level_moved>
     inline void depart(frame* f, uint64_t now, int qi);
     [[noreturn]] void unconnected() const;
+    // When a switch with a pipeline latency or cut-through acts on f (see frame_sink), its last bit due at
+    // last_bit_ps; out of line: only such switches' links take it.
+    [[gnu::noinline]] uint64_t timed_arrival(frame& f, uint64_t now, uint64_t last_bit_ps);
     [[noreturn]] static void bad_attach(uint32_t index);
     // Out of line on purpose: inlined, the listener's code costs every transmission register spills, listener
     // or not (measured with callgrind on the DCTCP incast).

@@ -50,6 +50,13 @@ struct buffer_config {
     uint16_t cell_overhead_bytes = 0;
     // "pools": service pools, priority-group and queue profiles, slices (mmu_config.h).
     mmu_config mmu;
+    // How the switch forwards (ethernet_switch.h): store-and-forward, or cut-through once cut_through_bytes of a
+    // frame are in; pipeline_ns of processing either way.
+    struct forwarding_config {
+        bool cut_through = false;
+        uint32_t pipeline_ns = 0;
+        uint32_t cut_through_bytes = 64;
+    } forwarding;
 
     // The switch's class handling (the switch description), for every policy: the egress queue and
     // the ingress priority group (PFC/PAUSE accounting) of each 802.1p priority, and the egress scheduler: the

@@ -12,12 +12,22 @@ namespace cmswitch {
 ethernet_switch::ethernet_switch(sc_core::sc_module_name name, int num_ports, int num_hosts,
                                  const buffer_config& buffer, frame_pool& pool, event_domain& events, int id)
     : sc_module(name), m_pool(pool), m_events(events), m_buffer(make_buffer_manager(buffer, num_ports)),
-      m_fib(basename(), num_hosts, num_ports), m_id(id), m_pg_map(buffer.pg_map), m_name(basename()) {
+      m_fib(basename(), num_hosts, num_ports), m_id(id), m_pg_map(buffer.pg_map), m_forwarding(buffer.forwarding),
+      m_name(basename()) {
     if (num_hosts < 1)
         throw config_error("hosts = " + std::to_string(num_hosts) + ": a network needs at least 1 host");
     if (num_ports < 1 || num_ports > INT16_MAX)
         throw config_error(std::string(basename()) + ": ports = " + std::to_string(num_ports) + " outside [1, " +
                            std::to_string(INT16_MAX) + "]");
+    if (m_forwarding.pipeline_ns > 1000000)
+        throw config_error("pipeline_ns = " + std::to_string(m_forwarding.pipeline_ns) +
+                           ": allowed range [0, 1000000]");
+    if (m_forwarding.cut_through &&
+        (m_forwarding.cut_through_bytes < min_frame_bytes || m_forwarding.cut_through_bytes > max_frame_bytes))
+        throw config_error("cut_through_bytes = " + std::to_string(m_forwarding.cut_through_bytes) +
+                           ": allowed range [" + std::to_string(min_frame_bytes) + ", " +
+                           std::to_string(max_frame_bytes) + "]");
+    m_cut_through = m_forwarding.cut_through;
     const size_t n = static_cast<size_t>(num_ports);
     m_ports.resize(n);
     m_counters.resize(n);
@@ -71,6 +81,7 @@ void ethernet_switch::reset() {
         c = port_counters{};
     for (auto& a : m_arrived)
         a = arrived_count{};
+    m_ct_frames = m_ct_stored = 0;
     m_buffer->reset();
 }
 
@@ -143,16 +154,34 @@ void ethernet_switch::flush_routed(int port, uint64_t now) {
 }
 
 void ethernet_switch::receive(int port, frame& f, sc_core::sc_time& delay) {
-    m_events.schedule(now_ps() + delay.value(), this, ev_arrival, static_cast<uint32_t>(port), &f);
+    // (the socket's call carries the last bit: a cut-through switch stores what comes this way)
+    const uint64_t pipeline = f.kind == frame_kind::pause ? 0 : uint64_t{m_forwarding.pipeline_ns} * 1000;
+    m_events.schedule(now_ps() + delay.value() + pipeline, this, m_cut_through ? ev_stored_arrival : ev_arrival,
+                      static_cast<uint32_t>(port) | (m_cut_through ? 0xffff0000u : 0u), &f);
 }
 
 void ethernet_switch::on_event(uint32_t kind, uint32_t index, void* ptr) {
     const uint64_t now = now_ps();
     switch (kind) {
     case ev_routed_arrival:
-        forward(static_cast<int>(index & 0xffff), static_cast<frame*>(ptr), now, static_cast<int>(index >> 16));
+        if (m_cut_through)   // (its first bytes are in: forward now, or store it)
+            cut_through_arrival(static_cast<int>(index & 0xffff), static_cast<frame*>(ptr), now,
+                                static_cast<int>(index >> 16));
+        else
+            forward(static_cast<int>(index & 0xffff), static_cast<frame*>(ptr), now, static_cast<int>(index >> 16));
         break;
-    case ev_arrival: forward(static_cast<int>(index), static_cast<frame*>(ptr), now, -1); break;
+    case ev_arrival:
+        if (m_cut_through)
+            cut_through_arrival(static_cast<int>(index), static_cast<frame*>(ptr), now, -1);
+        else
+            forward(static_cast<int>(index), static_cast<frame*>(ptr), now, -1);
+        break;
+    case ev_stored_arrival: {   // a frame a cut-through switch stored: taken at its last bit
+        const uint32_t out = index >> 16;
+        forward(static_cast<int>(index & 0xffff), static_cast<frame*>(ptr), now,
+                out == 0xffff ? -1 : static_cast<int>(out));
+        break;
+    }
     case ev_pause_expiry: m_ports[index].on_pause_expiry(now); break;
     default: static_cast<switch_hook*>(ptr)->on_timer(index, now); break;
     }
@@ -163,6 +192,36 @@ void ethernet_switch::on_dequeue(uint32_t port, frame& f, uint64_t now) {
     const queue_view q = view(static_cast<int>(port), qi);
     for (switch_hook* h : m_dequeue_hooks)
         h->on_dequeue(q, f, now);
+}
+
+void ethernet_switch::cut_through_arrival(int in_port, frame* f, uint64_t now, int out) {
+    if (f->kind == frame_kind::pause || cut_through_now(in_port, f, now, out))   // (PAUSE acts at its last bit)
+        forward(in_port, f, now, out);
+}
+
+bool ethernet_switch::cut_through_now(int in_port, frame* f, uint64_t now, int& out) {
+    if (out < 0)
+        out = route_of(*f);
+    if (out < 0)
+        return true;   // (dropped as no_route on the way: no frame to store)
+    egress_port& ep = m_port_array[out];
+    const egress_port& in = m_port_array[in_port];
+    const uint64_t rate_out = ep.rate_bps(), rate_in = in.rate_bps();
+    const uint64_t pipeline = uint64_t{m_forwarding.pipeline_ns} * 1000;
+    const uint64_t last_bit = f->enq_ps;   // (set by the transmitter: timed_arrival)
+    if (rate_out != 0 && rate_out >= rate_in && ep.idle_for(now, ep.queue_of(f->prio))) {
+        ++m_ct_frames;
+        if (rate_out > rate_in) {   // into a faster port: start no earlier than the last bit allows
+            const uint64_t out_ps = serialization_ps(f->bytes, rate_out);
+            if (last_bit + pipeline > now + out_ps)
+                ep.hold_until(last_bit + pipeline - out_ps);
+        }
+        return true;
+    }
+    ++m_ct_stored;   // busy, paused or slower: stored, taken at the last bit as store-and-forward takes it
+    m_events.schedule(last_bit + pipeline, this, ev_stored_arrival,
+                      static_cast<uint32_t>(in_port) | (static_cast<uint32_t>(out) << 16), f);
+    return false;
 }
 
 void ethernet_switch::forward(int in_port, frame* f, uint64_t now, int out) {

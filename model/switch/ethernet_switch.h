@@ -1,8 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // An N-port output-queued Ethernet switch: static forwarding table (destination host -> egress port), buffer
-// admission by a buffer_manager policy, 8 strict-priority queues per egress port, and attachments on its frame
-// path (switch_hook.h: congestion points, marking, PAUSE/PFC generation, recorders). Its events (frame arrivals,
-// transmitter-free wakeups, its hooks' timers) run from an event_domain, shared or its own.
+// admission by a buffer_manager policy, 8 queues per egress port under strict priority or DWRR, and attachments
+// on its frame path (switch_hook.h: congestion points, marking, PAUSE/PFC generation, recorders). Its events
+// (frame arrivals, transmitter-free wakeups, its hooks' timers) run from an event_domain, shared or its own.
+//
+// Forwarding (buffer_config::forwarding): store-and-forward takes a frame pipeline_ns after its last bit arrived.
+// Cut-through takes it pipeline_ns after its first cut_through_bytes arrived and sends it on at once when its egress
+// port is idle for it (nothing queued, the transmitter free, its queue not paused) and not slower than its ingress
+// port; into a faster port its start waits until its last bit can no longer be overtaken (start >= last bit in +
+// pipeline - its serialization out). Otherwise the switch stores the frame: it is taken again, as a
+// store-and-forward switch takes it, pipeline_ns after its last bit. The frames of each kind are counted
+// (cut_through_frames, cut_through_stored). One-hop latency of an idle switch, first bit in to first bit out:
+// cut_through_bytes at the ingress rate + pipeline_ns cut-through, the frame's time + pipeline_ns stored. The TLM
+// socket path (rx/tx) carries a frame's last bit only: frames through it are stored.
 #ifndef CMSWITCH_MODEL_SWITCH_ETHERNET_SWITCH_H
 #define CMSWITCH_MODEL_SWITCH_ETHERNET_SWITCH_H
 
@@ -39,6 +49,7 @@ protected:
     switch_hook* m_first_hook[num_arrival_stages] = {};   // each stage's first hook, or null
     uint8_t m_more_hooks = 0;   // bit s: stage s has more than one (then all of them are in the switch's vector)
     bool m_routed_pending = false;   // control frames wait to be routed (ethernet_switch::send_routed)
+    bool m_cut_through = false;   // forwarding cut-through (ethernet_switch::cut_through)
 
     ~switch_arrival_path() = default;
 };
@@ -75,9 +86,23 @@ public:
     // Where a link into port `port` delivers its frames: with the forwarding table, so the transmitter sends each
     // frame to the egress port it will join (frame_sink; the table's static-route rule: forwarding_table.h).
     frame_sink arrival_sink(int port) {
-        return frame_sink{&m_events,     this,           ev_arrival,   static_cast<uint32_t>(port),
-                          m_fib.table(), m_ports.data(), m_fib.size(), ev_routed_arrival};
+        frame_sink s;
+        s.events = &m_events;
+        s.handler = this;
+        s.kind = ev_arrival;
+        s.index = static_cast<uint16_t>(port);
+        s.routes = m_fib.table();
+        s.ports = m_ports.data();
+        s.num_routes = m_fib.size();
+        s.pipeline_ns = m_forwarding.pipeline_ns;   // (the switch's timing: the transmitter schedules by it)
+        s.cut_through_bytes = static_cast<uint16_t>(m_forwarding.cut_through ? m_forwarding.cut_through_bytes : 0);
+        return s;
     }
+    // Frames a cut-through switch forwarded cut-through, and those it stored instead (busy, paused or slower
+    // egress port); 0 for a store-and-forward switch.
+    uint64_t cut_through_frames() const { return m_ct_frames; }
+    uint64_t cut_through_stored() const { return m_ct_stored; }
+    bool cut_through() const { return m_forwarding.cut_through; }
     // The timing of the link port `port` is connected to (connect), e.g. to give it a rate schedule.
     link_timing& port_link(int port) { return m_ports[static_cast<size_t>(port)].link(); }
 
@@ -142,12 +167,26 @@ public:
     void check_buffer() const;
     // A frame on the incoming link (sent to this block, last bit not yet in): a pending arrival.
     const frame* arriving_frame(uint32_t kind, void* ptr) const override {
-        return kind == ev_arrival || kind == ev_routed_arrival ? static_cast<const frame*>(ptr) : nullptr;
+        return kind == ev_arrival || kind == ev_routed_arrival || kind == ev_stored_arrival
+                   ? static_cast<const frame*>(ptr)
+                   : nullptr;
     }
 
 private:
-    // ev_routed_arrival: an arrival sent to its egress port (arrival_sink), index = in-port | egress port << 16
-    enum : uint32_t { ev_arrival = 0, ev_pause_expiry = 2, ev_hook_timer = 3, ev_routed_arrival = 4 };
+    // ev_routed_arrival: an arrival sent to its egress port (arrival_sink), index = in-port | egress port << 16;
+    // ev_stored_arrival: a frame a cut-through switch stored, taken at its last bit (index the same; 0xffff: no
+    // egress port known)
+    enum : uint32_t {
+        ev_arrival = 0,
+        ev_pause_expiry = 2,
+        ev_hook_timer = 3,
+        ev_routed_arrival = frame_sink::routed_kind,
+        ev_stored_arrival = 5
+    };
+    // A cut-through switch's decision for a frame whose first bytes are in: true to forward it now; false when it
+    // is stored (scheduled again at its last bit, or dropped without a route).
+    [[gnu::noinline]] void cut_through_arrival(int in_port, frame* f, uint64_t now, int out);
+    bool cut_through_now(int in_port, frame* f, uint64_t now, int& out);
     void insert_hook(std::unique_ptr<switch_hook> h);
     void on_dequeue(uint32_t port, frame& f, uint64_t now) override;
     void receive(int port, frame& f, sc_core::sc_time& delay);
@@ -220,6 +259,8 @@ private:
     std::array<uint8_t, num_priorities> m_pg_map;
     uint64_t m_originated_frames = 0, m_originated_bytes = 0;
     uint64_t m_consumed_frames = 0, m_consumed_bytes = 0;   // PAUSE frames taken by this switch
+    buffer_config::forwarding_config m_forwarding;
+    uint64_t m_ct_frames = 0, m_ct_stored = 0;
     std::string m_name;
     std::vector<std::unique_ptr<frame_target_socket<ethernet_switch>>> m_rx;
     std::vector<std::unique_ptr<frame_initiator_socket>> m_tx;

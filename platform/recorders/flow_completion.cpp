@@ -45,11 +45,33 @@ struct incast_times {
 };
 }   // namespace
 
+std::vector<double> flow_path_model::rates(int src, int dst) const {
+    const int n = links(src, dst);
+    std::vector<double> r(static_cast<size_t>(n), static_cast<double>(fabric_rate_bps));
+    r.front() = static_cast<double>(host_rate_bps[static_cast<size_t>(src)]);
+    r.back() = static_cast<double>(host_rate_bps[static_cast<size_t>(dst)]);
+    return r;
+}
+
 double flow_path_model::ideal_ps(int src, int dst, uint64_t bytes) const {
     const uint64_t segs = (bytes + mss - 1) / mss;
     const uint64_t wire = bytes + segs * header_bytes;
     const int n = links(src, dst);
     const uint64_t first = std::min<uint64_t>(wire, mss + header_bytes);
+    if (pipeline_ps || cut_through_bytes) {
+        // the first frame through every hop (its whole length, or its first bytes where a switch cuts through),
+        // the rest of the flow behind it at the slowest link, propagation and every switch's pipeline
+        const std::vector<double> r = rates(src, dst);
+        double t = 0, slowest = r[0];
+        for (size_t k = 0; k < r.size(); ++k) {
+            const bool cut = cut_through_bytes && k > 0 && r[k] >= r[k - 1];
+            t += static_cast<double>(cut ? std::min<uint64_t>(first, cut_through_bytes) : first) * 8e12 / r[k];
+            slowest = std::min(slowest, r[k]);
+        }
+        t += static_cast<double>(wire - first) * 8e12 / slowest;
+        return t + static_cast<double>(n) * static_cast<double>(link_delay_ps) +
+               static_cast<double>(n - 1) * static_cast<double>(pipeline_ps);
+    }
     const uint64_t a = host_rate_bps[static_cast<size_t>(src)], b = host_rate_bps[static_cast<size_t>(dst)];
     const double slow_rate = static_cast<double>(std::min(a, b));
     const double fast_rate = static_cast<double>(std::max(a, b));
@@ -61,6 +83,18 @@ double flow_path_model::ideal_ps(int src, int dst, uint64_t bytes) const {
 
 double flow_path_model::frames_ideal_ps(int src, int dst, uint64_t frames, uint64_t wire_bytes) const {
     const int n = links(src, dst);
+    if (pipeline_ps || cut_through_bytes) {
+        const std::vector<double> r = rates(src, dst);
+        double t = 0;
+        for (size_t k = 0; k < r.size(); ++k) {
+            const bool cut = cut_through_bytes && k > 0 && r[k] >= r[k - 1];
+            const double bytes = cut ? static_cast<double>(std::min<uint64_t>(wire_bytes, frames * cut_through_bytes))
+                                     : static_cast<double>(wire_bytes);
+            t += bytes * 8e12 / r[k];
+        }
+        return t + static_cast<double>(frames) * (static_cast<double>(n) * static_cast<double>(link_delay_ps) +
+                                                  static_cast<double>(n - 1) * static_cast<double>(pipeline_ps));
+    }
     const double a = static_cast<double>(host_rate_bps[static_cast<size_t>(src)]);
     const double b = static_cast<double>(host_rate_bps[static_cast<size_t>(dst)]);
     const double per_bit = 1e12 / a + 1e12 / b + (n - 2) * 1e12 / static_cast<double>(fabric_rate_bps);

@@ -37,10 +37,19 @@ struct flow_path_model {
     uint64_t link_delay_ps = 0;
     std::function<int(int src, int dst)> links;   // links on the path between two hosts
     uint32_t mss = 1460, header_bytes = 40;
+    // the switches' forwarding: pipeline_ps at every switch; cut_through_bytes > 0: a switch sends a frame on once
+    // that much of it is in, where its egress link is not slower than its ingress link
+    uint64_t pipeline_ps = 0;
+    uint32_t cut_through_bytes = 0;
     double ideal_ps(int src, int dst, uint64_t bytes) const;
     // The one-way delays frames of `wire_bytes` in all (`frames` of them) would take alone from src to dst:
-    // serialization on every link (store and forward) and propagation, summed.
+    // serialization on every link (store and forward; the first bytes only where a switch cuts through),
+    // propagation and the switches' pipelines, summed.
     double frames_ideal_ps(int src, int dst, uint64_t frames, uint64_t wire_bytes) const;
+
+private:
+    // the path's link rates in order: the source's, the fabric's, the destination's
+    std::vector<double> rates(int src, int dst) const;
 };
 
 class network;

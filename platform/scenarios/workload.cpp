@@ -3,6 +3,7 @@
 
 #include "config/errors.h"
 #include "model/cm/pause/pause_generator.h"
+#include "model/switch/sonic_headroom.h"
 #include "model/units.h"
 #include "platform/network.h"
 #include "platform/recorders/buffer_occupancy.h"
@@ -179,6 +180,15 @@ scenario_plan workload_scenario::plan(result& r) {
         paths.host_rate_bps.push_back(h < pl->down_hosts ? host_rate : uplink_rate);
     paths.fabric_rate_bps = fabric_rate;
     paths.link_delay_ps = delay;
+    if (!c.cable_m.empty()) {   // cables given in metres set the links' propagation (their mean, for a list)
+        double sum = 0;
+        for (double m : c.cable_m)
+            sum += m;
+        paths.link_delay_ps = static_cast<uint64_t>(
+            std::llround(sum / static_cast<double>(c.cable_m.size()) / sonic_cable_speed_mps * 1e12));
+    }
+    paths.pipeline_ps = static_cast<uint64_t>(c.pipeline_ns) * 1000;
+    paths.cut_through_bytes = c.forwarding == "cut-through" ? static_cast<uint32_t>(c.cut_through_bytes) : 0;
     // links on the shortest path between two hosts: 2 under one switch, 4 through a spine or within a fat-tree
     // pod, 6 between fat-tree pods
     paths.links = [star, fat_tree, hpl, half_k](int src, int dst) {

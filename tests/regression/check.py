@@ -35,7 +35,9 @@ ADDED = {"drops_rate_limiter_full", "qcn_cp", "qcn_rp", "pause_xoff_bytes", "pau
          # the buffer's accounting unit (cells) and its peaks in cells
          "cell_bytes", "pool_max_cells_max_switch", "shared_peak_cells",
          # the service-pool MMU's drop reasons (ingress side, egress static limit)
-         "drops_ingress_threshold", "drops_ingress_pool_full", "drops_queue_limit"}
+         "drops_ingress_threshold", "drops_ingress_pool_full", "drops_queue_limit",
+         # cut-through switches' frames
+         "cut_through_frames", "cut_through_stored"}
 # tables and table columns added on purpose (compared only where the expected output has them)
 ADDED_TABLES = {"pause_episodes", "queue_cdf", "bottleneck_queue_cdf", "ports", "hosts"}
 ADDED_COLUMNS = {"pool_max_cells", "cell_bytes", "queue_p99_kb", "queue_p50_kb", "paused_ports_switch0", "paused_ports_switch1", "paused_ports_switch2",
