@@ -162,6 +162,16 @@ void declare_buffer(param_table& t, buffer_settings& b) {
                "pools: each egress queue's shared limit, alpha = 2^n (7: no limit); none: alpha (or alpha_by_queue)");
     t.add_list("queue_static_kb", &b.queue_static_kb, 0, 1 << 22, 8, false, "KB (1024 B)",
                "pools: a static shared limit per egress queue instead of its dynamic threshold (0: dynamic)");
+    t.add_list("port_ingress_reserved_kb", &b.port_ingress_reserved_kb, 0, 1 << 20, 0, false, "KB (1024 B)",
+               "pools: every port's reserve in each ingress pool (one per pool), after its groups' own (SONiC "
+               "BUFFER_PORT_INGRESS_PROFILE_LIST)");
+    t.add_list("port_ingress_dynamic_th", &b.port_ingress_dynamic_th, -7, 7, 0, true, "",
+               "pools: every port's limit in each ingress pool, alpha = 2^n of its free shared space (7: none)");
+    t.add_list(
+        "port_egress_reserved_kb", &b.port_egress_reserved_kb, 0, 1 << 20, 0, false, "KB (1024 B)",
+        "pools: every port's reserve in each egress pool, after its queues' own (BUFFER_PORT_EGRESS_PROFILE_LIST)");
+    t.add_list("port_egress_dynamic_th", &b.port_egress_dynamic_th, -7, 7, 0, true, "",
+               "pools: every port's limit in each egress pool, alpha = 2^n of its free shared space (7: none)");
     t.add_choice("headroom", &b.headroom, {"formula", "sonic", "given"},
                  "lossless priority groups' headroom (pools): formula, 2 x the bytes on the cable + 2 MTU + the "
                  "802.3 response time, XON 2 MTU below the limit; sonic, SONiC's dynamic calculation (cell size, "
@@ -230,6 +240,10 @@ void make_mmu_config(const buffer_settings& b, buffer_config& buf) {
         {"queue_reserved_kb", !b.queue_reserved_kb.empty()},
         {"queue_dynamic_th", !b.queue_dynamic_th.empty()},
         {"queue_static_kb", !b.queue_static_kb.empty()},
+        {"port_ingress_reserved_kb", !b.port_ingress_reserved_kb.empty()},
+        {"port_ingress_dynamic_th", !b.port_ingress_dynamic_th.empty()},
+        {"port_egress_reserved_kb", !b.port_egress_reserved_kb.empty()},
+        {"port_egress_dynamic_th", !b.port_egress_dynamic_th.empty()},
         {"xoff_kb", !b.xoff_kb.empty()},
         {"xon_kb", !b.xon_kb.empty()},
         {"xon_offset_kb", !b.xon_offset_kb.empty()},
@@ -276,6 +290,20 @@ void make_mmu_config(const buffer_settings& b, buffer_config& buf) {
         if (!b.queue_static_kb.empty())
             m.queue_limit[k].static_bytes = kb_to_bytes(b.queue_static_kb[k]);
     }
+    const auto per_pool = [](const std::vector<double>& v, const char* field) {
+        if (v.size() > mmu_config::max_pools)
+            throw config_error(std::string(field) + ": " + std::to_string(v.size()) + " entries; at most " +
+                               std::to_string(mmu_config::max_pools) + " (one per pool)");
+        return v;
+    };
+    for (size_t p = 0; p < per_pool(b.port_ingress_reserved_kb, "port_ingress_reserved_kb").size(); ++p)
+        m.port_ingress_reserved_bytes[p] = kb_to_bytes(b.port_ingress_reserved_kb[p]);
+    for (size_t p = 0; p < per_pool(b.port_egress_reserved_kb, "port_egress_reserved_kb").size(); ++p)
+        m.port_egress_reserved_bytes[p] = kb_to_bytes(b.port_egress_reserved_kb[p]);
+    for (size_t p = 0; p < per_pool(b.port_ingress_dynamic_th, "port_ingress_dynamic_th").size(); ++p)
+        m.port_ingress_dynamic_th[p] = static_cast<int>(b.port_ingress_dynamic_th[p]);
+    for (size_t p = 0; p < per_pool(b.port_egress_dynamic_th, "port_egress_dynamic_th").size(); ++p)
+        m.port_egress_dynamic_th[p] = static_cast<int>(b.port_egress_dynamic_th[p]);
     m.xoff_bytes = bytes_of(b.xoff_kb);
     m.xon_bytes = bytes_of(b.xon_kb);
     m.xon_offset_bytes = bytes_of(b.xon_offset_kb);

@@ -116,6 +116,8 @@ struct buffer_settings {
     std::vector<double> ingress_pools_kb, egress_pools_kb, pg_pool, queue_pool;
     std::vector<double> pg_reserved_kb, pg_dynamic_th, pg_static_kb;
     std::vector<double> queue_reserved_kb, queue_dynamic_th, queue_static_kb;
+    std::vector<double> port_ingress_reserved_kb, port_ingress_dynamic_th, port_egress_reserved_kb,
+        port_egress_dynamic_th;
     std::vector<double> xoff_kb, xon_kb, xon_offset_kb;
     double headroom_pool_kb = 0;
     std::string headroom = "formula";

@@ -147,6 +147,36 @@ TEST(ServicePools, ReservedSpaceIsUsedFirstOnBothSides) {
     }
 }
 
+TEST(ServicePools, APortsLimitInAPoolBindsAcrossItsQueues) {
+    // Egress pool 0 of 300,000 B on 4 ports, every port reserving 15,000 B in it (SONiC's port profile list):
+    // shared size 240,000 B. Queues 0 and 1 have no limit of their own (dynamic_th 7) but port 3's limit in the
+    // pool is alpha 1/2: the port's shared units p are admitted while p < (240,000 - p) / 2, p < 80,000 (its
+    // reserve first: 10 frames take no shared space): both queues together, 10 + 54 frames (p = 81,000 B), the
+    // 65th refused
+    buffer_config c = pools(1000000);
+    c.mmu.egress_pool_bytes = {300000};
+    c.mmu.queue_limit[0].dynamic_th = shared_limit::no_limit_th;
+    c.mmu.queue_limit[1].dynamic_th = shared_limit::no_limit_th;
+    c.mmu.port_egress_reserved_bytes[0] = 15000;
+    c.mmu.port_egress_dynamic_th[0] = -1;
+    service_pool_mmu m(c, 4);
+    EXPECT_EQ(m.egress_pool_shared_size(0, 0), 240000u);
+    for (int i = 0; i < 10; ++i)
+        ASSERT_EQ(admit_bytes(m, 3, i % 2, 1500, 0), drop_reason::none);
+    EXPECT_EQ(m.egress_pool_used(0, 0), 0u);
+    int n = 10;
+    while (admit_bytes(m, 3, n % 2, 1500, 0) == drop_reason::none)
+        ++n;
+    EXPECT_EQ(n, 64);
+    EXPECT_EQ(m.egress_pool_used(0, 0), 81000u);
+    // another port has its own reserve and limit: p2 < (159,000 - p2) / 2, p2 < 53,000: 36 frames (54,000 B)
+    int k = 0;
+    while (admit_bytes(m, 2, 0, 1500, 0) == drop_reason::none)
+        ++k;
+    EXPECT_EQ(k, 10 + 36);
+    m.check_accounting("mmu", m.used(), m.used());
+}
+
 TEST(ServicePools, LosslessGroupsAreNeverDroppedWhileHeadroomLasts) {
     // Group 3 lossless, alpha 1/8 (dynamic_th -3) on an ingress pool of 540,000 B: XOFF when its shared units
     // reach (540,000 - g) / 8, g >= 60,000: after 40 frames (60,000 B). Then every frame goes into its headroom,

@@ -45,6 +45,13 @@ struct mmu_config {
     // (loss is prevented at ingress by PFC, as SAI configures it).
     std::array<uint64_t, 8> queue_reserved_bytes{};
     std::array<shared_limit, 8> queue_limit{};
+    // Port-level profiles per pool (SONiC BUFFER_PORT_INGRESS/EGRESS_PROFILE_LIST): every port's reserve in each
+    // pool, after its groups' (queues') own, and its dynamic limit there (alpha = 2^n; unset: none).
+    std::array<uint64_t, max_pools> port_ingress_reserved_bytes{}, port_egress_reserved_bytes{};
+    std::array<int, max_pools> port_ingress_dynamic_th{shared_limit::unset_th, shared_limit::unset_th,
+                                                       shared_limit::unset_th, shared_limit::unset_th};
+    std::array<int, max_pools> port_egress_dynamic_th{shared_limit::unset_th, shared_limit::unset_th,
+                                                      shared_limit::unset_th, shared_limit::unset_th};
     // Lossless groups' headroom, per ingress port (one entry: every port; empty: none, so a lossless group drops
     // when its shared limit is reached): xoff, what the group may take after it paused its peer (private, or its
     // cap in the shared headroom pool); xon and xon_offset, when it resumes (below max(xon, its limit - xon_offset)

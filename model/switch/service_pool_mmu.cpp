@@ -174,15 +174,29 @@ service_pool_mmu::service_pool_mmu(const buffer_config& cfg, int num_ports) : bu
             if (reserve[p] + u.charge(max_frame_bytes) > sizes[p])
                 throw config_error(
                     std::string(field) + "[" + std::to_string(p) + "]: " + std::to_string(u.to_bytes(sizes[p])) +
-                    " B per slice, of which the reserves (" + profile + " of the " +
-                    (profile[0] == 'p' ? "groups" : "queues") + " in it x " + std::to_string(num_ports) +
+                    " B per slice, of which the reserves (" + profile + " x " + std::to_string(num_ports) +
                     " ports) take " + std::to_string(u.to_bytes(reserve[p])) +
                     " B, leaving less than one jumbo frame shared: raise the pool or lower the reserves");
             sizes[p] -= reserve[p];
         }
     };
-    carve(m_ing_pool_size, ing_reserve, "ingress_pools_kb", "pg_reserved_kb");
-    carve(m_egr_pool_size, egr_reserve, "egress_pools_kb", "queue_reserved_kb");
+    // port-level profiles per pool (SONiC BUFFER_PORT_*_PROFILE_LIST): a reserve of every port, a dynamic limit
+    for (size_t p = 0; p < mmu_config::max_pools; ++p) {
+        const std::string ps = "[" + std::to_string(p) + "]";
+        m_port_ing_reserved[p] = u.memory(m.port_ingress_reserved_bytes[p]);
+        m_port_egr_reserved[p] = u.memory(m.port_egress_reserved_bytes[p]);
+        m_port_ing_alpha[p] = m.port_ingress_dynamic_th[p] == shared_limit::unset_th
+                                  ? std::numeric_limits<double>::infinity()
+                                  : alpha_of(m.port_ingress_dynamic_th[p], "port_ingress_dynamic_th" + ps);
+        m_port_egr_alpha[p] = m.port_egress_dynamic_th[p] == shared_limit::unset_th
+                                  ? std::numeric_limits<double>::infinity()
+                                  : alpha_of(m.port_egress_dynamic_th[p], "port_egress_dynamic_th" + ps);
+        if (has_ingress())
+            ing_reserve[p] += m_port_ing_reserved[p] * static_cast<uint64_t>(num_ports);
+        egr_reserve[p] += m_port_egr_reserved[p] * static_cast<uint64_t>(num_ports);
+    }
+    carve(m_ing_pool_size, ing_reserve, "ingress_pools_kb", "pg_reserved_kb and port_ingress_reserved_kb");
+    carve(m_egr_pool_size, egr_reserve, "egress_pools_kb", "queue_reserved_kb and port_egress_reserved_kb");
     for (size_t p = 0; p < m_egr_pool_size.size(); ++p)
         m_capacity = std::max(m_capacity, (m_egr_pool_size[p] + egr_reserve[p]) * static_cast<uint64_t>(m_slices));
 
@@ -248,6 +262,9 @@ void service_pool_mmu::reset() {
     const size_t slots = static_cast<size_t>(m_slices) * num_ports() * num_priorities;
     m_pg.assign(slots, group_account{});
     m_q.assign(slots, 0);
+    const size_t port_pools = static_cast<size_t>(m_slices) * num_ports() * mmu_config::max_pools;
+    m_ing_port.assign(port_pools, 0);
+    m_egr_port.assign(port_pools, 0);
     m_pg_headroom.assign(static_cast<size_t>(num_ports()) * num_priorities, 0);
     m_pg_xoff.assign(static_cast<size_t>(num_ports()) * num_priorities, 0);
     m_stats.assign(static_cast<size_t>(m_slices), slice_stats{});
@@ -268,31 +285,40 @@ drop_reason service_pool_mmu::admit_own(int in_port, int port, int queue, frame&
     const int s = slice_of(in_port, port);
     const int g = m_pg_map[f.prio & 7];
     slice_stats& st = m_stats[static_cast<size_t>(s)];
-    // 1. ingress: the group's reserve, then shared space, then (lossless) headroom
+    // 1. ingress: the group's reserve, then the port's reserve in the pool, then shared space, then (lossless)
+    // headroom
     group_account* a = nullptr;
     pool* ip = nullptr;
-    uint64_t ing_need = 0;
+    uint64_t* ipp = nullptr;   // the in-port's units in the pool beyond its groups' reserves
+    uint64_t ing_need = 0, ing_pool_need = 0;
     bool into_headroom = false;
     if (has_ingress()) {
+        const int pi = m_pg_pool[static_cast<size_t>(g)];
         a = &m_pg[pg_slot(s, in_port, g)];
-        ip = &m_ing[pool_index(s, m_pg_pool[static_cast<size_t>(g)])];
+        ip = &m_ing[pool_index(s, pi)];
+        ipp = &m_ing_port[port_pool_slot(s, in_port, pi)];
         const uint64_t own = a->total - a->headroom, r = m_pg_reserved[static_cast<size_t>(g)];
+        const uint64_t rp = m_port_ing_reserved[static_cast<size_t>(pi)];
         ing_need = above(own + u, r) - above(own, r);
-        if (ing_need > 0) {
-            const uint64_t shared = above(own, r);
+        ing_pool_need = above(*ipp + ing_need, rp) - above(*ipp, rp);
+        if (ing_pool_need > 0) {
             const uint64_t free_units = ip->size > ip->used ? ip->size - ip->used : 0;
             const double alpha = m_pg_alpha[static_cast<size_t>(g)];
-            bool fits = ing_need <= free_units;
+            const double port_alpha = m_port_ing_alpha[static_cast<size_t>(pi)];
+            const uint64_t shared = above(own, r);
+            bool fits = ing_pool_need <= free_units;
             if (fits) {
                 if (alpha == 0)
                     fits = shared + ing_need <= m_pg_static[static_cast<size_t>(g)];
                 else if (!std::isinf(alpha))
                     fits = static_cast<double>(shared) < alpha * static_cast<double>(free_units);
             }
+            if (fits && !std::isinf(port_alpha))   // the port's limit in the pool
+                fits = static_cast<double>(above(*ipp, rp)) < port_alpha * static_cast<double>(free_units);
             if (!fits) {
                 if (!((m_lossless >> g) & 1)) {
                     ++st.ingress_drops;
-                    return ing_need > free_units ? drop_reason::ingress_pool_full : drop_reason::ingress_threshold;
+                    return ing_pool_need > free_units ? drop_reason::ingress_pool_full : drop_reason::ingress_threshold;
                 }
                 const size_t k = pg_index(in_port, g);
                 if (m_pg_headroom[k] + u > m_xoff[static_cast<size_t>(in_port)] ||
@@ -304,23 +330,31 @@ drop_reason service_pool_mmu::admit_own(int in_port, int port, int queue, frame&
             }
         }
     }
-    // 2. egress: the queue's reserve, then shared space in its pool (lossless queues are never refused)
+    // 2. egress: the queue's reserve, the port's reserve in the queue's pool, then shared space (lossless queues
+    // are never refused)
+    const int pe = m_queue_pool[static_cast<size_t>(queue)];
     uint64_t& qa = m_q[q_slot(s, port, queue)];
-    pool& ep = m_egr[pool_index(s, m_queue_pool[static_cast<size_t>(queue)])];
-    const uint64_t rq = m_q_reserved[static_cast<size_t>(queue)];
+    uint64_t& epp = m_egr_port[port_pool_slot(s, port, pe)];
+    pool& ep = m_egr[pool_index(s, pe)];
+    const uint64_t rq = m_q_reserved[static_cast<size_t>(queue)], rpe = m_port_egr_reserved[static_cast<size_t>(pe)];
     const uint64_t egr_need = above(qa + u, rq) - above(qa, rq);
+    const uint64_t egr_pool_need = above(epp + egr_need, rpe) - above(epp, rpe);
     const bool lossless_queue = (m_lossless >> g) & 1;   // (a lossless group's frames: lossless queues)
-    if (egr_need > 0 && !lossless_queue) {
+    if (egr_pool_need > 0 && !lossless_queue) {
         const uint64_t free_units = ep.size > ep.used ? ep.size - ep.used : 0;
         const double alpha = m_q_alpha[static_cast<size_t>(queue)];
+        const double port_alpha = m_port_egr_alpha[static_cast<size_t>(pe)];
         drop_reason why = drop_reason::none;
-        if (egr_need > free_units)
+        if (egr_pool_need > free_units)
             why = drop_reason::pool_full;
         else if (alpha == 0 && above(qa, rq) + egr_need > m_q_static[static_cast<size_t>(queue)])
             why = drop_reason::queue_limit;
         else if (alpha > 0 && !std::isinf(alpha) &&
                  !(static_cast<double>(above(qa, rq)) < alpha * static_cast<double>(free_units)))
             why = drop_reason::dynamic_threshold;
+        else if (!std::isinf(port_alpha) &&
+                 !(static_cast<double>(above(epp, rpe)) < port_alpha * static_cast<double>(free_units)))
+            why = drop_reason::dynamic_threshold;   // (the port's limit in the pool)
         if (why != drop_reason::none) {
             ++st.egress_drops;
             return why;
@@ -339,18 +373,31 @@ drop_reason service_pool_mmu::admit_own(int in_port, int port, int queue, frame&
             st.headroom_peak = std::max(st.headroom_peak, m_slice_headroom[static_cast<size_t>(s)]);
             m_headroom_peak = std::max(m_headroom_peak, m_headroom_total);
         } else {
-            ip->used += ing_need;
+            *ipp += ing_need;
+            ip->used += ing_pool_need;
             st.ingress_peak = std::max(st.ingress_peak, ip->used);
         }
     }
     qa += u;
-    ep.used += egr_need;
+    epp += egr_need;
+    ep.used += egr_pool_need;
     st.egress_peak = std::max(st.egress_peak, ep.used);
     account(port, queue, static_cast<int64_t>(u));
     f.ingress = static_cast<uint16_t>(in_port);
     if (a && ((m_lossless >> g) & 1))
         update_xoff(in_port, g, s, now_ps(), into_headroom);
     return drop_reason::none;
+}
+
+void service_pool_mmu::ingress_shared(int slice, int in_port, int group, uint64_t before, uint64_t after) {
+    // the group's units beyond its reserve went from `before` to `after`: the port's units in the pool and the
+    // pool's shared use follow
+    const int pi = m_pg_pool[static_cast<size_t>(group)];
+    uint64_t& pp = m_ing_port[port_pool_slot(slice, in_port, pi)];
+    const uint64_t rp = m_port_ing_reserved[static_cast<size_t>(pi)];
+    const uint64_t pool_before = above(pp, rp);
+    pp = pp + after - before;
+    m_ing[pool_index(slice, pi)].used += above(pp, rp) - pool_before;   // (unsigned wrap-around subtracts)
 }
 
 void service_pool_mmu::update_xoff(int in_port, int group, int slice, uint64_t now, bool into_headroom) {
@@ -391,7 +438,7 @@ void service_pool_mmu::check_xon(int in_port, int group, int slice, uint64_t now
         return;
     if (a.headroom) {   // what headroom still holds fits under the limit now: shared again
         const uint64_t own = a.total - a.headroom, r = m_pg_reserved[k];
-        ip.used += above(a.total, r) - above(own, r);
+        ingress_shared(slice, in_port, group, above(own, r), above(a.total, r));
         if (m_hp_size > 0)
             m_hp_used[static_cast<size_t>(slice)] -= a.headroom;
         m_pg_headroom[pg_index(in_port, group)] -= a.headroom;
@@ -409,10 +456,13 @@ void service_pool_mmu::release_own(int port, int queue, const frame& f) {
     const int in_port = f.ingress;
     const int s = slice_of(in_port, port);
     const int g = m_pg_map[f.prio & 7];
+    const int pe = m_queue_pool[static_cast<size_t>(queue)];
     uint64_t& qa = m_q[q_slot(s, port, queue)];
-    pool& ep = m_egr[pool_index(s, m_queue_pool[static_cast<size_t>(queue)])];
-    const uint64_t rq = m_q_reserved[static_cast<size_t>(queue)];
-    ep.used -= above(qa, rq) - above(qa - u, rq);
+    uint64_t& epp = m_egr_port[port_pool_slot(s, port, pe)];
+    const uint64_t rq = m_q_reserved[static_cast<size_t>(queue)], rpe = m_port_egr_reserved[static_cast<size_t>(pe)];
+    const uint64_t out = above(qa, rq) - above(qa - u, rq);   // the queue's units beyond its reserve that leave
+    m_egr[pool_index(s, pe)].used -= above(epp, rpe) - above(epp - out, rpe);
+    epp -= out;
     qa -= u;
     if (has_ingress()) {
         group_account& a = m_pg[pg_slot(s, in_port, g)];
@@ -426,7 +476,7 @@ void service_pool_mmu::release_own(int port, int queue, const frame& f) {
                 m_hp_used[static_cast<size_t>(s)] -= h;
         }
         const uint64_t own = a.total - (a.headroom + h), r = m_pg_reserved[static_cast<size_t>(g)];
-        m_ing[pool_index(s, m_pg_pool[static_cast<size_t>(g)])].used -= above(own, r) - above(own - (u - h), r);
+        ingress_shared(s, in_port, g, above(own, r), above(own - (u - h), r));
         a.total -= u;
         if ((m_lossless >> g) & 1)
             check_xon(in_port, g, s, now_ps());
@@ -442,17 +492,27 @@ void service_pool_mmu::check_accounting(const std::string& where, uint64_t held_
     for (int s = 0; s < m_slices; ++s) {
         std::array<uint64_t, mmu_config::max_pools> ing{}, egr{};
         uint64_t hp = 0;
-        for (int p = 0; p < static_cast<int>(num_ports()); ++p)
+        for (int p = 0; p < static_cast<int>(num_ports()); ++p) {
+            std::array<uint64_t, mmu_config::max_pools> pi{}, pe{};   // the port's units beyond the reserves
             for (int k = 0; k < num_priorities; ++k) {
+                const size_t kk = static_cast<size_t>(k);
                 const group_account& a = m_pg[pg_slot(s, p, k)];
                 if (a.headroom > a.total)
                     fail("a group holds more headroom than units");
-                ing[m_pg_pool[static_cast<size_t>(k)]] +=
-                    above(a.total - a.headroom, m_pg_reserved[static_cast<size_t>(k)]);
+                pi[m_pg_pool[kk]] += above(a.total - a.headroom, m_pg_reserved[kk]);
                 hp += a.headroom;
-                egr[m_queue_pool[static_cast<size_t>(k)]] +=
-                    above(m_q[q_slot(s, p, k)], m_q_reserved[static_cast<size_t>(k)]);
+                pe[m_queue_pool[kk]] += above(m_q[q_slot(s, p, k)], m_q_reserved[kk]);
             }
+            for (int q = 0; q < mmu_config::max_pools; ++q) {
+                const size_t qq = static_cast<size_t>(q);
+                if ((has_ingress() && pi[qq] != m_ing_port[port_pool_slot(s, p, q)]) ||
+                    pe[qq] != m_egr_port[port_pool_slot(s, p, q)])
+                    fail("slice " + std::to_string(s) + " port " + std::to_string(p) + " pool " + std::to_string(q) +
+                         ": the port's units in the pool differ from its groups' or queues'");
+                ing[qq] += above(pi[qq], m_port_ing_reserved[qq]);
+                egr[qq] += above(pe[qq], m_port_egr_reserved[qq]);
+            }
+        }
         for (size_t p = 0; p < mmu_config::max_pools; ++p) {
             if (has_ingress() && ing[p] != m_ing[pool_index(s, static_cast<int>(p))].used)
                 fail("slice " + std::to_string(s) + " ingress pool " + std::to_string(p) +

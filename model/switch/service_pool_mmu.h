@@ -8,7 +8,9 @@
 //   egress pool p: the same for the queues mapped to it;
 //   headroom pool: the shared headroom pool (0: every lossless group has its own headroom);
 //   (port, group): its units T, of them H in headroom; the bottom R_g of T - H is its reserve, the rest shared;
-//   (port, queue): its units Q; the bottom R_q is its reserve, the rest shared.
+//   (port, queue): its units Q; the bottom R_q is its reserve, the rest shared;
+//   (port, pool), each side: P, the port's units in the pool beyond its groups' (queues') reserves; the bottom
+//   R_p of P is the port's reserve in the pool (SONiC's port profile lists), the rest the pool's shared use.
 // A frame of u units from ingress port i (group g = pg_map[prio]) to egress port o (queue q) is stored in slice
 // s = slice_map[pipe(i)][pipe(o)] and admitted when both sides admit it:
 //   1. ingress (skipped without ingress pools): the part of u beyond the group's reserve needs shared space:
@@ -103,6 +105,10 @@ private:
         return (static_cast<size_t>(slice) * num_ports() + port) * num_priorities + group;
     }
     size_t q_slot(int slice, int port, int queue) const { return pg_slot(slice, port, queue); }
+    size_t port_pool_slot(int slice, int port, int p) const {
+        return (static_cast<size_t>(slice) * num_ports() + port) * mmu_config::max_pools + p;
+    }
+    void ingress_shared(int slice, int in_port, int group, uint64_t before, uint64_t after);
     static uint64_t above(uint64_t x, uint64_t reserve) { return x > reserve ? x - reserve : 0; }
     // The group's (or queue's) shared limit now, in units: alpha x the pool's free shared space, or the static
     // limit; UINT64_MAX for none.
@@ -130,6 +136,10 @@ private:
     uint64_t m_headroom_total = 0;
     std::vector<group_account> m_pg;   // slice x port x group
     std::vector<uint64_t> m_q;   // slice x port x queue
+    // slice x port x pool: the port's units in the pool beyond its groups' (queues') reserves
+    std::vector<uint64_t> m_ing_port, m_egr_port;
+    std::array<uint64_t, mmu_config::max_pools> m_port_ing_reserved{}, m_port_egr_reserved{};
+    std::array<double, mmu_config::max_pools> m_port_ing_alpha{}, m_port_egr_alpha{};   // infinity: no limit
     std::vector<uint64_t> m_pg_headroom;   // port x group: headroom over every slice
     std::vector<uint8_t> m_pg_xoff;   // port x group: the slices in which the group asked for a pause
     std::vector<slice_stats> m_stats;
