@@ -3,11 +3,13 @@
 #include "config/errors.h"
 #include "platform/run_control.h"
 #include "platform/scenario.h"
+#include "platform/sonic_config_writer.h"
 #include "platform/vcd_writer.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <string>
@@ -29,7 +31,9 @@ const char* const run_help =
     "run options:\n"
     "  --memory-budget-mb N   the memory the run may plan for (default: CMSWITCH_MEMORY_BUDGET_MB, else half of\n"
     "                         this machine's memory); a config estimated above it is refused before it is built\n"
-    "  --quiet                no progress lines on stderr (a run over 5 s of wall time prints them)\n\n";
+    "  --quiet                no progress lines on stderr (a run over 5 s of wall time prints them)\n"
+    "  --write-sonic FILE     do not run: write switch 0's buffer (buffer_policy pools) as SONiC CONFIG_DB JSON\n"
+    "                         (- for stdout); --sonic-config FILE reads one (a parameter, see below)\n\n";
 
 const char* const vcd_help =
     "waveform (a value change dump of the run, for GTKWave or Surfer):\n"
@@ -63,6 +67,7 @@ int main(int argc, char** argv) {
         cmswitch::vcd_settings vcd;
         std::vector<std::string> params;
         bool quiet = false;
+        std::string write_sonic;   // --write-sonic FILE: the first switch as SONiC CONFIG_DB JSON, no run
         for (size_t i = 0; i < rest.size(); ++i) {
             std::string a = rest[i], value;
             const size_t eq = a.find('=');
@@ -74,7 +79,8 @@ int main(int argc, char** argv) {
                 quiet = true;
                 continue;
             }
-            if (a != "--vcd" && a != "--vcd-signals" && a != "--vcd-max-mb" && a != "--memory-budget-mb") {
+            if (a != "--vcd" && a != "--vcd-signals" && a != "--vcd-max-mb" && a != "--memory-budget-mb" &&
+                a != "--write-sonic") {
                 params.push_back(rest[i]);
                 continue;
             }
@@ -89,7 +95,9 @@ int main(int argc, char** argv) {
                 if (value.empty() || *end)
                     throw cmswitch::config_error("memory_budget_mb = '" + value + "': must be a number (MB)");
                 sc->set_memory_budget(mb * 1024 * 1024);
-            } else if (a == "--vcd")
+            } else if (a == "--write-sonic")
+                write_sonic = value;
+            else if (a == "--vcd")
                 vcd.path = value;
             else if (a == "--vcd-signals")
                 vcd.signals = value;
@@ -101,6 +109,19 @@ int main(int argc, char** argv) {
             }
         }
         sc->params().parse_args(params);
+        if (!write_sonic.empty()) {
+            const std::string text = cmswitch::write_sonic_config(sc->planned_topology(), 0, sc->params());
+            if (write_sonic == "-")
+                std::cout << text;
+            else {
+                std::ofstream out(write_sonic);
+                if (!(out << text))
+                    throw cmswitch::config_error("write_sonic = '" + write_sonic + "': the file cannot be written");
+                std::cerr << "cmswitch-sim: wrote the SONiC buffer configuration of switch 0 to " << write_sonic
+                          << "\n";
+            }
+            return 0;
+        }
         const std::string name = sc->name();
         cmswitch::run_hooks hooks(
             nullptr,

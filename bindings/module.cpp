@@ -9,6 +9,7 @@
 #include "model/units.h"
 #include "platform/run_control.h"
 #include "platform/scenario.h"
+#include "platform/sonic_config_writer.h"
 #include "platform/vcd_writer.h"
 
 #include <pybind11/numpy.h>
@@ -352,6 +353,25 @@ py::dict run(const std::string& name, const std::map<std::string, std::string>& 
     return to_python(*r);
 }
 
+// [(parameter, value)] for `names`, each value typed as the parameter table says.
+py::list typed_values(const param_table& t, const std::vector<std::string>& names) {
+    py::list out;
+    for (const std::string& n : names)
+        for (const auto& p : t.params())
+            if (p.name == n) {
+                py::object v;
+                switch (p.type) {
+                case param_table::kind::integer: v = py::int_(*p.i); break;
+                case param_table::kind::real: v = py::float_(*p.d); break;
+                case param_table::kind::choice: v = py::str(*p.s); break;
+                case param_table::kind::flag: v = py::bool_(*p.b); break;
+                case param_table::kind::list: v = py::tuple(py::cast(*p.v)); break;
+                }
+                out.append(py::make_tuple(n, v));
+            }
+    return out;
+}
+
 // A switch description read by the core's reader (config/switch_description.h): `source` is the path of a JSON
 // file or JSON text (what the Python package made of a TOML or YAML file, `label` naming that file). Returns
 // [(parameter, value)] in file order, each value checked and typed as the scenario's parameter table says.
@@ -374,21 +394,22 @@ py::list read_switch(const std::string& name, const std::string& source, const s
     } else {
         names = t.load_json(source);
     }
-    py::list out;
-    for (const std::string& n : names)
-        for (const auto& p : t.params())
-            if (p.name == n) {
-                py::object v;
-                switch (p.type) {
-                case param_table::kind::integer: v = py::int_(*p.i); break;
-                case param_table::kind::real: v = py::float_(*p.d); break;
-                case param_table::kind::choice: v = py::str(*p.s); break;
-                case param_table::kind::flag: v = py::bool_(*p.b); break;
-                case param_table::kind::list: v = py::tuple(py::cast(*p.v)); break;
-                }
-                out.append(py::make_tuple(n, v));
-            }
-    return out;
+    return typed_values(t, names);
+}
+
+// A SONiC CONFIG_DB JSON file read into a scenario's parameters (config/sonic_config.h): [(parameter, value)].
+py::list read_sonic(const std::string& name, const std::string& path) {
+    auto sc = make_scenario(name);
+    const std::vector<std::string> names = sc->params().load_sonic(path);
+    return typed_values(sc->params(), names);
+}
+
+// Switch `sw` of the network a config would build, as SONiC CONFIG_DB JSON text (platform/sonic_config_writer.h).
+std::string write_sonic(const std::string& name, const std::map<std::string, std::string>& params, int sw) {
+    auto sc = make_scenario(name);
+    for (const auto& kv : params)
+        sc->params().set(kv.first, kv.second);
+    return write_sonic_config(sc->planned_topology(), sw, sc->params());
 }
 
 // The PFC/PAUSE split rule of model/cm/pause (one XOFF + headroom per input of a port's buffer), in user units.
@@ -444,6 +465,12 @@ from another thread waits for the running one (the GIL released).)doc");
           "A switch description checked by the core's reader: source is a JSON file's path, or JSON text with "
           "label naming the file it came from; [(parameter, value)] in file order. ValueError naming the file, the "
           "place and the key.");
+    m.def("read_sonic", &read_sonic, py::arg("scenario"), py::arg("path"),
+          "A SONiC CONFIG_DB JSON file read by the core into the scenario's parameters: [(parameter, value)] in the "
+          "order they are set. ValueError naming the table and key the model cannot do.");
+    m.def("write_sonic", &write_sonic, py::arg("scenario"), py::arg("params"), py::arg("switch") = 0,
+          "The buffer of one switch of the network the config would build, as SONiC CONFIG_DB JSON text "
+          "(buffer_policy pools). ValueError naming the field SONiC cannot express.");
     m.def("pause_split", &pause_split_of, py::arg("buffer_kb"), py::arg("inputs"), py::arg("link_gbps"),
           py::arg("delay_us"), py::arg("mtu_bytes") = 1500,
           "The PAUSE/PFC default watermarks when `inputs` inputs share one port's buffer of buffer_kb over links "

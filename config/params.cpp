@@ -2,6 +2,7 @@
 #include "config/params.h"
 
 #include "config/errors.h"
+#include "config/sonic_config.h"
 #include "config/switch_description.h"
 
 #include <algorithm>
@@ -433,6 +434,19 @@ std::vector<std::string> param_table::load_json(const std::string& path_or_text)
     return names;
 }
 
+std::vector<std::string> param_table::load_sonic(const std::string& path) {
+    std::vector<std::string> names;
+    for (const auto& e : read_sonic_config_file(path, *this)) {
+        try {
+            set(e.name, e.text);
+        } catch (const config_error& err) {
+            throw config_error("SONiC config " + path + ": " + e.where + ": " + err.what());
+        }
+        names.push_back(e.name);
+    }
+    return names;
+}
+
 void param_table::validate() const {
     for (const auto& p : m_params)
         check(p);
@@ -467,6 +481,15 @@ void param_table::parse_args(const std::vector<std::string>& args) {
             value = name.substr(eq + 1);
             name = name.substr(0, eq);
         }
+        if (normalize(name) == "sonic_config") {
+            if (!inline_value) {
+                if (i + 1 >= args.size())
+                    throw config_error("--sonic-config needs a value: the path of a SONiC CONFIG_DB JSON file");
+                value = args[++i];
+            }
+            load_sonic(value);
+            continue;
+        }
         if (normalize(name) == "switch") {
             if (!inline_value) {
                 if (i + 1 >= args.size())
@@ -490,6 +513,13 @@ void param_table::parse_args(const std::vector<std::string>& args) {
         }
         set(name, value);
     }
+}
+
+std::string param_table::value_text(const std::string& name) const {
+    const param* p = find(name);
+    if (!p)
+        throw config_error(name + ": no such parameter" + suggestion(name));
+    return value_text(*p);
 }
 
 std::string param_table::value_text(const param& p) const {

@@ -103,18 +103,23 @@ public:
     // --name value ... (and --name=value); a flag takes no value. Throws config_error.
     // --switch FILE.json (or inline JSON text starting with '{') sets the parameters the file names, in its
     // order; nested objects are sections (their names only organize the file), arrays are lists, keys starting
-    // with '_' are comments. A parameter
-    // given after --switch overrides the file's value.
+    // with '_' are comments. --sonic-config FILE reads a SONiC CONFIG_DB file the same way (load_sonic). A
+    // parameter given after either overrides the file's value.
     void parse_args(const std::vector<std::string>& args);
     // Sets every parameter a JSON switch description names (config/switch_description.h) and returns their names
     // in file order. config_error naming the file, the place and the key for a parse error, an unknown key, a key
     // given twice, a value of the wrong type or out of range.
     std::vector<std::string> load_json(const std::string& path_or_text);
+    // --sonic-config FILE: the parameters a SONiC CONFIG_DB JSON file sets (config/sonic_config.h), in file order;
+    // config_error naming the table and key for what the model cannot do.
+    std::vector<std::string> load_sonic(const std::string& path);
     bool has(const std::string& name) const { return find(name) != nullptr; }
     // " (did you mean 'pool_kb'?)" for a name within two edits of a parameter's, else "".
     std::string suggestion(const std::string& name) const;
     const std::vector<param>& params() const { return m_params; }
     std::string value_text(const param& p) const;
+    // The current value of the parameter `name` as text; config_error if there is none.
+    std::string value_text(const std::string& name) const;
     std::string help() const;
 
 private:

@@ -12,6 +12,7 @@
 #ifndef CMSWITCH_CONFIG_SWITCH_DESCRIPTION_H
 #define CMSWITCH_CONFIG_SWITCH_DESCRIPTION_H
 
+#include "config/json.h"
 #include "config/params.h"
 
 #include <string>
@@ -31,7 +32,6 @@ struct description_entry {
 std::vector<description_entry> read_description(const std::string& json_text, const std::string& file,
                                                 const param_table& params, bool lines = true);
 
-constexpr int max_json_depth = 32;
 constexpr int max_section_depth = 8;
 
 }   // namespace cmswitch

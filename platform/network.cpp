@@ -97,30 +97,30 @@ network::network(sc_core::sc_module_name name, const topology& topo) : sc_module
     }
 }
 
-void network::describe_ports() {
+void describe_switch_ports(topology& topo) {
     // cables given in metres set their links' propagation (the first switch end's port decides a shared link)
-    for (link_spec& l : m_topo.links)
+    for (link_spec& l : topo.links)
         for (int end = 0; end < 2; ++end) {
             const node_ref& n = end ? l.b : l.a;
             if (n.kind != node_ref::sw)
                 continue;
-            const std::vector<double>& cable = m_topo.switches[static_cast<size_t>(n.id)].buffer.mmu.cable_m;
+            const std::vector<double>& cable = topo.switches[static_cast<size_t>(n.id)].buffer.mmu.cable_m;
             const int port = end ? l.b_port : l.a_port;
             if (cable.empty())
                 continue;
             if (cable.size() != 1 &&
-                cable.size() != static_cast<size_t>(m_topo.switches[static_cast<size_t>(n.id)].ports))
+                cable.size() != static_cast<size_t>(topo.switches[static_cast<size_t>(n.id)].ports))
                 throw config_error("cable_m: " + std::to_string(cable.size()) +
                                    " entries; give one (every port) or one "
                                    "per switch port (" +
-                                   std::to_string(m_topo.switches[static_cast<size_t>(n.id)].ports) + ")");
+                                   std::to_string(topo.switches[static_cast<size_t>(n.id)].ports) + ")");
             const double m = cable.size() == 1 ? cable[0] : cable[static_cast<size_t>(port)];
             l.delay_ps = static_cast<uint64_t>(std::llround(m / sonic_cable_speed_mps * 1e12));
             break;
         }
     // the lossless headroom of a service-pool buffer's priority groups, per port, by its rule (mmu_config.h)
-    for (size_t s = 0; s < m_topo.switches.size(); ++s) {
-        buffer_config& b = m_topo.switches[s].buffer;
+    for (size_t s = 0; s < topo.switches.size(); ++s) {
+        buffer_config& b = topo.switches[s].buffer;
         if (b.policy != "pools")
             continue;
         mmu_config& m = b.mmu;
@@ -128,12 +128,12 @@ void network::describe_ports() {
             continue;
         if (m.headroom_rule != "formula" && m.headroom_rule != "sonic")
             throw config_error("headroom = '" + m.headroom_rule + "': allowed values are formula, sonic, given");
-        const size_t ports = static_cast<size_t>(m_topo.switches[s].ports);
+        const size_t ports = static_cast<size_t>(topo.switches[s].ports);
         m.xoff_bytes.assign(ports, 0);
         m.xon_bytes.assign(ports, 0);
         m.xon_offset_bytes.assign(ports, 0);
         std::vector<const link_spec*> at(ports, nullptr);
-        for (const link_spec& l : m_topo.links) {
+        for (const link_spec& l : topo.links) {
             if (l.a.kind == node_ref::sw && l.a.id == static_cast<int>(s))
                 at[static_cast<size_t>(l.a_port)] = &l;
             if (l.b.kind == node_ref::sw && l.b.id == static_cast<int>(s))
@@ -159,7 +159,7 @@ void network::describe_ports() {
 
 void network::build() {
     validate();
-    describe_ports();
+    describe_switch_ports(m_topo);
     const std::string& policy = m_topo.event_domains;
     const bool decoupled = policy == "shared" && m_topo.temporal_decoupling;
     // calendar buckets about a quarter of a 1500-byte frame time of the fastest link wide (2.1 us at 1 Gb/s, 262

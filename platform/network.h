@@ -38,6 +38,11 @@ struct conservation {
     std::string describe() const;
 };
 
+// Before a network's blocks are made: links' delays from cables given in metres, and each service-pool buffer's
+// lossless headroom per port by its rule (mmu_config::headroom_rule). network's constructor calls it; a SONiC
+// configuration written from a plan (platform/sonic_config_writer.h) calls it on the plan's topology.
+void describe_switch_ports(topology& topo);
+
 // A module of its own ("network"), so that its blocks are its children: see teardown() for why.
 class network final : public sc_core::sc_module, public fabric {
 public:
@@ -87,9 +92,6 @@ private:
     const link_spec* port_link(int sw, int port) const;
 
     topology m_topo;
-    // Before the blocks are made: links' delays from cables given in metres, and each service-pool buffer's
-    // lossless headroom per port by its rule (mmu_config::headroom_rule).
-    void describe_ports();
     frame_pool m_pool;
     std::vector<std::unique_ptr<host_nic>> m_nics;
     flow_directory m_flows;   // every host's flow endpoints (before the stacks: they refer to it)

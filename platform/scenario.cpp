@@ -108,6 +108,13 @@ void scenario::check() {
     build(net, scratch);
 }
 
+topology scenario::planned_topology() {
+    result scratch;
+    scenario_plan p = prepare(scratch);
+    describe_switch_ports(p.topo);
+    return std::move(p.topo);
+}
+
 void declare_buffer(param_table& t, buffer_settings& b) {
     std::vector<std::string> policies;
     std::string help;
@@ -211,6 +218,11 @@ void declare_buffer(param_table& t, buffer_settings& b) {
                "headroom sonic: bytes held in the MAC and PHY after XOFF (ASIC_TABLE; Spectrum 0.8)");
     t.add_real("sonic_peer_response_kb", &b.sonic_peer_response_kb, 0, 1024, "KB (1024 B)",
                "headroom sonic: the peer's response for a speed the 802.3 quanta table does not list (Spectrum 3.8)");
+    t.add_int("sonic_lanes", &b.sonic_lanes, 1, 8, "lanes",
+              "headroom sonic: the serdes lanes of every port (PORT lanes); 8 doubles the pipeline latency less 1 KB "
+              "and adds a port MTU to the size (SONiC's 8-lane adjustment, e.g. 400G-8)");
+    t.add_real("sonic_gearbox_delay_ns", &b.sonic_gearbox_delay_ns, 0, 100000, "ns",
+               "headroom sonic: the delay of a gearbox between the ASIC and the port (0: none)");
     t.add_list("queue_map", &b.queue_map, 0, 7, 8, true, "",
                "egress queue of each 802.1p priority 0-7 (data priorities use queues 0-6, priority 7 queue 7); "
                "none: queue = priority");
@@ -321,6 +333,8 @@ void make_mmu_config(const buffer_settings& b, buffer_config& buf) {
     m.sonic.pipeline_latency_kb = b.sonic_pipeline_latency_kb;
     m.sonic.mac_phy_delay_kb = b.sonic_mac_phy_delay_kb;
     m.sonic.peer_response_kb = b.sonic_peer_response_kb;
+    m.sonic.eight_lanes = b.sonic_lanes == 8;
+    m.sonic.gearbox_delay_ns = b.sonic_gearbox_delay_ns;
 }
 }   // namespace
 

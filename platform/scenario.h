@@ -56,6 +56,10 @@ public:
     // rules and whatever building the network refuses (a PFC headroom that does not fit, say). config_error
     // naming the field; a few ms for most configs.
     void check();
+    // The network a run of the current config would build (phases 1-3, then each port's cable and lossless
+    // headroom as the network works them out: describe_switch_ports), without building it: what a SONiC
+    // configuration is written from (platform/sonic_config_writer.h).
+    topology planned_topology();
 
     // What a run of the current (valid) config will hold in memory, item by item (run_cost.h).
     virtual void estimate_cost(run_cost& c) const = 0;
@@ -129,7 +133,8 @@ struct buffer_settings {
     std::string forwarding = "store-and-forward";
     int64_t pipeline_ns = 0, cut_through_bytes = 64;
     // SONiC's headroom calculation's inputs (headroom sonic; model/switch/sonic_headroom.h)
-    int64_t sonic_port_mtu = 9100, sonic_lossless_mtu = 1024;
+    int64_t sonic_port_mtu = 9100, sonic_lossless_mtu = 1024, sonic_lanes = 4;
+    double sonic_gearbox_delay_ns = 0;
     double sonic_small_packet_percent = 100, sonic_pipeline_latency_kb = 18, sonic_mac_phy_delay_kb = 0.8,
            sonic_peer_response_kb = 3.8;
 };

@@ -17,7 +17,7 @@ from .dcqcn_study import dcqcn_scale
 from .optimize import OptimizeResult, optimize
 from .study import MinBuffer, PauseSplit, buffer_sizing, find_min_buffer, pause_split
 from .sweep import SweepFailed, SweepInterrupted, expand_grid, sweep
-from .switch import load_switch
+from .switch import load_sonic, load_switch, write_sonic
 
 __version__ = _core.__version__
 
@@ -37,4 +37,5 @@ BUILD_ID = _build_id()
 
 __all__ = ["run", "sweep", "expand_grid", "SweepInterrupted", "SweepFailed", "find_min_buffer", "buffer_sizing", "dcqcn_scale", "optimize", "OptimizeResult", "Result", "ResultStore", "MinBuffer", "PauseSplit", "pause_split",
            "ScenarioConfig", "IncastConfig", "OverloadConfig", "BaselineConfig", "RdmaIncastConfig", "Testbed001Config",
-           "WorkloadConfig", "CONFIG_CLASSES", "config_class", "load_switch", "__version__"]
+           "WorkloadConfig", "CONFIG_CLASSES", "config_class", "load_switch", "load_sonic", "write_sonic",
+           "__version__"]

@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional
 
 from .config import CONFIG_CLASSES, config_class, field_name, param_specs, unknown_fields_text
 from .sweep import SweepFailed
-from .switch import load_switch
+from .switch import load_sonic, load_switch
 
 
 def _parse_fields(scenario: str, args: List[str]) -> Dict[str, Any]:
@@ -35,14 +35,16 @@ def _parse_fields(scenario: str, args: List[str]) -> Dict[str, Any]:
             raise ValueError(f"unexpected argument {a!r}: fields are given as --name value")
         name, _, inline = a[2:].partition("=")
         name = name.replace("-", "_")
-        if name == "switch":   # a switch description file: its fields, overridden by those given after it
+        if name in ("switch", "sonic_config"):   # a description file: its fields, overridden by those after it
             if not inline:
                 if i + 1 >= len(args):
-                    raise ValueError("--switch needs a value: the path of a switch description (.json, .toml, .yaml)")
+                    raise ValueError(f"--{name.replace('_', '-')} needs a value: the path of " +
+                                     ("a switch description (.json, .toml, .yaml)" if name == "switch"
+                                      else "a SONiC CONFIG_DB JSON file"))
                 inline = args[i + 1]
                 i += 1
             i += 1
-            values.update(load_switch(inline, scenario))
+            values.update(load_switch(inline, scenario) if name == "switch" else load_sonic(inline, scenario))
             continue
         if name not in spec:
             raise ValueError(unknown_fields_text(f"scenario {scenario}", [name], spec))

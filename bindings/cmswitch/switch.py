@@ -35,6 +35,12 @@ number), null, and nesting beyond 8 sections or 32 levels, naming the file, the 
 ``WorkloadConfig(**load_switch("leaf.toml", load=0.6))``. ``cmswitch run workload --switch leaf.toml --load
 0.6`` does the same on the command line (fields given after ``--switch`` override the file's) and
 ``cmswitch-sim workload --switch leaf.json`` in C++ (JSON only).
+
+SONiC's buffer configuration (CONFIG_DB JSON: PORT, CABLE_LENGTH, BUFFER_POOL, BUFFER_PROFILE, BUFFER_PG,
+BUFFER_QUEUE, the port profile lists, PORT_QOS_MAP and its maps) is read the same way by ``load_sonic(path,
+scenario, **overrides)`` (``--sonic-config FILE`` on both command lines) into a service-pool MMU (buffer_policy
+pools), refusing what the model cannot do with the table and key named; ``write_sonic(config)`` writes the switch
+of a config back as those tables (``cmswitch-sim ... --write-sonic FILE``).
 """
 from __future__ import annotations
 
@@ -185,4 +191,26 @@ def load_switch(path_or_tree: Union[str, os.PathLike, Mapping[str, Any]], scenar
     return fields
 
 
-__all__ = ["load_switch", "read_tree"]
+def load_sonic(path: Union[str, os.PathLike], scenario: str = "workload", **overrides: Any) -> Dict[str, Any]:
+    """The fields a SONiC CONFIG_DB JSON file sets for a scenario's config class (buffer_policy pools, its pools,
+    profiles, lossless headroom, cables, PFC and maps), with `overrides` replacing them:
+    ``WorkloadConfig(**load_sonic("examples/sonic/arista-7060cx-32s-c32.json", topology="star"))``. ValueError
+    naming the table and key for what the model cannot do."""
+    pairs = _core.read_sonic(scenario, os.fspath(path))
+    fields = {field_name(scenario, name): value for name, value in pairs}
+    fields.update(overrides)
+    return fields
+
+
+def write_sonic(config: Any, path: Union[str, os.PathLike, None] = None, switch: int = 0) -> str:
+    """One switch of the network `config` (a ScenarioConfig with buffer_policy "pools") would build, as SONiC
+    CONFIG_DB JSON text; written to `path` too when given. A headroom found by a rule is written as the numbers it
+    gives each port. ValueError naming the field SONiC cannot express."""
+    text: str = _core.write_sonic(config.scenario, config.to_params(), switch)
+    if path is not None:
+        with open(os.fspath(path), "w", encoding="utf-8") as f:
+            f.write(text)
+    return text
+
+
+__all__ = ["load_switch", "load_sonic", "write_sonic", "read_tree"]
