@@ -105,17 +105,60 @@ def default_dctcp_k_kb(base) -> float:
     return max(base.link_gbps * 1e9 * base_rtt_s(base) / 8 / 7, 2 * 1500) / 1024
 
 
+def slice_headroom_factor(base) -> float:
+    """How many times the switch's ports' headroom a sliced buffer's headroom pool must hold so that every slice
+    covers every ingress port whose frames it stores (each slice holds 1 / slices of every pool): slices x the
+    most ingress ports one slice serves / ports. One slice, or Tomahawk-4-style slices by ingress half: 1;
+    Tomahawk-style (each slice one half of the ingress x one half of the egress pipes): 2."""
+    if base.buffer_policy != "pools" or base.slices <= 1:
+        return 1.0
+    n = base.pipes
+    if base.slice_map_list:
+        table = [int(x) for x in base.slice_map_list]
+    elif base.slice_map == "tomahawk":
+        table = [(i // (n // 2)) * 2 + o // (n // 2) for i in range(n) for o in range(n)]
+    elif base.slice_map == "tomahawk4":
+        table = [i // (n // 2) for i in range(n) for o in range(n)]
+    else:
+        table = [0] * (n * n)
+    served = [len({i for i in range(n) for o in range(n) if table[i * n + o] == sl}) for sl in range(base.slices)]
+    return base.slices * max(served) / n
+
+
+def _pools_point(base, scheme: str, buffer_kb: float, alpha: float, h: float) -> Dict[str, Any]:
+    """A chip's service pools (buffer_policy pools) at a total buffer B: every pool of the description scaled by
+    B / pool_kb, the ingress pools to B less the headroom pool h (PFC) in the same proportions; PFC's XOFF is the
+    lossless group's dynamic threshold, log2 alpha (SAI's dynamic_th)."""
+    f = buffer_kb / base.pool_kb
+    egress = tuple(x * f for x in (base.egress_pools_kb or (base.pool_kb,)))
+    ingress = tuple(base.ingress_pools_kb or (base.pool_kb,))
+    scale = (buffer_kb - h) / sum(ingress)
+    p: Dict[str, Any] = dict(egress_pools_kb=egress, ingress_pools_kb=tuple(x * scale for x in ingress),
+                             headroom_pool_kb=h)
+    if scheme == "pfc":
+        th = round(math.log2(alpha))
+        if 2.0 ** th != alpha:
+            raise ValueError(f"alpha = {alpha:g}: on a chip's service pools PFC's XOFF is a group's dynamic_th, "
+                             f"alpha = 2^n; give alphas that are powers of two")
+        p.update(pg_dynamic_th=tuple([th] * 8))
+    return p
+
+
 def point(base, scheme: str, buffer_kb: float, alpha: float, seed: int,
           dctcp_k_kb: Optional[float] = None) -> Dict[str, Any]:
-    """The config fields of one point, or {"infeasible": reason}. dctcp_k_kb: DCTCP's K (None: the rule)."""
+    """The config fields of one point, or {"infeasible": reason}. dctcp_k_kb: DCTCP's K (None: the rule). On a
+    chip's service pools (buffer_policy pools) the pools are scaled to the total buffer (_pools_point)."""
     p: Dict[str, Any] = dict(alpha=float(alpha), seed=int(seed), pool_kb=float(buffer_kb))
+    pools = base.buffer_policy == "pools"
+    if pools:
+        p.update(_pools_point(base, "none", buffer_kb, alpha, 0.0))
     if scheme == "droptail":
         p.update(transport="newreno", marking="none", pause="none")
     elif scheme == "dctcp":
         k_kb = default_dctcp_k_kb(base) if dctcp_k_kb is None else dctcp_k_kb
         p.update(transport="dctcp", marking="step", pause="none", ecn_k_kb=min(k_kb, buffer_kb / 4))
     elif scheme == "pfc":
-        h = headroom_pool_kb(base)
+        h = headroom_pool_kb(base) * slice_headroom_factor(base)
         shared = buffer_kb - h
         ports = {"star": base.hosts + base.uplinks, "leaf-spine": max(base.hosts_per_leaf + base.spines, base.leaves),
                  "fat-tree": base.fat_tree_k}[base.topology]
@@ -124,8 +167,11 @@ def point(base, scheme: str, buffer_kb: float, alpha: float, seed: int,
             return {"infeasible": f"headroom pool {h:.0f} KB ({ports} ports x the pause headroom) leaves "
                                   f"{shared:.0f} KB of {buffer_kb:g} KB, less than 3 frames per port "
                                   f"({min_shared:.0f} KB)"}
-        p.update(transport="newreno", marking="none", pause="pfc", pause_xoff_alpha=float(alpha),
-                 pause_headroom_pool_kb=h, pool_kb=shared)
+        if pools:   # the chip's own books: the lossless groups' headroom from the shared headroom pool
+            p.update(transport="newreno", marking="none", pause="pfc", **_pools_point(base, "pfc", buffer_kb, alpha, h))
+        else:
+            p.update(transport="newreno", marking="none", pause="pfc", pause_xoff_alpha=float(alpha),
+                     pause_headroom_pool_kb=h, pool_kb=shared)
     else:
         raise ValueError(f"scheme = {scheme!r}: known schemes are {', '.join(SCHEMES)}")
     return p

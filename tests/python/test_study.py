@@ -205,3 +205,23 @@ def test_shared_buffer_study_command_line_takes_a_switch_description(tmp_path):
     r = subprocess.run([sys.executable, "-m", "cmswitch", "study", "shared-buffer", "--switch",
                         str(tmp_path / "missing.toml"), "--out", str(out)], capture_output=True, text=True)
     assert r.returncode != 0 and "cannot be read" in r.stderr
+
+
+def test_the_shared_buffer_study_scales_a_chips_service_pools():
+    """On a chip's service pools (examples/switches/th3_32x100.json) a point's total buffer B is the egress pool,
+    the ingress pool plus the headroom pool; the headroom pool is the ports' pause headroom x 2 on Tomahawk-style
+    slices (each slice stores the frames of half the ingress ports and holds a quarter of the pool: 4 x 16 / 32)."""
+    import os
+    from cmswitch.shared_buffer_study import base_config, headroom_pool_kb, point, slice_headroom_factor
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    base = base_config(switch=os.path.join(root, "examples", "switches", "th3_32x100.json"))
+    assert slice_headroom_factor(base) == 2.0
+    lossy = point(base, "dctcp", 8192, 1.0, 1)
+    assert lossy["egress_pools_kb"] == (8192.0,) and lossy["ingress_pools_kb"] == (8192.0,)
+    assert lossy["headroom_pool_kb"] == 0.0
+    pfc = point(base, "pfc", 8192, 0.5, 1)
+    h = 2 * headroom_pool_kb(base)
+    assert pfc["headroom_pool_kb"] == h
+    assert abs(pfc["ingress_pools_kb"][0] + h - 8192) < 1e-9
+    assert pfc["pg_dynamic_th"] == (-1,) * 8        # alpha 1/2 = 2^-1
+    base.replace(**pfc).check()

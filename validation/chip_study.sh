@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The shared-buffer study on a Tomahawk-3-class chip (examples/switches/th3_32x100.json: 32 x 100G, 64 MB in
+# 4 slices, 254-byte cells, service pools, cut-through) against the same switch with one ideal shared memory
+# (th3_32x100_ideal.json), for two workloads: web search at 40 % plus a 31:1 incast every ms, and RPCs of
+# 128-512 bytes at 20 % plus the same incast. 5 seeds each; drop-tail, DCTCP and PFC. Writes the four reports
+# under ${OUT:-validation/chip_study} and the comparison (validation/chip_study.py) to docs/chip-study.md.
+# About 20 minutes on 2 cores.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=${OUT:-$root/validation/chip_study}
+py=${PYTHON:-$root/.venv/bin/python}
+common=(--schemes droptail,dctcp,pfc --seeds 1,2,3,4,5 --alphas 1 --target-slowdown 10)
+for sw in th3_32x100 th3_32x100_ideal; do
+  "$py" -m cmswitch study shared-buffer --switch "$root/examples/switches/$sw.json" --out "$out/websearch-$sw" \
+    --buffers-kb 2048,4096,8192,16384,32768,65536 "${common[@]}" \
+    --load 0.4 --duration-s 0.02 --drain-ms 10
+  "$py" -m cmswitch study shared-buffer --switch "$root/examples/switches/$sw.json" --out "$out/rpc-$sw" \
+    --buffers-kb 1024,2048,4096,8192,16384 "${common[@]}" \
+    --load 0.2 --flow-sizes "$root/examples/flow_sizes/rpc_128_512.csv" --duration-s 0.005 --drain-ms 5
+done
+"$py" "$root/validation/chip_study.py" "$out" > "$root/docs/chip-study.md"
