@@ -375,7 +375,6 @@ private:
         const table* tab = find(t);
         if (!tab)
             return out;
-        const size_t n = m_port_names.size();
         for (const entry& e : *tab) {
             const profile_def& p = profile_of(e, t);
             const std::string where = t + "|" + e.key;
@@ -406,7 +405,6 @@ private:
                     }
             }
         }
-        (void)n;
         return out;
     }
 
