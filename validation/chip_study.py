@@ -14,6 +14,7 @@ from cmswitch.shared_buffer_study import seed_stats, smallest_meeting
 
 TARGET = 10.0
 WORKLOADS = {"websearch": "web search at 40 % + a 31:1 incast of 64 KB each every ms (20 ms of arrivals)",
+             "websearch-small": "the same web search and incast, DCTCP below 2 MB",
              "rpc": "RPCs of 128-512 B at 20 % + the same incast (5 ms of arrivals)"}
 SWITCHES = {"th3_32x100": "chip: 4 slices, 254 B cells, service pools",
             "th3_32x100_ideal": "ideal: one byte-exact shared memory"}
