@@ -4,7 +4,8 @@
 # (th3_32x100_ideal.json), for two workloads: web search at 40 % plus a 31:1 incast every ms, and RPCs of
 # 128-512 bytes at 20 % plus the same incast; drop-tail, DCTCP and PFC, 5 seeds each; then DCTCP on web search
 # below 2 MB. Writes the six reports under ${OUT:-validation/chip_study} and the comparison
-# (validation/chip_study.py) to docs/chip-study.md. About 30 minutes on 2 cores.
+# (validation/chip_study.py) to comparison.md there: the tables of docs/chip-study.md, whose reading is written by
+# hand from them. About 30 minutes on 2 cores.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$root/validation/chip_study}
@@ -22,4 +23,5 @@ for sw in th3_32x100 th3_32x100_ideal; do
     --buffers-kb 1024,2048,4096,8192,16384 "${common[@]}" \
     --load 0.2 --flow-sizes "$root/examples/flow_sizes/rpc_128_512.csv" --duration-s 0.005 --drain-ms 5
 done
-"$py" "$root/validation/chip_study.py" "$out" > "$root/docs/chip-study.md"
+"$py" "$root/validation/chip_study.py" "$out" > "$out/comparison.md"   # the tables of docs/chip-study.md
+"$py" "$root/validation/chip_study_isolate.py"   # its isolation table
