@@ -8,6 +8,7 @@
 # hand from them. About 30 minutes on 2 cores.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
 out=${OUT:-$root/validation/chip_study}
 py=${PYTHON:-$root/.venv/bin/python}
 common=(--schemes droptail,dctcp,pfc --seeds 1,2,3,4,5 --alphas 1 --target-slowdown 10)
