@@ -481,22 +481,20 @@ void param_table::parse_args(const std::vector<std::string>& args) {
             value = name.substr(eq + 1);
             name = name.substr(0, eq);
         }
-        if (normalize(name) == "sonic_config") {
+        // a description file: its parameters, overridden by those given after it
+        const std::string file = normalize(name);
+        if (file == "sonic_config" || file == "switch") {
+            const bool sonic = file == "sonic_config";
             if (!inline_value) {
                 if (i + 1 >= args.size())
-                    throw config_error("--sonic-config needs a value: the path of a SONiC CONFIG_DB JSON file");
+                    throw config_error(sonic ? "--sonic-config needs a value: the path of a SONiC CONFIG_DB JSON file"
+                                             : "--switch needs a value: the path of a JSON switch description");
                 value = args[++i];
             }
-            load_sonic(value);
-            continue;
-        }
-        if (normalize(name) == "switch") {
-            if (!inline_value) {
-                if (i + 1 >= args.size())
-                    throw config_error("--switch needs a value: the path of a JSON switch description");
-                value = args[++i];
-            }
-            load_json(value);
+            if (sonic)
+                load_sonic(value);
+            else
+                load_json(value);
             continue;
         }
         const param* p = find(name);
