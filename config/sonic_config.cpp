@@ -213,8 +213,8 @@ private:
             size_t k = e.key.size();
             while (k > 0 && std::isdigit(static_cast<unsigned char>(e.key[k - 1])))
                 --k;
-            if (k == e.key.size())
-                fail("PORT|" + e.key, "a port's name ends in its number (Ethernet0)");
+            if (k == e.key.size() || e.key.size() - k > 9)
+                fail("PORT|" + e.key, "a port's name ends in its number, at most 9 digits (Ethernet0)");
             order.emplace_back(std::stol(e.key.substr(k)), &e);
         }
         std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });

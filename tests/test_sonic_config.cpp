@@ -190,6 +190,10 @@ TEST(SonicConfig, WhatTheModelCannotDoIsRefusedNamingTheTableAndKey) {
     has(refusal(small_file(R"(, "TC_TO_QUEUE_MAP": {"AZURE": {"7": "3"}},
         "PORT_QOS_MAP": {"Ethernet0": {"tc_to_queue_map": "AZURE"}})")),
         "TC_TO_QUEUE_MAP|AZURE.7");
+    // a port number too long to be one
+    t = small_file();
+    t.replace(t.find(R"("Ethernet4": {"speed")"), 11, R"("Ethernet99999999999999999999")");
+    has(refusal(t), "PORT|Ethernet99999999999999999999");
     // not JSON at all
     has(refusal("{\"PORT\": "), "test");
 }
