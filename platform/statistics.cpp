@@ -212,15 +212,47 @@ void report_switch_ports(result& r, const network& net, uint64_t end_ps) {
         for (int h = 0; h < net.num_hosts(); ++h)
             hosts.column("below_tcp_max_kb")
                 .push_back(static_cast<double>(net.nic(h).qdisc().below_max_bytes()) / 1024);
-        r.set("host_queue_max_kb", static_cast<double>(below_max) / 1024);
-        r.set("host_socket_queue_max_kb", static_cast<double>(socket_max) / 1024);
-        if (net.nic(0).qdisc().config().small_queues)
-            r.set("small_queue_excess_max_bytes", excess == INT64_MIN ? int64_t{0} : excess);
     }
+    // (in every run: 0 where the hosts do not account below TCP, or have no small-queue limit)
+    r.set("host_queue_max_kb", accounted ? static_cast<double>(below_max) / 1024 : 0.0);
+    r.set("host_socket_queue_max_kb", accounted ? static_cast<double>(socket_max) / 1024 : 0.0);
+    const bool small = accounted && net.num_hosts() > 0 && net.nic(0).qdisc().config().small_queues;
+    r.set("small_queue_excess_max_bytes", small && excess != INT64_MIN ? excess : int64_t{0});
+    // PAUSE seen from both ends of each link: a switch port paused as a receiver of PAUSE (its transmitter held,
+    // above) and as its sender (the transmitter at the link's far end held: a host's NIC or another switch's port)
+    double max_pausing = 0, max_nic = 0;
+    for (int h = 0; h < net.num_hosts(); ++h)
+        max_nic = std::max(max_nic, static_cast<double>(net.nic(h).egress().paused_ps(end_ps)) * 1e-9);
+    for (const link_spec& l : net.topo().links)
+        for (int end = 0; end < 2; ++end) {
+            const node_ref& me = end ? l.b : l.a;
+            const node_ref& far = end ? l.a : l.b;
+            if (me.kind != node_ref::sw)
+                continue;
+            const egress_port& e = far.kind == node_ref::host ? net.nic(far.id).egress()
+                                                              : net.sw(far.id).egress(end ? l.a_port : l.b_port);
+            max_pausing = std::max(max_pausing, static_cast<double>(e.paused_ps(end_ps)) * 1e-9);
+        }
     r.set("pause_frames", static_cast<int64_t>(pauses));
     r.set("paused_ms_max_port", max_paused);
+    r.set("pausing_ms_max_port", max_pausing);
+    r.set("paused_ms_max_nic", max_nic);
     report_pause_episodes(r, net, end_ps);
     r.set("cnms", static_cast<int64_t>(cnms));
+    report_drops_by_priority(r, net);
+}
+
+void report_drops_by_priority(result& r, const network& net) {
+    table& pt = r.add_table("priorities");
+    for (int prio = 0; prio < num_priorities; ++prio) {
+        uint64_t d = 0;
+        for (int s = 0; s < net.num_switches(); ++s)
+            for (int p = 0; p < net.sw(s).num_ports(); ++p)
+                d += net.sw(s).counters(p).drop_frames_by_prio[static_cast<size_t>(prio)];
+        pt.column("priority").push_back(prio);
+        pt.column("switch_drops").push_back(static_cast<double>(d));
+        r.set("drops_prio" + std::to_string(prio), static_cast<int64_t>(d));
+    }
 }
 
 double percentile(std::vector<double> v, double p) {

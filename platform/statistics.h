@@ -23,9 +23,14 @@ uint64_t switch_drops(const network& net);
 int paused_transmitters(const network& net);
 // offered/delivered/dropped/queued/in-flight bytes and conservation_ok; throws model_error if it fails.
 void report_conservation(result& r, const network& net);
-// Tables "ports" (per switch port: PAUSE/PFC sent, XON sent, time paused, queue peak, drops) and "hosts" (time
-// paused, NIC queue peak); pause_frames, paused_ms_max_port (switch ports) and cnms in the summary.
+// Tables "ports" (per switch port: PAUSE/PFC sent, XON sent, time paused, queue peak, drops), "hosts" (time
+// paused, NIC queue peak) and "priorities" (report_drops_by_priority); in the summary pause_frames, cnms and the
+// longest time PAUSE held a transmitter: paused_ms_max_port (a switch port's, PAUSE it received),
+// pausing_ms_max_port (the far end of a switch port's link, PAUSE that port sent) and paused_ms_max_nic (a host's).
 void report_switch_ports(result& r, const network& net, uint64_t end_ps);
+// Table "priorities" (priority, switch_drops) and drops_prio0 .. drops_prio7: the switches' drops by the frame's
+// priority, every reason.
+void report_drops_by_priority(result& r, const network& net);
 // Time-weighted occupancy of a gauge: <prefix>p50_kb, p90, p99, p999 (level_histogram's resolution, 0.8 %) and,
 // with cdf, a table <prefix>cdf (bytes: a bucket's lower edge, fraction: of the time at or below it). unit_bytes:
 // the bytes of one unit of the gauge (a buffer's cell size; 1 for bytes).

@@ -119,9 +119,14 @@ void scheme_set::install(scheme_context& ctx) {
 }
 
 void scheme_set::describe_setup(result& r) const {
-    for (int i = 0; i < num_scheme_slots; ++i)
-        if (scheme* sc = chosen(static_cast<scheme_slot>(i)))
-            sc->describe_setup(r);
+    for (int i = 0; i < num_scheme_slots; ++i) {
+        scheme* on = chosen(static_cast<scheme_slot>(i));
+        for (const auto& sc : m_slots[i].schemes)   // the others' keys first, at their values when off
+            if (sc.get() != on)
+                sc->report_absent(r);
+        if (on)
+            on->describe_setup(r);
+    }
 }
 
 void scheme_set::report(scheme_slot slot, const fabric& net, result& r) const {

@@ -53,6 +53,9 @@ struct scheme_context {
     // The 802.1p priorities the scenario's traffic uses (bit p: priority p), for rules that need traffic on a
     // class to mean anything (PFC's lossless priorities); 0: the scenario does not say.
     uint8_t traffic_priorities = 0;
+    // The priorities of control frames the traffic cannot lose (RoCE ACKs and CNPs: a queue pair waits for
+    // them), for rules that must keep room for them (bit p: priority p); 0: none.
+    uint8_t control_priorities = 0;
 };
 
 enum class scheme_slot : uint8_t { marking, cm, pause };
@@ -80,6 +83,10 @@ public:
         (void)net;
         (void)r;
     }
+    // The keys describe_setup and report set, at what they are when the scheme does not run (0, "none"): set for
+    // every scheme of a scenario that is not chosen, so that a scenario's summary has the same keys whatever is
+    // chosen (a script over a sweep reads every key of every row).
+    virtual void report_absent(result& r) const { (void)r; }
 };
 
 struct scheme_entry {

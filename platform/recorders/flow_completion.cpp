@@ -10,9 +10,10 @@
 namespace cmswitch {
 
 namespace {
-// Flow-size buckets (upper bounds, bytes): the small/medium/large split of DCTCP and HPCC.
+// Flow-size buckets (upper bounds, bytes): the small/medium/large split of DCTCP and HPCC, in the units the
+// labels say (KB = 1024 bytes, MB = 1024 KB).
 constexpr size_t num_buckets = 5;
-const double bucket_upper[num_buckets] = {10e3, 100e3, 1e6, 10e6, 1e300};
+const double bucket_upper[num_buckets] = {10 * 1024.0, 100 * 1024.0, 1024 * 1024.0, 10 * 1024 * 1024.0, 1e300};
 const char* bucket_name[num_buckets] = {"<=10KB", "10KB-100KB", "100KB-1MB", "1MB-10MB", ">10MB"};
 
 struct incast_times {
@@ -102,9 +103,60 @@ double flow_path_model::frames_ideal_ps(int src, int dst, uint64_t frames, uint6
            static_cast<double>(frames) * static_cast<double>(n) * static_cast<double>(link_delay_ps);
 }
 
-uint64_t flow_completion_recorder::report(result& r) const {
-    std::vector<double> fct[num_buckets], slow[num_buckets], all_slow, wait[num_buckets], queue[num_buckets];
+namespace {
+// Per size bucket: the completed flows' FCT (ms), slowdown, longest host wait and mean network queueing (us), and
+// how many of them waited out a retransmission timeout.
+struct size_buckets {
+    std::vector<double> fct[num_buckets], slow[num_buckets], wait[num_buckets], queue[num_buckets];
     uint64_t timed_out[num_buckets] = {};
+};
+
+double timed_out_share(const size_buckets& sb, size_t b) {
+    return sb.fct[b].empty() ? 0.0 : static_cast<double>(sb.timed_out[b]) / static_cast<double>(sb.fct[b].size());
+}
+
+// Table fct_by_size and the small flows' summary keys (host wait only where the hosts account below TCP).
+void report_buckets(result& r, const size_buckets& sb, bool accounted) {
+    table& bt = r.add_table("fct_by_size");
+    for (size_t b = 0; b < num_buckets; ++b) {
+        bt.column("bucket").push_back(static_cast<double>(b));
+        bt.column("upper_bytes").push_back(b + 1 < num_buckets ? bucket_upper[b] : 0);
+        bt.column("flows").push_back(static_cast<double>(sb.fct[b].size()));
+        bt.column("fct_p50_ms").push_back(percentile(sb.fct[b], 0.5));
+        bt.column("fct_p99_ms").push_back(percentile(sb.fct[b], 0.99));
+        bt.column("slowdown_p50").push_back(percentile(sb.slow[b], 0.5));
+        bt.column("slowdown_p95").push_back(percentile(sb.slow[b], 0.95));
+        bt.column("slowdown_p99").push_back(percentile(sb.slow[b], 0.99));
+        bt.column("net_queue_p50_us").push_back(percentile(sb.queue[b], 0.5));
+        bt.column("net_queue_p99_us").push_back(percentile(sb.queue[b], 0.99));
+        bt.column("timed_out_share").push_back(timed_out_share(sb, b));
+        if (accounted) {
+            bt.column("host_wait_p50_us").push_back(percentile(sb.wait[b], 0.5));
+            bt.column("host_wait_p99_us").push_back(percentile(sb.wait[b], 0.99));
+        }
+    }
+    // hosts that do not account below TCP hold no frame there: their wait is 0
+    r.set("host_wait_p50_small_us", accounted ? percentile(sb.wait[0], 0.5) : 0.0);
+    r.set("host_wait_p99_small_us", accounted ? percentile(sb.wait[0], 0.99) : 0.0);
+    r.set("net_queue_p99_small_us", percentile(sb.queue[0], 0.99));
+    r.set("timed_out_share_small", timed_out_share(sb, 0));
+    r.set("slowdown_p99_small", percentile(sb.slow[0], 0.99));   // <= 10 KB
+    r.set("slowdown_p99_large", percentile(sb.slow[3], 0.99));   // 1-10 MB
+    std::string names;
+    for (size_t b = 0; b < num_buckets; ++b)
+        names += (b ? ", " : "") + std::string(bucket_name[b]);
+    r.set("fct_buckets", names);
+}
+}   // namespace
+
+uint64_t flow_completion_recorder::report(result& r) const {
+    size_buckets sb;
+    auto& fct = sb.fct;
+    auto& slow = sb.slow;
+    auto& wait = sb.wait;
+    auto& queue = sb.queue;
+    auto& timed_out = sb.timed_out;
+    std::vector<double> all_slow;
     bool accounted = false;   // hosts count what waits below TCP
     for (int h = 0; h < m_net.num_hosts(); ++h)
         accounted = accounted || m_net.nic(h).shaped();
@@ -174,44 +226,12 @@ uint64_t flow_completion_recorder::report(result& r) const {
             }
         }
     }
-    if (m_warmup_ps > 0)
-        r.set("flows_in_warmup", static_cast<int64_t>(in_warmup));   // left out: started before the warm-up ended
+    r.set("flows_in_warmup", static_cast<int64_t>(in_warmup));   // left out: started before the warm-up ended
     r.set("flows_started", static_cast<int64_t>(started));
     r.set("flows_completed", static_cast<int64_t>(completed));
     r.set("slowdown_p50", percentile(all_slow, 0.5));
     r.set("slowdown_p99", percentile(all_slow, 0.99));
-    table& bt = r.add_table("fct_by_size");
-    for (size_t b = 0; b < num_buckets; ++b) {
-        bt.column("bucket").push_back(static_cast<double>(b));
-        bt.column("upper_bytes").push_back(b + 1 < num_buckets ? bucket_upper[b] : 0);
-        bt.column("flows").push_back(static_cast<double>(fct[b].size()));
-        bt.column("fct_p50_ms").push_back(percentile(fct[b], 0.5));
-        bt.column("fct_p99_ms").push_back(percentile(fct[b], 0.99));
-        bt.column("slowdown_p50").push_back(percentile(slow[b], 0.5));
-        bt.column("slowdown_p95").push_back(percentile(slow[b], 0.95));
-        bt.column("slowdown_p99").push_back(percentile(slow[b], 0.99));
-        bt.column("net_queue_p50_us").push_back(percentile(queue[b], 0.5));
-        bt.column("net_queue_p99_us").push_back(percentile(queue[b], 0.99));
-        bt.column("timed_out_share")
-            .push_back(fct[b].empty() ? 0.0 : static_cast<double>(timed_out[b]) / static_cast<double>(fct[b].size()));
-        if (accounted) {
-            bt.column("host_wait_p50_us").push_back(percentile(wait[b], 0.5));
-            bt.column("host_wait_p99_us").push_back(percentile(wait[b], 0.99));
-        }
-    }
-    if (accounted) {
-        r.set("host_wait_p50_small_us", percentile(wait[0], 0.5));
-        r.set("host_wait_p99_small_us", percentile(wait[0], 0.99));
-    }
-    r.set("net_queue_p99_small_us", percentile(queue[0], 0.99));
-    r.set("timed_out_share_small",
-          fct[0].empty() ? 0.0 : static_cast<double>(timed_out[0]) / static_cast<double>(fct[0].size()));
-    r.set("slowdown_p99_small", percentile(slow[0], 0.99));   // <= 10 KB
-    r.set("slowdown_p99_large", percentile(slow[3], 0.99));   // 1-10 MB
-    std::string names;
-    for (size_t b = 0; b < num_buckets; ++b)
-        names += (b ? ", " : "") + std::string(bucket_name[b]);
-    r.set("fct_buckets", names);
+    report_buckets(r, sb, accounted);
     incasts.report(r);
     return bytes_done;
 }

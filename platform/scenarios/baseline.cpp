@@ -346,7 +346,9 @@ void baseline_scenario::report(network& net, scenario_run& run, result& r) {
     // drops inside the network (switches); the rest are NIC drops (a full QCN rate limiter, say)
     r.set("network_drops", static_cast<int64_t>(switch_drops(net)));
     report_switch_ports(r, net, p.end_ps);
-    if (m_schemes.active(scheme_slot::marking)) {
+    m_schemes.report(scheme_slot::pause, net, r);
+    m_schemes.report(scheme_slot::cm, net, r);
+    {   // the TCP hosts and the marking (in every run: marking none marks nothing)
         r.set("transport", c.transport);
         report_host(r, c);
         r.set("marking", m_schemes.selected(scheme_slot::marking));

@@ -241,8 +241,11 @@ struct incast_series {
 
     // seed 000's "avg minrate": the minimum current rate over the incast flows at each sample, averaged
     void report_min_rate(result& r, const incast_config& c, int n) const {
-        if (!rates)
+        if (!rates) {   // no QCN rate limiters (every run has the keys): every flow at line rate
+            r.set("avg_minrate_mbps", c.link_gbps * 1e3);
+            r.set("avg_minrate_x_flows_mbps", c.link_gbps * 1e3 * n);
             return;
+        }
         double sum = 0;
         const size_t samples = n ? rates->gauge_values(0).size() : 0;
         for (size_t k = 0; k < samples; ++k) {
@@ -290,7 +293,7 @@ void report_rounds(result& r, const incast_client& app) {
           static_cast<int64_t>(std::count_if(rt.begin(), rt.end(), [](double x) { return x > 300.0; })));
 }
 
-void report_tcp(result& r, const std::vector<tcp_stats>& stats, bool rack_tlp) {
+void report_tcp(result& r, const std::vector<tcp_stats>& stats) {
     uint64_t timeouts = 0, max_timeouts = 0, fr = 0, lt = 0, idle = 0, rexmit = 0, reductions = 0;
     uint64_t segs = 0, probes = 0, probe_fixes = 0, rack = 0, dsacks = 0;
     for (const auto& st : stats) {
@@ -315,13 +318,13 @@ void report_tcp(result& r, const std::vector<tcp_stats>& stats, bool rack_tlp) {
     r.set("idle_restarts", static_cast<int64_t>(idle));
     r.set("retransmitted_bytes", static_cast<int64_t>(rexmit));
     r.set("ecn_reductions", static_cast<int64_t>(reductions));
-    if (rack_tlp) {   // the counters Linux's nstat shows: TcpRetransSegs, TCPLossProbes, TCPLossProbeRecovery, ...
-        r.set("retransmitted_segments", static_cast<int64_t>(segs));
-        r.set("loss_probes", static_cast<int64_t>(probes));
-        r.set("loss_probe_recoveries", static_cast<int64_t>(probe_fixes));
-        r.set("rack_losses", static_cast<int64_t>(rack));
-        r.set("dsacks", static_cast<int64_t>(dsacks));
-    }
+    // the counters Linux's nstat shows: TcpRetransSegs, TCPLossProbes, TCPLossProbeRecovery, ... (in every run;
+    // without RACK-TLP the probes and RACK's losses are 0)
+    r.set("retransmitted_segments", static_cast<int64_t>(segs));
+    r.set("loss_probes", static_cast<int64_t>(probes));
+    r.set("loss_probe_recoveries", static_cast<int64_t>(probe_fixes));
+    r.set("rack_losses", static_cast<int64_t>(rack));
+    r.set("dsacks", static_cast<int64_t>(dsacks));
 }
 
 void report_bottleneck(result& r, const network& net, const incast_plan& p) {
@@ -462,7 +465,7 @@ void incast_scenario::report(network& net, scenario_run& run, result& r) {
     m_schemes.report(scheme_slot::cm, net, r);
     series.report_min_rate(r, c, p.n);
     report_rounds(r, *w.app);
-    report_tcp(r, w.stats, p.tcp.rack_tlp);
+    report_tcp(r, w.stats);
     report_drops(r, net);
     report_bottleneck(r, net, p);
     report_switch_ports(r, net, p.end_ps);   // the ports and hosts tables, pause episodes

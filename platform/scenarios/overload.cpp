@@ -238,6 +238,10 @@ void overload_scenario::report(network& net, scenario_run& run, result& r) {
     m_schemes.report(scheme_slot::cm, net, r);
     series.report_after_warmup(r, c, w, end_ps);
     report_drops(r, net);
+    if (c.warmup_s <= 0) {   // no warm-up: the window is the whole run (the same keys in every run)
+        r.set("mean_queue_bytes_after_warmup", r.number("bottleneck_mean_queue_bytes"));
+        r.set("drops_after_warmup", static_cast<int64_t>(r.number("drops")));
+    }
     r.set("frames_forwarded", static_cast<int64_t>(frames_forwarded(net.sw(0))));
     report_run_end(r, net, static_cast<double>(end_ps) * 1e-12, events_kind);
     report_flows(r, w.flows, end_ps);

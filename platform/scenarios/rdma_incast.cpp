@@ -4,6 +4,7 @@
 #include "config/errors.h"
 #include "model/cm/dcqcn/dcqcn_endpoint.h"
 #include "model/cm/dcqcn/dcqcn_scheme.h"
+#include "model/control_frames.h"
 #include "model/units.h"
 #include "platform/delay_recorder.h"
 #include "platform/network.h"
@@ -52,7 +53,7 @@ rdma_incast_scenario::rdma_incast_scenario() {
     t.add_flag("series", &c.series, "include the queue time series in the output");
     t.add_real("warmup_ms", &c.warmup_ms, 0, 1e6, "ms",
                "measurement window: from this time to the end, the bottleneck's queueing delay and the goodput are "
-               "also reported as delay_*_us_after_warmup and goodput_gbps_after_warmup (0: not reported), leaving "
+               "also reported as delay_*_us_after_warmup and goodput_gbps_after_warmup (0: the whole run), leaving "
                "the start-up burst out");
 }
 
@@ -279,6 +280,7 @@ std::unique_ptr<scenario_run> rdma_incast_scenario::build(network& net, result& 
     const rdma_plan& p = *m_plan;
     scheme_context schemes{net, static_cast<uint64_t>(m_cfg.seed), p.senders, p.qp.frame_bytes()};
     schemes.traffic_priorities = static_cast<uint8_t>(1u << p.qp.prio);
+    schemes.control_priorities = static_cast<uint8_t>(1u << control_priority);   // ACKs, NACKs and CNPs
     m_schemes.install(schemes);
     if (!m_schemes.active(scheme_slot::cm))   // the NICs still schedule their QPs, at line rate
         install_rdma_endpoints(net, dcqcn_scheme{}, "none", p.qp.frame_bytes());
@@ -303,6 +305,24 @@ void rdma_incast_scenario::report(network& net, scenario_run& run, result& r) {
     r.set("goodput_gbps", mbps(delivered, p.end_ps) / 1e3);
     r.set("payload_delivered_bytes", static_cast<int64_t>(delivered));
     r.set("qps_done", static_cast<int64_t>(done));   // message QPs whose last byte was acknowledged
+    {   // message QPs not done by the end, by name (sender s, its QP q: "s3.qp1"): a stalled set-up shows here
+        std::string names;
+        uint64_t left = 0;
+        for (size_t f = 0; c.message_kb > 0 && f < w.stats.size(); ++f)
+            if (!w.stats[f].done_ps && ++left <= 16)
+                names += (names.empty() ? "" : " ") + ("s" + std::to_string(f / static_cast<size_t>(p.qps))) + ".qp" +
+                         std::to_string(f % static_cast<size_t>(p.qps));
+        if (left > 16)
+            names += " (+" + std::to_string(left - 16) + " more)";
+        r.set("qps_unfinished", static_cast<int64_t>(left));
+        r.set("qps_unfinished_names", names);
+    }
+    // every key in every run: without messages (message_kb 0) the message times are 0 and incast_completed 0
+    r.set("message_time_p50_ms", 0.0);
+    r.set("message_time_p99_ms", 0.0);
+    r.set("message_time_max_ms", 0.0);
+    r.set("incast_completed", int64_t{0});
+    r.set("incast_time_ms", 0.0);
     if (c.message_kb > 0) {   // each message's completion (first packet to last byte acknowledged), and the incast's
         std::vector<double> ms;
         uint64_t first = UINT64_MAX, last = 0;
@@ -317,7 +337,7 @@ void rdma_incast_scenario::report(network& net, scenario_run& run, result& r) {
         r.set("message_time_p99_ms", percentile(ms, 0.99));
         r.set("message_time_max_ms", percentile(ms, 1.0));
         // the incast: from the first QP's first packet to the last QP's last acknowledged byte (when every QP is
-        // done; else the key is absent and incast_completed is 0)
+        // done; else incast_completed and incast_time_ms are 0)
         const bool all = done == w.stats.size() && last > first;
         r.set("incast_completed", static_cast<int64_t>(all ? 1 : 0));
         if (all)
@@ -337,14 +357,16 @@ void rdma_incast_scenario::report(network& net, scenario_run& run, result& r) {
         r.set("delay_max_us_after_warmup", qw[2]);
         const uint64_t from = ms_to_ps(c.warmup_ms);
         r.set("goodput_gbps_after_warmup", mbps(delays->window_payload_bytes(), p.end_ps - from) / 1e3);
+    } else {   // no warm-up: the window is the whole run
+        r.set("delay_p50_us_after_warmup", q[0]);
+        r.set("delay_p99_us_after_warmup", q[1]);
+        r.set("delay_max_us_after_warmup", q[2]);
+        r.set("goodput_gbps_after_warmup", mbps(delivered, p.end_ps) / 1e3);
     }
     const std::vector<double> rates = series.second_half_mbps(p, w);
     report_rates(r, rates);
     report_switch_ports(r, net, p.end_ps);
-    double nic_paused = 0;   // the senders' NICs are what PFC pauses here
-    for (int h = 0; h <= p.senders; ++h)
-        nic_paused = std::max(nic_paused, static_cast<double>(net.nic(h).egress().paused_ps(p.end_ps)) * 1e-9);
-    r.set("paused_ms_max_nic", nic_paused);
+    m_schemes.report(scheme_slot::pause, net, r);
     report_drops(r, net);
     r.set("data_frames_to_receiver", static_cast<int64_t>(net.sw(0).egress(p.senders).stats().tx_frames));
     report_run_end(r, net, c.duration_s, events_kind);

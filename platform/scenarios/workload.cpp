@@ -7,6 +7,7 @@
 #include "model/units.h"
 #include "platform/network.h"
 #include "platform/recorders/buffer_occupancy.h"
+#include "platform/recorders/class_drops.h"
 #include "platform/recorders/flow_completion.h"
 #include "platform/sim_context.h"
 #include "platform/statistics.h"
@@ -246,6 +247,7 @@ struct workload_scenario::run_state : scenario_run {
     flow_workload w;
     flow_completion_recorder fct;
     buffer_occupancy_recorder occupancy;
+    std::vector<const class_drop_counter*> class_drops;   // one per switch: 0 Poisson flows, 1 incasts, 2 other
 };
 
 std::unique_ptr<scenario_run> workload_scenario::build(network& net, result& r) {
@@ -255,7 +257,12 @@ std::unique_ptr<scenario_run> workload_scenario::build(network& net, result& r) 
                              (m_cfg.incast_fanin > 0 ? 1u << m_cfg.incast_prio : 0u));
     m_schemes.install(schemes);
     m_schemes.describe_setup(r);
-    return std::make_unique<run_state>(net, m_cfg, *m_plan, workload_settings(net.num_hosts()));
+    auto run = std::make_unique<run_state>(net, m_cfg, *m_plan, workload_settings(net.num_hosts()));
+    const flow_workload* w = &run->w;
+    for (int s = 0; s < net.num_switches(); ++s)
+        run->class_drops.push_back(net.sw(s).add_hook(std::make_unique<class_drop_counter>(
+            [w](uint32_t flow) { return flow < w->flows().size() ? (w->flows()[flow].incast >= 0 ? 1 : 0) : 2; })));
+    return run;
 }
 
 void workload_scenario::report(network& net, scenario_run& run, result& r) {
@@ -272,7 +279,7 @@ void workload_scenario::report(network& net, scenario_run& run, result& r) {
     m_schemes.report(scheme_slot::pause, net, r);
     report_switch_ports(r, net, p.end_ps);   // pause_frames, the ports and hosts tables, pause episodes
     st.occupancy.report(r, p.end_ps);
-    report_drops_by_priority(net, r);
+    report_class_drops(st, r);
     const uint64_t bytes_done = st.fct.report(r);
     {   // of the links of the hosts that offer Poisson load (every host's when none does)
         double capacity = 0, all = 0;
@@ -305,22 +312,21 @@ void workload_scenario::report(network& net, scenario_run& run, result& r) {
                    "model queue entries dispatched (frame arrivals, transmitter wakeups, TCP and workload timers)");
 }
 
-// switch drops by the frames' priority (lossless ones: 0), and those of the flows' and the incasts' priorities
-void workload_scenario::report_drops_by_priority(network& net, result& r) const {
+// switch drops by the traffic the frame belongs to (the incasts' connections, the Poisson flows') and by the
+// priorities those carry (every flow on the priority: the two are one when incasts have a priority of their own)
+void workload_scenario::report_class_drops(const scenario_run& run, result& r) const {
     const workload_config& c = m_cfg;
-    table& pt = r.add_table("priorities");
-    for (int prio = 0; prio < num_priorities - 1; ++prio) {
-        uint64_t d = 0;
-        for (int s = 0; s < net.num_switches(); ++s)
-            for (int p = 0; p < net.sw(s).num_ports(); ++p)
-                d += net.sw(s).counters(p).drop_frames_by_prio[static_cast<size_t>(prio)];
-        pt.column("priority").push_back(prio);
-        pt.column("switch_drops").push_back(static_cast<double>(d));
-        if (prio == c.incast_prio && c.incast_fanin > 0)
-            r.set("drops_incast_prio", static_cast<int64_t>(d));
-        if (prio == c.flow_prio)
-            r.set("drops_flow_prio", static_cast<int64_t>(d));
-    }
+    const auto& st = static_cast<const run_state&>(run);
+    uint64_t by_class[class_drop_counter::num_classes] = {};
+    for (const class_drop_counter* d : st.class_drops)
+        for (int k = 0; k < class_drop_counter::num_classes; ++k)
+            by_class[k] += d->drops(k);
+    r.set("drops_flows", static_cast<int64_t>(by_class[0]));
+    r.set("drops_incast", static_cast<int64_t>(by_class[1]));
+    const int64_t incast_prio =
+        c.incast_fanin > 0 ? static_cast<int64_t>(r.number("drops_prio" + std::to_string(c.incast_prio))) : 0;
+    r.set("drops_incast_prio", incast_prio);
+    r.set("drops_flow_prio", static_cast<int64_t>(r.number("drops_prio" + std::to_string(c.flow_prio))));
 }
 
 }   // namespace cmswitch

@@ -69,7 +69,7 @@ private:
     std::unique_ptr<scenario_run> build(network& net, result& r) override;
     void report(network& net, scenario_run& run, result& r) override;
     flow_workload_config workload_settings(int hosts) const;
-    void report_drops_by_priority(network& net, result& r) const;
+    void report_class_drops(const scenario_run& run, result& r) const;
     std::shared_ptr<const planned> m_plan;   // (shared: planned is complete only in the .cpp)
 };
 

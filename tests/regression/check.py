@@ -37,9 +37,20 @@ ADDED = {"drops_rate_limiter_full", "qcn_cp", "qcn_rp", "pause_xoff_bytes", "pau
          # the service-pool MMU's drop reasons (ingress side, egress static limit)
          "drops_ingress_threshold", "drops_ingress_pool_full", "drops_queue_limit",
          # cut-through switches' frames
-         "cut_through_frames", "cut_through_stored"}
+         "cut_through_frames", "cut_through_stored",
+         # every scenario's summary has the same keys whatever the config: drops by priority and by traffic, PAUSE
+         # from both ends of a link, the measurement window and the messages in every rdma-incast run
+         "drops_prio0", "drops_prio1", "drops_prio2", "drops_prio3", "drops_prio4", "drops_prio5", "drops_prio6",
+         "drops_prio7", "drops_flows", "drops_incast", "drops_incast_prio", "pausing_ms_max_port", "paused_ms_max_nic",
+         "delay_p50_us_after_warmup", "delay_p99_us_after_warmup", "delay_max_us_after_warmup",
+         "goodput_gbps_after_warmup", "qps_unfinished", "qps_unfinished_names", "message_time_p50_ms",
+         "message_time_p99_ms", "message_time_max_ms", "incast_completed", "incast_time_ms", "flows_in_warmup",
+         "host_wait_p50_small_us", "host_wait_p99_small_us", "dbl_marks", "dbl_drops", "headroom_pool_peak_kb",
+         "ingress_reserved_peak_kb", "host_queue_max_kb", "host_socket_queue_max_kb", "small_queue_excess_max_bytes",
+         "retransmitted_segments", "loss_probes", "loss_probe_recoveries", "rack_losses", "dsacks",
+         "avg_minrate_mbps", "avg_minrate_x_flows_mbps", "mean_queue_bytes_after_warmup", "drops_after_warmup"}
 # tables and table columns added on purpose (compared only where the expected output has them)
-ADDED_TABLES = {"pause_episodes", "queue_cdf", "bottleneck_queue_cdf", "ports", "hosts"}
+ADDED_TABLES = {"pause_episodes", "queue_cdf", "bottleneck_queue_cdf", "ports", "hosts", "priorities"}
 ADDED_COLUMNS = {"pool_max_cells", "cell_bytes", "queue_p99_kb", "queue_p50_kb", "paused_ports_switch0", "paused_ports_switch1", "paused_ports_switch2",
                  "paused_ports_switch3", "paused_transmitters",
                  "flow"}   # testbed-001's incidents: the request's association

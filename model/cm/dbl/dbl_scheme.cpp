@@ -66,4 +66,9 @@ void dbl_scheme::report(const fabric& net, result& r) const {
     r.set("dbl_drops", static_cast<int64_t>(drops));
 }
 
+void dbl_scheme::report_absent(result& r) const {
+    r.set("dbl_marks", int64_t{0});
+    r.set("dbl_drops", int64_t{0});
+}
+
 }   // namespace cmswitch

@@ -17,6 +17,7 @@ public:
     void check(const std::string& v) const override;
     void install(const std::string& v, scheme_context& ctx) override;
     void report(const fabric& net, result& r) const override;
+    void report_absent(result& r) const override;
     dbl_config config() const;
 
 private:

@@ -65,6 +65,9 @@ void pause_scheme::declare(param_table& t) {
     t.add_real("pause_headroom_pool_kb", &m_headroom_pool_kb, 0, 1 << 22, "KB (1024 B)",
                "a shared headroom pool per switch for what arrives at paused input classes (0: each port's own "
                "headroom above a static XOFF); lossless classes may use it beyond the shared pool");
+    t.add_flag("pause_unreserved_control", &m_unreserved_control,
+               "run a shared headroom pool although the run's control frames (RoCE ACKs, CNPs) have no reserved "
+               "space (reserved_kb 0): lossless queues may fill the shared pool and those frames are then dropped");
 }
 
 void pause_scheme::install(const std::string& v, scheme_context& ctx) {
@@ -140,6 +143,17 @@ void pause_scheme::install(const std::string& v, scheme_context& ctx) {
             if (queues & lossy_queues)
                 throw config_error("queue_map puts a lossless and a lossy priority in one egress queue: the queue "
                                    "cannot be both (lossless queues skip the egress threshold)");
+            // lossless queues skip the egress threshold: together they may fill the shared pool, and a frame the
+            // run cannot lose on a lossy priority (an ACK or CNP a queue pair waits for) then finds no room
+            const uint8_t control_lossy = static_cast<uint8_t>(ctx.control_priorities & ~lossless_prios);
+            if (control_lossy && sw.buffer().queue_reserved() == 0 && !m_unreserved_control)
+                throw config_error(
+                    "pause_headroom_pool_kb = " + format_number(m_headroom_pool_kb) +
+                    " with reserved_kb = 0: lossless queues may fill the shared pool and leave no room for the "
+                    "run's control frames (ACKs, CNPs on lossy priority " +
+                    priority_list(control_lossy) +
+                    "), which are then dropped and queue pairs stall; give reserved_kb (a few KB per queue, "
+                    "e.g. 4), or set pause_unreserved_control to run it anyway");
             const uint64_t reserves = pc.reserved_bytes * static_cast<uint64_t>(sw.num_ports()) *
                                       static_cast<uint64_t>(__builtin_popcount(groups));
             sw.buffer().set_lossless(queues, pc.headroom_pool_bytes, reserves);
@@ -203,13 +217,16 @@ void pause_scheme::report(const fabric& net, result& r) const {
             g->check_accounting();
     const bool buffer_decides =
         net.num_switches() > 0 && (net.switch_at(0).buffer().capabilities() & cap_ingress_flow_control);
-    if (m_headroom_pool_kb <= 0 && !buffer_decides)   // (the buffer's book: its lossless headroom's peak)
+    if (m_headroom_pool_kb <= 0 && !buffer_decides) {   // (the buffer's book: its lossless headroom's peak)
+        report_absent_pools(r);
         return;
+    }
     uint64_t peak = 0;   // (bytes of the memory the books' units take)
     for (int s = 0; s < net.num_switches(); ++s)
         if (const auto* g = net.switch_at(s).find_hook<pause_generator>())
             peak = std::max(peak, net.switch_at(s).buffer().units().to_bytes(g->headroom_peak()));
     r.set("headroom_pool_peak_kb", static_cast<double>(peak) / 1024);
+    r.set("ingress_reserved_peak_kb", 0.0);
     if (m_reserved_kb > 0) {
         uint64_t res = 0;
         for (int s = 0; s < net.num_switches(); ++s)
@@ -217,6 +234,17 @@ void pause_scheme::report(const fabric& net, result& r) const {
                 res = std::max(res, net.switch_at(s).buffer().units().to_bytes(g->reserved_peak()));
         r.set("ingress_reserved_peak_kb", static_cast<double>(res) / 1024);
     }
+}
+
+void pause_scheme::report_absent(result& r) const {
+    r.set("pause_xoff_bytes", int64_t{0});
+    r.set("pause_xon_bytes", int64_t{0});
+    report_absent_pools(r);
+}
+
+void pause_scheme::report_absent_pools(result& r) {
+    r.set("headroom_pool_peak_kb", 0.0);
+    r.set("ingress_reserved_peak_kb", 0.0);
 }
 
 }   // namespace cmswitch

@@ -21,12 +21,15 @@ public:
     void install(const std::string& v, scheme_context& ctx) override;
     void describe_setup(result& r) const override;
     void report(const fabric& net, result& r) const override;
+    void report_absent(result& r) const override;
 
 private:
+    static void report_absent_pools(result& r);   // no headroom pool: its peaks are 0
     double m_xoff_kb = 0;
     double m_xon_kb = 0;
     int64_t m_quanta = 65535;
     double m_xoff_alpha = 0, m_headroom_pool_kb = 0, m_reserved_kb = 0;
+    bool m_unreserved_control = false;
     std::vector<double> m_xoff_alpha_by_pg;
     std::vector<double> m_pfc_priorities;
     uint64_t m_xoff_bytes = 0;   // as installed (switch 0)

@@ -99,4 +99,10 @@ void qcn_scheme::report(const fabric& net, result& r) const {
     r.set("cnms", static_cast<int64_t>(cnms));
 }
 
+void qcn_scheme::report_absent(result& r) const {
+    r.set("qcn_cp", std::string("none"));
+    r.set("qcn_rp", std::string("none"));
+    r.set("cnms", int64_t{0});
+}
+
 }   // namespace cmswitch

@@ -22,6 +22,7 @@ public:
     void install(const std::string& v, scheme_context& ctx) override;
     // qcn_cp, qcn_rp (the sampling and reaction-point choices) and cnms (notifications sent by all switches).
     void report(const fabric& net, result& r) const override;
+    void report_absent(result& r) const override;
 
     qcn_cp_config cp_config() const;
     qcn_rp_config rp_config() const;
