@@ -164,6 +164,15 @@ public:
         std::unique_lock<std::mutex> lock(m);
         cv.wait(lock, [this] { return m_queue.empty() && !m_busy; });
     }
+    // At interpreter exit: the queued jobs leave the queue and the running one is asked to stop (at its next
+    // check, within a second), so that the exit waits for a teardown, not for a whole run of a daemon thread.
+    void stop_all() {
+        std::lock_guard<std::mutex> lock(m);
+        m_queue.clear();
+        if (m_current)
+            m_current->stop.store(true);
+        cv.notify_all();
+    }
 
 private:
     void loop() {
@@ -176,12 +185,14 @@ private:
                 m_queue.pop_front();
                 job->started = true;
                 m_busy = true;
+                m_current = job;
             }
             execute(*job);
             {
                 std::lock_guard<std::mutex> lock(m);
                 job->finished = true;
                 m_busy = false;
+                m_current = nullptr;
             }
             cv.notify_all();
         }
@@ -218,6 +229,7 @@ private:
     }
 
     std::deque<std::shared_ptr<job_state>> m_queue;
+    std::shared_ptr<job_state> m_current;   // the job the simulation thread runs
     bool m_busy = false;
     bool m_thread_started = false;
 };
@@ -226,12 +238,24 @@ simulation_worker* g_worker = new simulation_worker;   // never freed: the proce
 // A forked child has no simulation thread: it starts its own when it runs something.
 const int g_worker_atfork = pthread_atfork(nullptr, nullptr, [] { g_worker = new simulation_worker; });
 
-// At interpreter exit: waits for a model still being torn down, so that the process's static destructors do not
-// run under it.
+// Set at interpreter exit: a thread still waiting for a run (a daemon thread) must not take the GIL again, since
+// the interpreter is being finalized (Python would end the thread inside the GIL's release guard's destructor,
+// and the process would abort); it waits, parked, for the process to end.
+std::atomic<bool> g_exiting{false};
+
+// At interpreter exit: stops the run a daemon thread may still be inside and waits for its model's teardown, so
+// that the process's static destructors do not run under it.
 void wait_for_simulations() {
     (void)g_worker_atfork;
+    g_exiting.store(true);
     py::gil_scoped_release release;
+    g_worker->stop_all();
     g_worker->wait_idle();
+}
+
+[[noreturn]] void park_until_exit() {
+    for (;;)
+        std::this_thread::sleep_for(std::chrono::hours(1));
 }
 
 py::dict progress_dict(const run_progress& p, const std::string& scenario) {
@@ -267,6 +291,10 @@ void with_simulation(const py::object& progress, const std::string& scenario, st
             std::unique_lock<std::mutex> lock(worker.m);
             worker.cv.wait_for(lock, std::chrono::milliseconds(50),
                                [&] { return job->finished || job->stopped || !job->reports.empty(); });
+            if (g_exiting.load()) {
+                lock.unlock();
+                park_until_exit();
+            }
             reports.swap(job->reports);
             finished = job->finished;
             stopped = job->stopped;

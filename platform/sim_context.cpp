@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
+#include <pthread.h>
 #include <string>
 
 namespace cmswitch {
@@ -29,9 +30,20 @@ void configure_reports_once() {
 
 namespace {
 bool g_context_live = false;   // under the simulation lock
+
+// A process forked while another of its threads runs a model (a sweep's workers started beside a run) starts
+// with none: the context it copied belongs to a thread it does not have, so it is left as it is (never touched,
+// never freed) and the child's first run makes a fresh one. (The simulation lock is reset likewise, run_control.)
+void forget_context_in_child() {
+    g_context_live = false;
+    sc_core::sc_curr_simcontext = nullptr;
+    sc_core::sc_default_global_context = nullptr;
+}
+const int g_context_atfork = pthread_atfork(nullptr, nullptr, forget_context_in_child);
 }   // namespace
 
 sim_context::sim_context() {
+    (void)g_context_atfork;
     if (g_context_live)
         throw model_error("a simulation context is already live in this thread: one simulation at a time (build, "
                           "run and delete a model before starting the next)");

@@ -52,10 +52,18 @@ void vcd_settings::validate() const {
         throw config_error("vcd_signals = '" + signals + "': give at least one glob pattern (e.g. * or *.xoff*)");
     if (!(max_mb >= 0.001 && max_mb <= 65536))
         throw config_error("vcd_max_mb = " + format_number(max_mb) + " is out of range: allowed [0.001, 65536] MB");
-    std::FILE* f = std::fopen(path.c_str(), "w");
+    // writable? (opened for appending, so that a file already there keeps its bytes, and one made here is
+    // removed again: a run that fails later leaves no empty dump behind)
+    std::FILE* old = std::fopen(path.c_str(), "r");
+    const bool existed = old != nullptr;
+    if (old)
+        std::fclose(old);
+    std::FILE* f = std::fopen(path.c_str(), "a");
     if (!f)
         throw config_error("vcd = '" + path + "': cannot be written (" + std::strerror(errno) + ")");
     std::fclose(f);
+    if (!existed)
+        std::remove(path.c_str());
 }
 
 vcd_writer::vcd_writer(const vcd_settings& s) : m_cfg(s), m_patterns(split_patterns(s.signals)) {
@@ -78,8 +86,12 @@ bool vcd_writer::selected(const std::string& full) const {
 
 trace_signal* vcd_writer::declare(const std::string& scope, const std::string& name, unsigned bits) {
     std::string full = scope.empty() ? name : scope + "." + name;
-    if (!selected(full))
+    ++m_offered;
+    if (!selected(full)) {
+        if (m_example.empty())
+            m_example = full;
         return nullptr;
+    }
     const auto id = static_cast<uint32_t>(m_defs.size());
     m_defs.push_back({std::move(full), bits, vcd_code(id)});
     m_estimate += 40 + m_defs.back().full.size();   // its $var line
@@ -112,6 +124,10 @@ void vcd_writer::finish(result& r, uint64_t end_ps) {
         m_changes.erase(std::lower_bound(m_changes.begin(), m_changes.end(), m_cut_ps,
                                          [](const change_rec& c, uint64_t t) { return c.t_ps < t; }),
                         m_changes.end());
+    if (m_defs.empty())   // an empty dump would look like a run where nothing moved
+        throw config_error("vcd_signals = '" + m_cfg.signals + "': matches none of the run's " +
+                           std::to_string(m_offered) + " signals" +
+                           (m_example.empty() ? std::string() : " (their names are like " + m_example + ")"));
     std::FILE* f = std::fopen(m_cfg.path.c_str(), "w");
     if (!f)
         throw config_error("vcd = '" + m_cfg.path + "': cannot be written (" + std::strerror(errno) + ")");
@@ -183,9 +199,11 @@ void vcd_writer::finish(result& r, uint64_t end_ps) {
     if (t_last == UINT64_MAX || end > t_last)
         std::fprintf(f, "#%llu\n", static_cast<unsigned long long>(end));
     const long bytes = std::ftell(f);
-    const bool ok = std::fclose(f) == 0;
-    if (!ok)
+    const bool ok = std::fclose(f) == 0 && bytes >= 0;
+    if (!ok) {   // no part-written dump left behind
+        std::remove(m_cfg.path.c_str());
         throw config_error("vcd = '" + m_cfg.path + "': writing failed (disk full?)");
+    }
     r.set("vcd_file", m_cfg.path);
     r.set("vcd_signals", static_cast<int64_t>(m_defs.size()));
     r.set("vcd_changes", static_cast<int64_t>(m_changes.size()));

@@ -64,6 +64,8 @@ private:
     std::vector<std::string> m_patterns;
     std::deque<trace_signal> m_signals;
     std::vector<signal_def> m_defs;
+    uint64_t m_offered = 0;   // signals the model declared, selected or not
+    std::string m_example;   // the first one not selected (for the error when none is)
     std::vector<change_rec> m_changes;
     uint64_t m_estimate = 0, m_cap = 0;
     uint64_t m_cut_ps = UINT64_MAX;   // the first change left out by the cap

@@ -17,6 +17,7 @@ import socket
 import sqlite3
 import threading
 import time
+import uuid
 import warnings
 from typing import Any, Dict, Optional
 
@@ -56,7 +57,10 @@ class ResultStore:
                 time.sleep(0.05)
             except sqlite3.DatabaseError as e:
                 raise ValueError(f"store {self.path!r}: not a usable SQLite result store ({e})") from None
-        self._host = socket.gethostname()
+        # a claim is this store object's (host/instance, pid): two sweeps in two threads of one process, each with
+        # its own store object, are two claimants (the pid alone made them one, and both ran every point)
+        self._hostname = socket.gethostname()
+        self._host = f"{self._hostname}/{uuid.uuid4().hex[:12]}"
         self._pid = os.getpid()
         self._mine: set = set()
         self._lock = threading.Lock()
@@ -84,7 +88,7 @@ class ResultStore:
 
     # -- claims --------------------------------------------------------------------------------------------------
     def _claim_live(self, host: str, pid: int, beat: float) -> bool:
-        if host == self._host:
+        if host.split("/")[0] == self._hostname:   # this machine: live while its process is
             return _pid_alive(pid)
         return time.time() - beat < CLAIM_LEASE_S
 
@@ -148,8 +152,10 @@ class ResultStore:
     def _parse(self, key: str, text: Any) -> Optional[Dict[str, Any]]:
         """A stored summary, or None for a damaged row (not JSON, not a table of metrics): reported with its key
         and treated as missing, so that the point is computed again and its row replaced."""
+        def no_constant(name: str) -> Any:   # the core never reports NaN or infinity: such a row was damaged
+            raise ValueError(f"it holds {name}")
         try:
-            value = json.loads(text)
+            value = json.loads(text, parse_constant=no_constant)
             if isinstance(value, dict):
                 return value
             why = f"a {type(value).__name__}, not a table of metrics"

@@ -15,11 +15,12 @@ import itertools
 import multiprocessing
 import os
 import signal
+import sqlite3
 import time
 import warnings
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Sized, Union
 
 import pandas as pd
 
@@ -192,6 +193,8 @@ def sweep(base: ScenarioConfig, grid: Optional[Mapping[str, Sequence[Any]]] = No
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ValueError(f"workers = {workers!r}: a whole number >= 1 (None: every usable core)")
     budget = budget_mb(memory_budget_mb)
+    points = list(points) if points is not None else None
+    _refuse_oversized(grid, points)
     pts = expand_grid(grid, points)
     # ValueError before any run; a large grid says how far its preparation is (about 0.1 ms a point)
     bar = _progress(len(pts), progress and len(pts) > _PREPARE_BAR_AFTER, f"{base.scenario} sweep: preparing")
@@ -215,6 +218,28 @@ def sweep(base: ScenarioConfig, grid: Optional[Mapping[str, Sequence[Any]]] = No
                 db.close()
             else:
                 db.release()
+
+
+# What the sweep itself holds per point while it runs (measured with tracemalloc over a 200,000-point incast
+# grid: the point's dict, its config, its store key, its summary and its row of the result), rounded up
+_POINT_BYTES = 4096
+
+
+def _refuse_oversized(grid: Optional[Mapping[str, Sequence[Any]]],
+                      points: Optional[Sequence[Mapping[str, Any]]]) -> None:
+    """ValueError before anything is prepared for a sweep whose own bookkeeping would not fit in this process's
+    memory budget (CMSWITCH_MEMORY_BUDGET_MB, else half the machine's memory): it names the points and the size."""
+    n = len(points) if points is not None else 1
+    for values in (grid or {}).values():
+        if isinstance(values, Sized) and not isinstance(values, (str, bytes)):   # (expand_grid checks the rest)
+            n *= len(values)
+    need_mb = n * _POINT_BYTES / 2 ** 20
+    have_mb = _core.default_memory_budget_mb()
+    if need_mb > have_mb:
+        raise ValueError(f"a sweep of {n:,} points holds about {need_mb / 1024:.1f} GB of its own (each point's "
+                         f"config, store key and row, {_POINT_BYTES} B), over this process's memory budget of "
+                         f"{have_mb / 1024:.1f} GB (CMSWITCH_MEMORY_BUDGET_MB, else half the machine's memory): "
+                         f"split the grid into several sweeps (a result store shares their points)")
 
 
 def _refuse_overridden(configs: Sequence[ScenarioConfig]) -> None:
@@ -275,10 +300,16 @@ class _Sweep:
             if self.bar is not None:
                 self.bar.update(1)
         if self.db is not None and not from_store:
-            if failed:
-                self.db.release(self.keys[i])
-            else:
-                self.db.put(self.keys[i], self.configs[i].scenario, self.build_id, self.configs[i].to_dict(), summary)
+            try:
+                if failed:
+                    self.db.release(self.keys[i])
+                else:
+                    self.db.put(self.keys[i], self.configs[i].scenario, self.build_id, self.configs[i].to_dict(),
+                                summary)
+            except sqlite3.Error as e:   # a full disk, a store on a file system gone read-only: the rows stay here
+                warnings.warn(f"the result store could not be written ({e}): the sweep goes on, its remaining "
+                              f"points are not stored", RuntimeWarning, stacklevel=2)
+                self.db = None
         if failed and self.errors == "raise":
             raise SweepFailed(i, _changed(self.base, self.configs[i]), summary["error"],
                               _rows(self.configs, self.summaries), len(self.configs))
@@ -344,7 +375,10 @@ class _Sweep:
             note = _threads_note(executor)
             if note:
                 warnings.warn(note, RuntimeWarning, stacklevel=4)
-            return _capacity(executor), None
+            capacity = _capacity(executor)
+            if not self.budget:   # the default budget, shared by the executor's workers (taken to be on this
+                self.budget = _core.default_memory_budget_mb() / max(1, capacity // 2)   # machine)
+            return capacity, None
         cores = usable_cores()
         if workers is not None and workers > cores:
             warnings.warn(f"workers = {workers} lowered to {cores}, the cores this process may use (a simulation "
@@ -411,6 +445,7 @@ class _Sweep:
         inflight: Dict[Any, int] = {}
         dask = self.pool is not None and _is_dask_client(self.pool)
         while pending or suspects or inflight or elsewhere:
+            broke_at_submit = False   # our own pool found broken as a point was handed to it
             if suspects:
                 if not inflight:   # suspects are already ours (claimed): one at a time
                     isolated = suspects.pop()
@@ -431,8 +466,19 @@ class _Sweep:
                     else:
                         try:
                             inflight[self._submit(i)] = i
-                        except BrokenProcessPool as e:   # a user's pool that broke earlier
-                            self.finished(i, {"error": f"BrokenProcessPool: {e}"})
+                        except BrokenProcessPool as e:
+                            if make_pool is None:   # a user's pool that broke earlier: it cannot be renewed
+                                self.finished(i, {"error": f"BrokenProcessPool: {e}"})
+                                continue
+                            # ours: a worker died between two results; the point did not start, and goes again
+                            # in the new pool (the ones in flight are the suspects)
+                            pending.append(i)
+                            broke_at_submit = True
+                            break
+            if broke_at_submit and not inflight and make_pool is not None:   # none in flight to blame: a fresh pool
+                _terminate(self.pool)
+                self.workers = []
+                self.pool = make_pool()
             if inflight:
                 done: Iterable[Any]
                 if dask:
@@ -453,7 +499,7 @@ class _Sweep:
                     if i == isolated:
                         isolated = None
                     self.finished(i, summary)
-                if broken and make_pool is not None:
+                if (broken or broke_at_submit) and make_pool is not None:
                     codes = _exit_codes(self.workers)
                     self.workers = []
                     _terminate(self.pool)

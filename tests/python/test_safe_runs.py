@@ -393,3 +393,56 @@ def test_yaml_reads_as_its_1_2_core_schema(tmp_path):
     path = tmp_path / "d.yaml"
     path.write_text("hosts: 0o10\nflow_table: true\nlink_gbps: 2.5e1\n")
     assert cmswitch.load_switch(str(path)) == {"hosts": 8, "flow_table": True, "link_gbps": 25.0}
+
+
+def test_a_pool_found_broken_as_a_point_is_handed_to_it_costs_no_point(monkeypatch):
+    # a worker that dies between two results (the OOM killer) breaks the pool before the sweep has seen a failed
+    # future: the next submit raises. That point did not start: it goes again in a fresh pool, with the ones in
+    # flight (run again one at a time), and no point is marked failed
+    from concurrent.futures.process import BrokenProcessPool
+    sweep_module = sys.modules["cmswitch.sweep"]
+    real = sweep_module.ProcessPoolExecutor
+    calls = {"n": 0}
+
+    class BreaksOnce(real):
+        def submit(self, *a, **k):
+            calls["n"] += 1
+            if calls["n"] == 3:
+                raise BrokenProcessPool("A process in the process pool was terminated abruptly")
+            return super().submit(*a, **k)
+    monkeypatch.setattr(sweep_module, "ProcessPoolExecutor", BreaksOnce)
+    df = cmswitch.sweep(BASE, GRID, workers=2, progress=False)
+    assert df.attrs["failed"] == 0 and (df["error"] == "").all()
+    assert df.attrs["computed"] == 8
+    assert _same(df, cmswitch.sweep(BASE, GRID, workers=1, progress=False))
+
+
+def test_a_sweep_started_beside_a_running_thread_works():
+    # another thread is inside a run when the sweep forks its workers: they start with no simulation of their own
+    # (the parent's belongs to a thread they do not have) and give the solo results
+    long_run = threading.Thread(target=cmswitch.run, args=(BASE.replace(duration_s=3.0, flows=32),),
+                                kwargs=dict(progress=False), daemon=True)
+    long_run.start()
+    time.sleep(0.5)
+    try:
+        df = cmswitch.sweep(BASE, {"flows": [2, 4], "seed": [1, 2]}, workers=2, progress=False)
+        assert long_run.is_alive()   # (the sweep ran while the other run was still going)
+    finally:
+        long_run.join()
+    assert df.attrs["failed"] == 0 and (df["error"] == "").all()
+    assert _same(df, cmswitch.sweep(BASE, {"flows": [2, 4], "seed": [1, 2]}, workers=1, progress=False))
+
+
+def test_interpreter_exit_with_a_run_in_a_daemon_thread_stops_it_and_exits_cleanly():
+    code = ("import threading, time, cmswitch\n"
+            "cfg = cmswitch.IncastConfig(flows=64, duration_s=100.0, min_rto_ms=10)\n"
+            "threading.Thread(target=cmswitch.run, args=(cfg,), kwargs=dict(progress=False), daemon=True).start()\n"
+            "time.sleep(1.0)\n"
+            "print('main done', flush=True)\n")
+    t0 = time.time()
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       preexec_fn=_default_sigint)
+    took = time.time() - t0
+    assert r.returncode == 0, (r.returncode, r.stderr)
+    assert "terminate called" not in r.stderr and "main done" in r.stdout
+    assert took < 1.0 + 5.0   # the second of the script, the interpreter's start, and the stop within a second
