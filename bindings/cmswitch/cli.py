@@ -3,14 +3,21 @@
 
   cmswitch run <scenario> [--field value ...]      one run; prints its summary as JSON
   cmswitch sweep <spec.toml|spec.yaml>             a sweep described in a file; writes a CSV
-  cmswitch study buffer-sizing --out DIR           the buffer-sizing study (the main job)
-  cmswitch study dcqcn-scale --out DIR             DCQCN vs DCQCN+ over flows x link speed (seed 003)
+  cmswitch optimize <spec.toml|spec.yaml>          a search: the field values meeting targets at least cost
+  cmswitch study buffer-sizing --out DIR           incast goodput against buffer, flows and scheme (the main job)
+  cmswitch study shared-buffer --out DIR           a switch's shared buffer for web search plus incasts
+  cmswitch study dcqcn-scale --out DIR             DCQCN vs DCQCN+ over flows x link speed
   cmswitch scenarios [<scenario>]                  the scenarios and their fields (unit, default, range)
+
+Hosts: the incast, vegas-incast and baseline scenarios default to host_profile ns2 (the ns-2 TCP agents their
+papers measured); workload and every packaged study to linux (a Linux 6.x server's defaults). Every study
+report's header names the profile it ran; --host-profile changes it.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import warnings
@@ -181,22 +188,58 @@ def cmd_sweep(ns, rest: List[str]) -> int:
     return 0
 
 
+_OPTIMIZE_KEYS = ("scenario", "base", "space", "constraints", "targets", "minimize", "objectives", "trials",
+                  "patience", "seeds", "grid_step", "output")
+
+
+def _check_optimize_spec(path: str, spec: Dict[str, Any]) -> None:
+    """Every key of an optimize spec checked before anything runs, each error naming the file and the key."""
+    unknown = set(spec) - set(_OPTIMIZE_KEYS)
+    if unknown:
+        raise ValueError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}; allowed: {', '.join(_OPTIMIZE_KEYS)}")
+    if "scenario" not in spec or "space" not in spec:
+        raise ValueError(f"{path}: needs scenario = \"...\" and a [space] table (field = [low, high])")
+    for key, typ, what in (("base", dict, "a table of fields"), ("space", dict, "a table of field = [low, high]"),
+                           ("grid_step", dict, "a table of field = step"), ("output", dict, "a table"),
+                           ("targets", list, "a list of 'metric op number'"),
+                           ("constraints", list, "a list of 'field <= field'"), ("objectives", list, "a list of two"),
+                           ("minimize", str, "a field or metric name"), ("scenario", str, "a scenario name")):
+        if key in spec and not isinstance(spec[key], typ):
+            raise ValueError(f"{path}: {key} must be {what}, not {type(spec[key]).__name__} ({spec[key]!r})")
+    for key in ("trials", "patience"):
+        v = spec.get(key)
+        if key in spec and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+            raise ValueError(f"{path}: {key} = {v!r}: a whole number >= 1")
+    for name, step in (spec.get("grid_step") or {}).items():
+        if name not in spec["space"]:
+            raise ValueError(f"{path}: grid_step {name!r} is not a field of [space] ({', '.join(spec['space'])})")
+        if isinstance(step, bool) or not isinstance(step, (int, float)) or not 0 < step < float("inf"):
+            raise ValueError(f"{path}: grid_step {name} = {step!r}: a step > 0 in the field's unit")
+    output = spec.get("output") or {}
+    unknown = set(output) - {"csv", "store", "study_store", "workers"}
+    if unknown:
+        raise ValueError(f"{path}: unknown [output] key(s) {', '.join(sorted(unknown))}; allowed: csv, store, "
+                         f"study_store, workers")
+    for key in ("csv", "store", "study_store"):
+        if key in output:
+            if not isinstance(output[key], str) or not output[key]:
+                raise ValueError(f"{path}: [output] {key} = {output[key]!r}: a file path")
+            _check_writable(output[key], f"[output] {key}")
+    w = output.get("workers")
+    if w is not None and (isinstance(w, bool) or not isinstance(w, int) or w < 1):
+        raise ValueError(f"{path}: [output] workers = {w!r}: a whole number >= 1")
+
+
 def cmd_optimize(ns, rest: List[str]) -> int:
-    """A search from a TOML or YAML spec: scenario, base, space, targets, minimize or objectives, trials, seeds,
-    [grid_step] (the equivalent grid's step per field, to print its run count), [output] csv, store, study_store,
-    workers."""
+    """A search from a TOML or YAML spec: scenario, base, space, constraints, targets, minimize or objectives,
+    trials, patience, seeds, [grid_step] (a grid's step per field, to compare its run count), [output] csv, store,
+    study_store, workers."""
     from .files import save_rows
-    from .optimize import grid_runs, optimize
+    from .optimize import grid_runs, optimize, resolution
     if rest:
         raise ValueError(f"unexpected arguments {rest}")
     spec = _load_spec(ns.spec)
-    allowed = {"scenario", "base", "space", "targets", "minimize", "objectives", "trials", "seeds", "grid_step",
-               "output"}
-    unknown = set(spec) - allowed
-    if unknown:
-        raise ValueError(f"{ns.spec}: unknown key(s) {', '.join(sorted(unknown))}; allowed: {', '.join(sorted(allowed))}")
-    if "scenario" not in spec or "space" not in spec:
-        raise ValueError(f"{ns.spec}: needs scenario = \"...\" and a [space] table (field = [low, high])")
+    _check_optimize_spec(ns.spec, spec)
     cls = config_class(spec["scenario"])
     fields = dict(spec.get("base") or {})
     if "switch" in fields:   # a switch description, relative to the spec; the other base fields override it
@@ -207,29 +250,113 @@ def cmd_optimize(ns, rest: List[str]) -> int:
     output = spec.get("output") or {}
     csv = output.get("csv") or os.path.splitext(ns.spec)[0] + ".csv"
     _check_writable(csv, "csv")
-    seeds = tuple(spec.get("seeds") or (1, 2, 3))
-    res = optimize(base, spec["space"], spec.get("targets") or [], minimize=spec.get("minimize"),
-                   objectives=spec.get("objectives"), trials=int(spec.get("trials", 40)), seeds=seeds,
-                   workers=ns.workers or output.get("workers"), store=output.get("store"),
-                   study_store=output.get("study_store"), progress=not ns.quiet)
+    seeds = spec.get("seeds", [1, 2, 3])
+    try:
+        res = optimize(base, spec["space"], spec.get("targets") or [], minimize=spec.get("minimize"),
+                       objectives=spec.get("objectives"), trials=spec.get("trials", 40), seeds=seeds,
+                       workers=ns.workers or output.get("workers"), store=output.get("store"),
+                       study_store=output.get("study_store"), progress=not ns.quiet,
+                       constraints=spec.get("constraints") or (), patience=spec.get("patience"))
+    except ValueError as e:
+        raise ValueError(f"{ns.spec}: {e}") from None
     save_rows(res.trials, csv)
     print(repr(res), file=sys.stderr)
+    _print_search(res, spec, len(seeds), grid_runs, resolution)
+    print(f"trials -> {csv}", file=sys.stderr)
+    return 0
+
+
+def _print_search(res, spec: Dict[str, Any], seeds: int, grid_runs, resolution) -> None:
+    """The answer, the search's convergence (the best after each trial that improved it) and what a grid would
+    cost at the resolution the search reached around its best."""
+    hidden = ("infeasible", "error", "improved", "best_so_far")
     if res.best is not None:
-        shown = {k: res.best[k] for k in res.trials.columns if k not in ("infeasible",)}
+        shown = {k: res.best[k] for k in res.trials.columns if k not in hidden}
         print("best: " + ", ".join(f"{k} = {v:.6g}" if isinstance(v, float) else f"{k} = {v}"
                                   for k, v in shown.items()))
     elif res.pareto is not None:
         print(f"Pareto front ({len(res.pareto)} trials):")
-        print(res.pareto.drop(columns=["infeasible"]).to_string(index=False))
+        print(res.pareto.drop(columns=[c for c in hidden if c in res.pareto]).to_string(index=False))
     else:
         print("no trial met every target")
+    failed = res.trials[res.trials["error"] != ""] if "error" in res.trials else res.trials.iloc[:0]
+    for _, r in failed.head(5).iterrows():
+        print(f"trial {int(r['trial'])} failed: {r['error']}")
+    if "improved" in res.trials:
+        steps = res.trials[res.trials["improved"]]
+        print("convergence (trial: best so far): " +
+              ", ".join(f"{int(r['trial'])}: {r['best_so_far']:.4g}" for _, r in steps.iterrows()))
+        print(res.convergence)
     searched = res.runs + res.reused
-    print(f"runs: {searched} for the search ({len(res.trials)} trials x {len(seeds)} seeds)")
+    print(f"runs: {searched} for the search ({len(res.trials)} trials x {seeds} seeds)")
+    if res.best is not None:
+        step = resolution(res.trials, spec["space"], res.best)
+        if step:
+            n = grid_runs(spec["space"], step, seeds)
+            print("the search sampled within " + ", ".join(f"{k} +-{v:.3g}" for k, v in step.items()) +
+                  f" of its best (the wider gap to a neighbouring trial); a uniform grid that fine: {n:,} runs "
+                  f"({n / max(1, searched):,.1f} x the search)")
     if spec.get("grid_step"):
-        n = grid_runs(spec["space"], spec["grid_step"], len(seeds))
-        print(f"the equivalent grid (steps {spec['grid_step']}): {n} runs ({n / max(1, searched):.1f} x the search)")
-    print(f"trials -> {csv}", file=sys.stderr)
-    return 0
+        n = grid_runs(spec["space"], spec["grid_step"], seeds)
+        half = ", ".join(f"{k} +-{float(v) / 2:g}" for k, v in spec["grid_step"].items())
+        print(f"a grid at the steps {spec['grid_step']}: {n:,} runs ({n / max(1, searched):.1f} x the search), "
+              f"placing a point only within {half} of the optimum")
+
+
+def _number_list(flag: str, text: str, whole: bool = False, zero_ok: bool = False) -> tuple:
+    """A comma-separated flag value as numbers, each finite and above 0 (or at least 0 with zero_ok; whole
+    numbers with whole); ValueError naming the flag."""
+    kind = "whole number" if whole else "number"
+    out = []
+    for part in text.split(","):
+        try:
+            v = float(part)
+        except ValueError:
+            raise ValueError(f"--{flag} {text!r}: {part.strip()!r} is not a number (give comma-separated "
+                             f"{kind}s)") from None
+        if not math.isfinite(v) or v < 0 or (v == 0 and not zero_ok) or (whole and not v.is_integer()):
+            raise ValueError(f"--{flag} {text!r}: {part.strip()!r} must be a {kind} "
+                             f"{'>= 0' if zero_ok else 'above 0'}")
+        out.append(int(v) if whole else v)
+    return tuple(out)
+
+
+def _positive(flag: str, value: Optional[float]) -> Optional[float]:
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise ValueError(f"--{flag} {value!r}: a finite number above 0")
+    return value
+
+
+def _check_out(path: str) -> None:
+    """--out: a folder that exists and is writable, or one that can be made; ValueError naming it."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise ValueError(f"--out {path!r}: is a file, not a folder")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"--out {path!r}: cannot make the folder ({e.strerror})") from None
+    if not os.access(path, os.W_OK):
+        raise ValueError(f"--out {path!r}: the folder is not writable")
+
+
+def _study_args(ns) -> Dict[str, Any]:
+    """The options every study shares, checked (each error names its flag)."""
+    kw: Dict[str, Any] = dict(out=ns.out, workers=ns.workers, store=ns.store)
+    if ns.workers is not None and ns.workers < 1:
+        raise ValueError(f"--workers {ns.workers}: a whole number >= 1")
+    if ns.memory_budget_mb is not None:
+        kw["memory_budget_mb"] = _positive("memory-budget-mb", ns.memory_budget_mb)
+    if ns.flows:
+        kw["flows"] = _number_list("flows", ns.flows, whole=True)
+    if ns.schemes:
+        kw["schemes"] = tuple(x.strip() for x in ns.schemes.split(","))
+    if ns.seeds:
+        kw["seeds"] = _number_list("seeds", ns.seeds, whole=True, zero_ok=True)
+    if ns.duration_s is not None:
+        kw["duration_s"] = _positive("duration-s", ns.duration_s)
+    if ns.buffers_kb:
+        kw["buffers_kb"] = _number_list("buffers-kb", ns.buffers_kb)
+    return kw
 
 
 def cmd_study(ns, rest: List[str]) -> int:
@@ -238,22 +365,14 @@ def cmd_study(ns, rest: List[str]) -> int:
         raise ValueError(f"unexpected arguments {rest}")
     if ns.study not in ("buffer-sizing", "dcqcn-scale", "shared-buffer"):
         raise ValueError(f"study = {ns.study!r}: known studies are buffer-sizing, dcqcn-scale, shared-buffer")
-    kw: Dict[str, Any] = dict(out=ns.out, workers=ns.workers, store=ns.store)
-    if ns.memory_budget_mb is not None:
-        kw["memory_budget_mb"] = ns.memory_budget_mb
-    if ns.flows:
-        kw["flows"] = tuple(int(x) for x in ns.flows.split(","))
-    if ns.schemes:
-        kw["schemes"] = tuple(ns.schemes.split(","))
-    if ns.seeds:
-        kw["seeds"] = tuple(int(x) for x in ns.seeds.split(","))
-    if ns.duration_s is not None:
-        kw["duration_s"] = ns.duration_s
+    kw = _study_args(ns)
+    _check_out(ns.out)
     if ns.study == "shared-buffer":
         from .shared_buffer_study import shared_buffer
         kw.pop("flows", None)
         if ns.quick:
-            quick: Dict[str, Any] = dict(buffers_kb=(1024, 4096, 16384), alphas=(1.0,), seeds=(1,), duration_s=0.02)
+            quick: Dict[str, Any] = dict(buffers_kb=(1024, 4096, 16384), alphas=(1.0,), seeds=QUICK_SEEDS,
+                                         quick=True)
             if not ns.switch and ns.topology in (None, "star"):
                 quick["hosts"] = 16
             kw = dict(quick, **kw)
@@ -262,35 +381,44 @@ def cmd_study(ns, rest: List[str]) -> int:
         if ns.topology:
             kw["topology"] = ns.topology
         if ns.target_goodput_gbps is not None:
-            kw["target_goodput_gbps"] = ns.target_goodput_gbps
-        if ns.buffers_kb:
-            kw["buffers_kb"] = tuple(float(x) for x in ns.buffers_kb.split(","))
+            kw["target_goodput_gbps"] = _positive("target-goodput-gbps", ns.target_goodput_gbps)
         if ns.target_slowdown is not None:
-            kw["target_slowdown"] = ns.target_slowdown
+            kw["target_slowdown"] = _positive("target-slowdown", ns.target_slowdown)
         if ns.alphas:
-            kw["alphas"] = tuple(float(x) for x in ns.alphas.split(","))
+            kw["alphas"] = _number_list("alphas", ns.alphas)
         if ns.dctcp_k_kb is not None:
-            kw["dctcp_k_kb"] = ns.dctcp_k_kb
+            kw["dctcp_k_kb"] = _positive("dctcp-k-kb", ns.dctcp_k_kb)
         # any workload field after the options (--load 0.3, --alpha-by-queue none): the base config, over --switch
         kw.update(_parse_fields("workload", rest))
-        shared_buffer(**kw)
+        _run_study(shared_buffer, kw)
     elif ns.study == "dcqcn-scale":
         from .dcqcn_study import dcqcn_scale
         if ns.quick:
-            kw = dict(dict(flows=(16, 80), link_gbps=(10,), duration_s=0.02, lambdas=(1.0, 2.0), seeds=(1,)), **kw)
+            kw = dict(dict(flows=(16, 80), link_gbps=(10,), duration_s=0.05, lambdas=(1.0, 2.0), seeds=QUICK_SEEDS,
+                           quick=True), **kw)
         if ns.link_gbps:
-            kw["link_gbps"] = tuple(float(x) for x in ns.link_gbps.split(","))
-        dcqcn_scale(**kw)
+            kw["link_gbps"] = _number_list("link-gbps", ns.link_gbps)
+        kw.pop("buffers_kb", None)
+        _run_study(dcqcn_scale, kw)
     else:
         if ns.quick:
-            kw = dict(dict(flows=(4, 16, 64), buffers_kb=(32, 128, 512), seeds=(1,), duration_s=1.0), **kw)
-        if ns.buffers_kb:
-            kw["buffers_kb"] = tuple(float(x) for x in ns.buffers_kb.split(","))
+            kw = dict(dict(flows=(4, 16, 64), buffers_kb=(32, 128, 512), seeds=QUICK_SEEDS, duration_s=1.0,
+                           quick=True), **kw)
         if ns.min_rtos_ms:
-            kw["min_rtos_ms"] = tuple(float(x) for x in ns.min_rtos_ms.split(","))
-        buffer_sizing(**kw)
+            kw["min_rtos_ms"] = _number_list("min-rtos-ms", ns.min_rtos_ms)
+        _run_study(buffer_sizing, kw)
     print(f"report: {os.path.join(ns.out, 'index.html')} and {os.path.join(ns.out, 'report.md')}", file=sys.stderr)
     return 0
+
+
+def _run_study(fn, kw: Dict[str, Any]) -> None:
+    """A study; a file it cannot write (a full disk, a folder made read-only meanwhile) is an error naming --out,
+    not a traceback."""
+    try:
+        fn(**kw)
+    except OSError as e:
+        raise ValueError(f"--out {kw['out']!r}: cannot write the report ({e.strerror or e}"
+                         f"{': ' + e.filename if getattr(e, 'filename', None) else ''})") from None
 
 
 def cmd_scenarios(ns, rest: List[str]) -> int:
@@ -311,6 +439,7 @@ def cmd_scenarios(ns, rest: List[str]) -> int:
     return 0
 
 
+QUICK_SEEDS = (1, 2, 3)   # a quick study's seeds: the fewest that give an interval worth reading
 _BUDGET_HELP = ("the memory each run may plan for, MB (default: CMSWITCH_MEMORY_BUDGET_MB, else half this machine's "
                 "memory, shared by the runs in parallel); a config estimated above it is refused naming its field")
 
@@ -339,13 +468,16 @@ def main(argv: Optional[List[str]] = None) -> int:
                        "workload fields after the options set its base config, e.g. --load 0.3)")
     p.add_argument("study")
     p.add_argument("--out", default="report", help="report folder (default: report)")
-    p.add_argument("--quick", action="store_true", help="a small grid, 1 s runs (a smoke test)")
+    p.add_argument("--quick", action="store_true",
+                   help="a small grid and 3 seeds, the report marked 'quick: indicative' (buffer-sizing: 3 x 3 "
+                        "points of 1 s; dcqcn-scale: 16 and 80 flows at 10 Gb/s, 50 ms; shared-buffer: 1, 4 and "
+                        "16 MB, alpha 1, 16 hosts on the star, the study's 50 ms of arrivals)")
     p.add_argument("--flows", help="comma-separated flow counts (buffer-sizing 2,4,8,16,32,64; dcqcn-scale 16,80,160,400)")
     p.add_argument("--link-gbps", help="dcqcn-scale: comma-separated link speeds (default 10,40,100)")
     p.add_argument("--buffers-kb", help="comma-separated buffer sizes in KB (default 16,32,64,128,256,512,1024)")
     p.add_argument("--schemes", help="comma-separated schemes (buffer-sizing droptail,red-ecn,dctcp,qcn,qcn-mod,pfc; "
-                   "dcqcn-scale dcqcn,dcqcn+)")
-    p.add_argument("--seeds", help="comma-separated seeds (default 1,2; dcqcn-scale 1,2,3,4,5)")
+                   "shared-buffer droptail (NewReno), dctcp, pfc (NewReno over PFC); dcqcn-scale dcqcn,dcqcn+)")
+    p.add_argument("--seeds", help="comma-separated seeds (default 1,2,3,4,5; --quick 1,2,3)")
     p.add_argument("--duration-s", type=float, help="simulated seconds per run (buffer-sizing 10, dcqcn-scale 0.2)")
     p.add_argument("--min-rtos-ms", help="comma-separated TCP minimum RTOs in ms (default 200,10)")
     p.add_argument("--target-slowdown", type=float,

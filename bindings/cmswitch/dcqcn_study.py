@@ -32,7 +32,8 @@ def rdma_base(**changes: Any):
 def dcqcn_scale(out: str, flows: Sequence[int] = (16, 80, 160, 400), link_gbps: Sequence[float] = (10, 40, 100),
                 schemes: Sequence[str] = SCHEMES, seeds: Sequence[int] = (1, 2, 3, 4, 5), duration_s: float = 0.2,
                 lambdas: Sequence[float] = (0.5, 1.0, 2.0, 4.0), workers: Optional[int] = None, store=None,
-                progress: bool = True, base=None, memory_budget_mb: Optional[float] = None) -> pd.DataFrame:
+                progress: bool = True, base=None, memory_budget_mb: Optional[float] = None,
+                quick: bool = False) -> pd.DataFrame:
     """Sweeps flows x link speed x scheme x seeds and writes `out`: points.csv, sensitivity.csv (DCQCN+'s lambda
     at the largest flow count and the smallest speed, every seed), queue_<scheme>_<speed>g.png (queue vs time for
     every flow count, the first seed), rates_<speed>g.png (per-flow rates over the second half, sorted, the first
@@ -44,6 +45,9 @@ def dcqcn_scale(out: str, flows: Sequence[int] = (16, 80, 160, 400), link_gbps: 
         if s not in SCHEMES:
             raise ValueError(f"scheme = {s!r}: known schemes are {', '.join(SCHEMES)}")
     base = base or rdma_base(duration_s=duration_s)
+    for f in flows:
+        if isinstance(f, bool) or not isinstance(f, int) or f < 1:
+            raise ValueError(f"flows = {tuple(flows)}: each a whole number >= 1 (not {f!r})")
     qps = {f: max(1, round(f / base.senders)) for f in flows}
     points = [dict(cm=s, link_gbps=float(g), qps=int(qps[f]), seed=int(seed))
               for g in link_gbps for f in flows for s in schemes for seed in seeds]
@@ -84,6 +88,10 @@ def dcqcn_scale(out: str, flows: Sequence[int] = (16, 80, 160, 400), link_gbps: 
     reading = _reading(df, sens, schemes, link_gbps, base)
     runs_text = f"{len(df) + len(sens)} sweep runs in {elapsed:.0f} s on this machine"
     _write_report(out, base, df, sens, schemes, figures, reading, runs_text)
+    if quick:
+        from .study import mark_quick
+        mark_quick(out, f"{len(seeds)} seeds, {len(flows)} flow counts x {len(link_gbps)} link speeds, "
+                        f"{base.duration_s * 1e3:g} ms per run")
     return df
 
 

@@ -254,20 +254,28 @@ def shared_buffer(out: str, schemes: Sequence[str] = SCHEMES,
                   target_slowdown: float = 500.0, target_goodput_gbps: Optional[float] = None,
                   workers: Optional[int] = None, store=None, progress: bool = True,
                   base=None, switch: Any = None, cdfs: bool = True, memory_budget_mb: Optional[float] = None,
-                  dctcp_k_kb: Optional[float] = None, **base_changes: Any) -> pd.DataFrame:
+                  dctcp_k_kb: Optional[float] = None, quick: bool = False, **base_changes: Any) -> pd.DataFrame:
     """Sweeps scheme x buffer x alpha x seed (see the module doc) and writes the report to `out`. Returns every
     point, infeasible ones included (feasible False, reason given). target_goodput_gbps: also find the smallest
     buffer whose incast goodput (the incast's bytes over its p50 completion time) reaches it. cdfs: rerun one point
     per scheme for the occupancy CDFs of its busiest switch (the shared pool, and PFC's headroom pool). dctcp_k_kb:
     DCTCP's marking threshold (None: C x RTT / 7, at least two frames; capped at a quarter of each buffer). Every
-    point is the mean of `seeds` (five by default) with a 95 % interval; answers are decided on the interval."""
+    point is the mean of `seeds` (five by default) with a 95 % interval; answers are decided on the interval.
+    quick: the report is marked "quick: indicative" (a small grid; its reading says where the interval does not
+    decide)."""
     for s in schemes:
         if s not in SCHEMES:
             raise ValueError(f"scheme = {s!r}: known schemes are {', '.join(SCHEMES)}")
+    for name, v in (("target_slowdown", target_slowdown), ("target_goodput_gbps", target_goodput_gbps)):
+        if v is not None and not (isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < math.inf):
+            raise ValueError(f"{name} = {v!r}: a finite number above 0")
     if dctcp_k_kb is not None and not (isinstance(dctcp_k_kb, (int, float)) and 0 < dctcp_k_kb < math.inf):
         raise ValueError(f"dctcp_k_kb = {dctcp_k_kb!r}: DCTCP's marking threshold in KB, a number > 0 (None: the "
                          f"C x RTT / 7 rule)")
     base = base or base_config(switch=switch, **base_changes)
+    if base.load <= 0:
+        raise ValueError(f"load = {base.load:g}: the study measures the flows' completion times (its target is the "
+                         f"small flows' p99 slowdown); give a load above 0 (e.g. --load 0.3)")
     _refuse_unrunnable(base, schemes, buffers_kb, alphas, seeds, dctcp_k_kb)
     rows: List[Dict[str, Any]] = []
     todo: List[Dict[str, Any]] = []
@@ -307,13 +315,16 @@ def shared_buffer(out: str, schemes: Sequence[str] = SCHEMES,
     elapsed = time.time() - t0
     df = pd.DataFrame(rows)
     write_csv(df, os.path.join(out, "points.csv"))
+    if not df["feasible"].any():   # nothing ran: no curve, no answer (points.csv says why for each)
+        raise ValueError(f"shared-buffer study: every point is infeasible (the first: {df['reason'].iloc[0]}); give "
+                         f"larger buffers (--buffers-kb) or other schemes")
     minbuf = smallest_meeting(df, target_slowdown)
     mingood = smallest_meeting(df, target_goodput_gbps, "incast_goodput_gbps", True, (0.0, float(base.link_gbps))) \
         if target_goodput_gbps is not None and "incast_goodput_gbps" in df else None
     figures = _figures(df, out, base, target_slowdown, target_goodput_gbps)
     if cdfs and len(df[df["feasible"]]):
         figures += _occupancy_cdfs(df, minbuf, base, out, dctcp_k_kb)
-    _report(out, base, df, minbuf, figures, target_slowdown, elapsed, mingood, target_goodput_gbps, dctcp_k_kb)
+    _report(out, base, df, minbuf, figures, target_slowdown, elapsed, mingood, target_goodput_gbps, dctcp_k_kb, quick)
     return df
 
 
@@ -477,15 +488,9 @@ def hand_formulas(base, df: pd.DataFrame, dctcp_k_kb: Optional[float] = None) ->
     return lines
 
 
-def _report(out, base, df, minbuf, figures, target, elapsed, mingood=None, target_goodput=None, dctcp_k_kb=None):
-    intro = (f"workload on {describe_network(base)}: {base.flow_sizes} flows at "
-             f"{base.load:.0%} load on every host plus a {base.incast_fanin}:1 incast of {base.incast_kb:g} KB every "
-             f"{base.incast_period_ms:g} ms, {base.duration_s * 1e3:g} ms of arrivals; shared buffer with dynamic "
-             f"thresholds (alpha per point; the buffer is per switch); {len(df)} points "
-             f"({int((~df['feasible']).sum())} infeasible) in {elapsed:.0f} s. Target: p99 FCT slowdown of flows up "
-             f"to 10 KB <= {target:g}" + (f"; incast goodput >= {target_goodput:g} Gb/s" if target_goodput else "")
-             + f". Hosts: the `{base.host_profile}` profile ({PROFILE_TEXT.get(base.host_profile, '')}), minRTO "
-             f"{base.min_rto_ms:g} ms.")
+def _reading(base, df, minbuf, target, mingood=None, target_goodput=None, quick=False) -> List[str]:
+    """The report's reading: per scheme its answer (or why it has none), where an interval holds the target, the
+    incast completion tail beside the small-flow tail, a tail that grows with the buffer, infeasible points."""
     def missing(b) -> bool:
         return b is None or (isinstance(b, float) and math.isnan(b))
 
@@ -514,7 +519,9 @@ def _report(out, base, df, minbuf, figures, target, elapsed, mingood=None, targe
                            f"{r.ci_at_answer:.1f}; {sure(r)}){extra}. The grid's resolution is the answer's: the "
                            f"truth lies between the buffer below it and it.")
         if r.straddling_kb:
-            reading.append(f"{r.scheme}: the target lies inside the interval at {r.straddling_kb} KB (undecided there).")
+            reading.append(f"{r.scheme}: the target lies inside the interval at {r.straddling_kb} KB (undecided there"
+                           + ("; this quick run does not decide: run the full study or more seeds)." if quick else ")."))
+    reading += _tail_readings(df, minbuf, base)
     if mingood is not None:
         for r in mingood.itertuples():
             b = r.smallest_from_which_all_meet_kb
@@ -534,6 +541,60 @@ def _report(out, base, df, minbuf, figures, target, elapsed, mingood=None, targe
                        f"{int(lossy['drops'].sum())} frames in all (lossless when 0; lossless priorities: "
                        f"{base.pfc_priorities or 'all'} carry flows on priority {base.flow_prio}, incasts on "
                        f"{base.incast_prio}).")
+    return reading
+
+
+def _tail_readings(df: pd.DataFrame, minbuf: pd.DataFrame, base) -> List[str]:
+    """Per scheme, with the alpha the small-flow answer picks at each buffer: the incast completion p99 at the
+    answer (or the largest buffer) against its best over the buffers, and each tail (small-flow slowdown, incast
+    completion) whose interval at the largest buffer lies wholly above its interval at the smallest: it grows
+    with the buffer."""
+    out = []
+    ok = df[df["feasible"]]
+    for s, g in ok.groupby("scheme", sort=False):
+        pick = best_alpha(g, "slowdown_p99_small", bounds=_PHYSICAL["slowdown_p99_small"])
+        inc = seed_stats(g, "incast_time_p99_ms", bounds=_PHYSICAL["incast_time_p99_ms"]).set_index(
+            ["buffer_kb", "alpha"])
+        rows = [inc.loc[(b, a)] for b, a in pick["alpha"].items()]
+        if not rows:
+            continue
+        tail = pd.DataFrame(rows, index=pick.index)
+        row = minbuf[minbuf["scheme"] == s]
+        ans = row["smallest_from_which_all_meet_kb"].iloc[0] if len(row) else None
+        answered = ans is not None and not (isinstance(ans, float) and math.isnan(ans))
+        at = ans if answered else tail.index.max()
+        where = "at its answer" if answered else "at the largest buffer"
+        best_b = tail["mean"].idxmin()
+        m, lo, hi = tail.loc[at, "mean"], tail.loc[at, "lo"], tail.loc[at, "hi"]
+        ratio = m / tail.loc[best_b, "mean"] if tail.loc[best_b, "mean"] > 0 else 1.0
+        line = (f"{s}: incast completion p99 {where} ({at:g} KB) {m:.2f} ms [{lo:.2f}, {hi:.2f}]"
+                if tail.loc[at, "n"] > 1 else f"{s}: incast completion p99 {where} ({at:g} KB) {m:.2f} ms")
+        if ratio >= 1.5 and best_b != at:
+            line += (f", {ratio:.1f}x its best ({tail.loc[best_b, 'mean']:.2f} ms at {best_b:g} KB): the small-flow "
+                     f"target does not cover the incast")
+        out.append(line + ".")
+        for what, st in (("p99 small-flow slowdown", pick), ("incast completion p99", tail)):
+            first, last = st.index.min(), st.index.max()
+            if first != last and st.loc[first, "n"] > 1 and st.loc[last, "lo"] > st.loc[first, "hi"]:
+                out.append(f"{s}: its {what} grows with the buffer ({st.loc[first, 'mean']:.3g} at {first:g} KB to "
+                           f"{st.loc[last, 'mean']:.3g} at {last:g} KB, the intervals apart): more buffer makes "
+                           f"it worse.")
+    return out
+
+
+def _report(out, base, df, minbuf, figures, target, elapsed, mingood=None, target_goodput=None, dctcp_k_kb=None,
+            quick=False):
+    intro = (("Quick run: indicative, not an answer (a small grid; decide with the full study). " if quick else "")
+             + f"workload on {describe_network(base)}: {base.flow_sizes} flows at "
+             f"{base.load:.0%} load on every host plus a {base.incast_fanin}:1 incast of {base.incast_kb:g} KB every "
+             f"{base.incast_period_ms:g} ms, {base.duration_s * 1e3:g} ms of arrivals and {base.drain_ms:g} ms to "
+             f"drain per run; shared buffer with dynamic thresholds (alpha per point; the buffer is per switch); "
+             f"{len(df)} points ({int((~df['feasible']).sum())} infeasible) in {elapsed:.0f} s. Target: p99 FCT "
+             f"slowdown of flows up to 10 KB <= {target:g}" + (f"; incast goodput >= {target_goodput:g} Gb/s"
+                                                              if target_goodput else "")
+             + f". Hosts: the `{base.host_profile}` profile ({PROFILE_TEXT.get(base.host_profile, '')}), minRTO "
+             f"{base.min_rto_ms:g} ms.")
+    reading = _reading(base, df, minbuf, target, mingood, target_goodput, quick)
     feasible = df[df["feasible"]]
     keys = ["scheme", "buffer_kb", "alpha"]
     agg = feasible.groupby(keys).size().rename("seeds").reset_index()
@@ -552,7 +613,8 @@ def _report(out, base, df, minbuf, figures, target, elapsed, mingood=None, targe
         m, lo, hi = getattr(r, name), getattr(r, name + "_lo"), getattr(r, name + "_hi")
         return f"{m:{fmt}}" if r.seeds < 2 else f"{m:{fmt}} [{lo:{fmt}}, {hi:{fmt}}]"
 
-    md = ["# Shared-buffer sizing", "", intro, "", "Schemes: " + "; ".join(f"{s}: {SCHEME_TEXT[s]}" for s in
+    title = "Shared-buffer sizing" + (" (quick: indicative)" if quick else "")
+    md = [f"# {title}", "", intro, "", "Schemes: " + "; ".join(f"{s}: {SCHEME_TEXT[s]}" for s in
                                                                          df["scheme"].unique()), "",
           "## Reading", ""] + [f"- {line}" for line in reading] + [
           "", "## Every feasible point (mean of seeds [95 % interval, cut to what is possible])", "",
@@ -570,7 +632,7 @@ def _report(out, base, df, minbuf, figures, target, elapsed, mingood=None, targe
         md += [f"### {caption}", "", f"![{caption}]({name})", ""]
     with open(os.path.join(out, "report.md"), "w") as fh:
         fh.write("\n".join(md))
-    write_html(os.path.join(out, "index.html"), "Shared-buffer sizing", intro, reading,
+    write_html(os.path.join(out, "index.html"), title, intro, reading,
                "Every feasible point (mean of seeds, 95 % interval)",
                agg.to_html(index=False, float_format=lambda v: f"{v:.4g}"),
                figures)

@@ -193,13 +193,14 @@ def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
                   seeds: Sequence[int] = (1, 2, 3, 4, 5), duration_s: float = 10.0,
                   min_rtos_ms: Sequence[float] = (200.0, 10.0), target_fraction: float = 0.9,
                   workers: Optional[int] = None, store=None, progress: bool = True,
-                  base: Optional[IncastConfig] = None, memory_budget_mb: Optional[float] = None) -> pd.DataFrame:
+                  base: Optional[IncastConfig] = None, memory_budget_mb: Optional[float] = None,
+                  quick: bool = False) -> pd.DataFrame:
     """Incast over buffer sizes x flow counts for each scheme and TCP minimum RTO (seed 000's set-up, 10 s per
     run, five seeds for 95 % confidence intervals: 2520 points, about 12 minutes on 2 cores); writes a report
     folder `out`: points.csv (every point; PFC points whose lossless split does not fit the buffer are
     recorded with the reason in `infeasible`, not run), min_buffer.csv, goodput_vs_flows_<scheme>_rto<ms>.png,
     goodput_vs_buffer_<n>flows.png, queue_vs_flows.png, report.md and index.html (the plots with a short
-    reading). Returns the points."""
+    reading). quick: the report is marked "quick: indicative". Returns the points."""
     schemes = list(schemes)
     for s in schemes:
         scheme_overrides(s, 64)   # unknown names fail before any run
@@ -221,6 +222,10 @@ def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
         df["infeasible"] = ""
     write_csv(df, os.path.join(out, "points.csv"))
 
+    if "tcp_timestamps" not in df:   # no point ran: nothing to report
+        why = df["infeasible"].fillna("").astype(str)
+        raise ValueError(f"buffer-sizing study: every point is infeasible (the first: {why.iloc[0]}); give larger "
+                         f"buffers (--buffers-kb) or other schemes")
     mss = 1448 if bool(df["tcp_timestamps"].iloc[0]) else 1460   # (the hosts' timestamps take 12 payload bytes)
     line_rate = base.link_gbps * 1000 * mss / 1500   # payload share of the link
     target = target_fraction * line_rate
@@ -263,7 +268,28 @@ def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
     runs = (f"{len(df)} runs ({df.attrs['computed']} computed in {elapsed:.0f} s on this machine"
             + (f", {df.attrs['reused']} from the result store" if df.attrs["reused"] else "") + ")")
     _write_report(out, base, schemes, min_rtos_ms, flows, buffers_kb, seeds, target, minbuf, figures, reading, runs)
+    if quick:
+        mark_quick(out, f"{len(seeds)} seeds, {len(flows)} flow counts x {len(buffers_kb)} buffers, "
+                        f"{base.duration_s:g} s per run")
     return df
+
+
+def mark_quick(out: str, what: str) -> None:
+    """Heads a study's report.md and index.html with the banner of a quick run: indicative, with what it ran."""
+    text = (f"Quick run: indicative, not an answer ({what}). An answer here is decided on a 95 % interval over "
+            f"few seeds and a small grid; run the study without --quick before using it.")
+    md = os.path.join(out, "report.md")
+    with open(md) as fh:
+        lines = fh.read().split("\n")
+    lines[0] = lines[0] + " (quick: indicative)"
+    with open(md, "w") as fh:
+        fh.write("\n".join(lines[:1] + ["", f"**{text}**"] + lines[1:]))
+    page = os.path.join(out, "index.html")
+    if os.path.exists(page):
+        with open(page) as fh:
+            body = fh.read()
+        with open(page, "w") as fh:
+            fh.write(body.replace("</h1>", f" (quick: indicative)</h1><p><strong>{html.escape(text)}</strong></p>", 1))
 
 
 def _reading(minbuf: pd.DataFrame, cases, flows, buffers_kb, target, df, biggest) -> List[str]:
