@@ -412,7 +412,7 @@ def test_a_pool_found_broken_as_a_point_is_handed_to_it_costs_no_point(monkeypat
             return super().submit(*a, **k)
     monkeypatch.setattr(sweep_module, "ProcessPoolExecutor", BreaksOnce)
     df = cmswitch.sweep(BASE, GRID, workers=2, progress=False)
-    assert df.attrs["failed"] == 0 and (df["error"] == "").all()
+    assert df.attrs["failed"] == 0 and ("error" not in df or (df["error"] == "").all())
     assert df.attrs["computed"] == 8
     assert _same(df, cmswitch.sweep(BASE, GRID, workers=1, progress=False))
 
@@ -420,16 +420,17 @@ def test_a_pool_found_broken_as_a_point_is_handed_to_it_costs_no_point(monkeypat
 def test_a_sweep_started_beside_a_running_thread_works():
     # another thread is inside a run when the sweep forks its workers: they start with no simulation of their own
     # (the parent's belongs to a thread they do not have) and give the solo results
-    long_run = threading.Thread(target=cmswitch.run, args=(BASE.replace(duration_s=3.0, flows=32),),
-                                kwargs=dict(progress=False), daemon=True)
+    long_run = threading.Thread(target=cmswitch.run,
+                                args=(cmswitch.RdmaIncastConfig(senders=32, link_gbps=100, duration_s=0.5),),
+                                kwargs=dict(progress=False), daemon=True)   # a few seconds of wall time
     long_run.start()
     time.sleep(0.5)
     try:
+        assert long_run.is_alive()   # (the sweep forks its workers while the other run goes on)
         df = cmswitch.sweep(BASE, {"flows": [2, 4], "seed": [1, 2]}, workers=2, progress=False)
-        assert long_run.is_alive()   # (the sweep ran while the other run was still going)
     finally:
         long_run.join()
-    assert df.attrs["failed"] == 0 and (df["error"] == "").all()
+    assert df.attrs["failed"] == 0 and ("error" not in df or (df["error"] == "").all())
     assert _same(df, cmswitch.sweep(BASE, {"flows": [2, 4], "seed": [1, 2]}, workers=1, progress=False))
 
 
