@@ -447,3 +447,44 @@ def test_interpreter_exit_with_a_run_in_a_daemon_thread_stops_it_and_exits_clean
     assert r.returncode == 0, (r.returncode, r.stderr)
     assert "terminate called" not in r.stderr and "main done" in r.stdout
     assert took < 1.0 + 5.0   # the second of the script, the interpreter's start, and the stop within a second
+
+
+def test_a_grid_whose_bookkeeping_exceeds_the_budget_is_refused_before_it_is_prepared(monkeypatch):
+    # 3.2 M points hold about 49 GB of the sweep's own (16 KB each): refused at once, before a config is made
+    monkeypatch.setenv("CMSWITCH_MEMORY_BUDGET_MB", "12288")
+    grid = {"buffer_kb": list(range(8, 8 + 1600)), "flows": list(range(1, 201)), "seed": [1, 2, 3, 4, 5, 6, 7, 8,
+                                                                                         9, 10]}
+    t0 = time.time()
+    with pytest.raises(ValueError, match="a sweep of 3,200,000 points holds about 48.8 GB of its own.*split the grid"):
+        cmswitch.sweep(BASE, grid, progress=False)
+    assert time.time() - t0 < 1.0
+
+
+def test_a_users_executor_shares_the_default_budget_among_its_workers(monkeypatch):
+    from concurrent.futures import ProcessPoolExecutor
+    sweep_module = sys.modules["cmswitch.sweep"]
+    seen = []
+    real = sweep_module._Sweep._submit
+
+    def spy(self, i):
+        seen.append(self.budget)
+        return real(self, i)
+    monkeypatch.setattr(sweep_module._Sweep, "_submit", spy)
+    monkeypatch.setenv("CMSWITCH_MEMORY_BUDGET_MB", "1000")
+    with ProcessPoolExecutor(2) as ex:
+        df = cmswitch.sweep(BASE, {"flows": [2, 4]}, executor=ex, progress=False)
+    assert df.attrs["failed"] == 0 and set(seen) == {500.0}   # 1,000 MB over its two workers
+
+
+def test_two_sweeps_in_two_threads_on_one_store_compute_each_point_once(tmp_path):
+    store = str(tmp_path / "s.sqlite")
+    grid = {"flows": [2, 3, 4, 5, 6], "buffer_kb": [32, 64], "seed": [1, 2]}
+    out = []
+    threads = [threading.Thread(target=lambda: out.append(cmswitch.sweep(BASE, grid, workers=1, store=store,
+                                                                        progress=False))) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(out) == 2 and sum(df.attrs["computed"] for df in out) == 20   # 20 points, each once
+    assert _same(out[0], out[1])

@@ -225,3 +225,74 @@ def test_the_shared_buffer_study_scales_a_chips_service_pools():
     assert abs(pfc["ingress_pools_kb"][0] + h - 8192) < 1e-9
     assert pfc["pg_dynamic_th"] == (-1,) * 8        # alpha 1/2 = 2^-1
     base.replace(**pfc).check()
+
+
+def test_the_reading_gives_the_incast_tail_and_says_when_a_tail_grows_with_the_buffer():
+    from cmswitch.shared_buffer_study import _tail_readings, smallest_meeting
+    # three seeds per buffer: the small-flow tail meets 100 from 1 MB on; the incast completion p99 is best at
+    # 4 MB (2 ms) and 4x that at the answer (8 ms); for scheme y both tails grow with the buffer, intervals apart
+    rows = []
+    for b, small, inc in ((1024, 50, 8.0), (4096, 40, 2.0), (16384, 30, 2.2)):
+        for seed, d in ((1, -1), (2, 0), (3, 1)):
+            rows.append(dict(scheme="x", feasible=True, buffer_kb=b, alpha=1.0, seed=seed,
+                             slowdown_p99_small=small + d, incast_time_p99_ms=inc + 0.1 * d))
+    for b, small, inc in ((1024, 20, 1.0), (4096, 60, 3.0), (16384, 400, 9.0)):
+        for seed, d in ((1, -1), (2, 0), (3, 1)):
+            rows.append(dict(scheme="y", feasible=True, buffer_kb=b, alpha=1.0, seed=seed,
+                             slowdown_p99_small=small + d, incast_time_p99_ms=inc + 0.1 * d))
+    df = pd.DataFrame(rows)
+    lines = _tail_readings(df, smallest_meeting(df, 100), None)
+    x = [line for line in lines if line.startswith("x:")]
+    assert x[0].startswith("x: incast completion p99 at its answer (1024 KB) 8.00 ms [")
+    assert "4.0x its best (2.00 ms at 4096 KB): the small-flow target does not cover the incast" in x[0]
+    assert not any("grows" in line for line in x)   # x's tails fall with the buffer
+    y = [line for line in lines if line.startswith("y:")]
+    assert any("its p99 small-flow slowdown grows with the buffer (20 at 1024 KB to 400 at 16384 KB" in line
+               for line in y)
+    assert any("its incast completion p99 grows with the buffer (1 at 1024 KB to 9 at 16384 KB" in line for line in y)
+
+
+def test_quick_study_reports_are_marked_indicative(tmp_path):
+    from cmswitch.shared_buffer_study import base_config, shared_buffer
+    base = base_config(hosts=8, duration_s=0.005, drain_ms=5.0)
+    shared_buffer(str(tmp_path), schemes=("dctcp",), buffers_kb=(256, 2048), alphas=(1.0,), seeds=(1, 2, 3),
+                  base=base, progress=False, workers=1, cdfs=False, quick=True)
+    text = (tmp_path / "report.md").read_text()
+    assert text.startswith("# Shared-buffer sizing (quick: indicative)")
+    assert "Quick run: indicative, not an answer" in text and "dctcp: incast completion p99 at" in text
+    assert "(quick: indicative)</h1>" in (tmp_path / "index.html").read_text()
+
+
+@pytest.mark.parametrize("args, what", [
+    (["--seeds", "1.5"], "--seeds '1.5': '1.5' must be a whole number >= 0"),
+    (["--buffers-kb", "abc"], "--buffers-kb 'abc': 'abc' is not a number"),
+    (["--target-slowdown", "nan"], "--target-slowdown nan: a finite number above 0"),
+    (["--alphas", "1,-2"], "--alphas '1,-2': '-2' must be a number above 0"),
+    (["--load", "0"], "load = 0: the study measures the flows' completion times"),
+    (["--buffers-kb", "1"], "every point is infeasible"),
+])
+def test_bad_shared_buffer_study_input_is_refused_naming_the_flag(tmp_path, capsys, args, what):
+    from cmswitch.cli import main
+    extra = ["--schemes", "pfc", "--seeds", "1", "--duration-s", "0.002"] if args == ["--buffers-kb", "1"] else []
+    assert main(["study", "shared-buffer", "--out", str(tmp_path / "r"), "--workers", "1"] + extra + args) == 2
+    err = capsys.readouterr().err
+    assert what in err and "Traceback" not in err
+
+
+def test_study_out_must_be_a_writable_folder(tmp_path, capsys):
+    from cmswitch.cli import main
+    f = tmp_path / "a_file"
+    f.write_text("x")
+    assert main(["study", "dcqcn-scale", "--quick", "--out", str(f)]) == 2
+    assert "is a file, not a folder" in capsys.readouterr().err
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    try:
+        if not os.access(ro, os.W_OK):   # (root may write anywhere)
+            assert main(["study", "dcqcn-scale", "--quick", "--out", str(ro)]) == 2
+            assert "not writable" in capsys.readouterr().err
+    finally:
+        ro.chmod(0o700)
+    assert main(["study", "dcqcn-scale", "--flows", "0", "--out", str(tmp_path / "z")]) == 2
+    assert "--flows '0': '0' must be a whole number above 0" in capsys.readouterr().err
