@@ -48,7 +48,8 @@ ADDED = {"drops_rate_limiter_full", "qcn_cp", "qcn_rp", "pause_xoff_bytes", "pau
          "host_wait_p50_small_us", "host_wait_p99_small_us", "dbl_marks", "dbl_drops", "headroom_pool_peak_kb",
          "ingress_reserved_peak_kb", "host_queue_max_kb", "host_socket_queue_max_kb", "small_queue_excess_max_bytes",
          "retransmitted_segments", "loss_probes", "loss_probe_recoveries", "rack_losses", "dsacks",
-         "avg_minrate_mbps", "avg_minrate_x_flows_mbps", "mean_queue_bytes_after_warmup", "drops_after_warmup"}
+         "avg_minrate_mbps", "avg_minrate_x_flows_mbps", "mean_queue_bytes_after_warmup", "drops_after_warmup",
+         "transport", "marking", "marks"}
 # tables and table columns added on purpose (compared only where the expected output has them)
 ADDED_TABLES = {"pause_episodes", "queue_cdf", "bottleneck_queue_cdf", "ports", "hosts", "priorities"}
 ADDED_COLUMNS = {"pool_max_cells", "cell_bytes", "queue_p99_kb", "queue_p50_kb", "paused_ports_switch0", "paused_ports_switch1", "paused_ports_switch2",
