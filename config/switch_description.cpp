@@ -79,6 +79,9 @@ private:
         }
         if (v.type == json_value::kind::null)
             throw config_error(at + " = null" + ln + ": null is not a value; leave the key out for the default");
+        // a list's documented "none" (the empty list: its default rule), as on the command line and in Python
+        if (p.type == k::list && v.type == json_value::kind::string && (v.text == "none" || v.text == "None"))
+            return "none";
         if (v.type != want)
             throw config_error(at + ln + ": must be " + what + ", not " + json_kind_name(v.type));
         if (p.type != k::list)

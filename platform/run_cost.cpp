@@ -4,6 +4,7 @@
 #include "config/errors.h"
 #include "config/params.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +44,14 @@ void run_cost::add_network(const std::string& field, double hosts, double switch
         "the network (" + count_text(hosts) + " hosts, " + count_text(switches) + " switches with " +
             count_text(switch_ports) + " ports, " + count_text(routes) + " forwarding entries)",
         "a smaller network");
+}
+
+void run_cost::add_buffered_frames(const std::string& field, double buffer_bytes, double offered_bytes) {
+    const double frames = std::min(0.5 * buffer_bytes, 0.25 * offered_bytes) / 1500;
+    add(field, frames * buffered_frame_bytes,
+        count_text(frames) + " frames held in the switch buffers at the peak (of " + mb_text(buffer_bytes) +
+            " of buffer in the network)",
+        "shorten duration_s, lower load or give smaller buffers");
 }
 
 void run_cost::add_connections(const std::string& field, double count, const std::string& what) {

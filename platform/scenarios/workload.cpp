@@ -123,13 +123,20 @@ void workload_scenario::estimate_cost(run_cost& cost) const {
     } catch (const config_error&) {   // a bad file is refused by run() with its own message
     }
     const double down = c.topology == "star" ? static_cast<double>(c.hosts) : hosts;
-    double flows = (down * c.load * c.link_gbps + static_cast<double>(c.uplinks) * c.uplink_load * c.uplink_gbps) *
-                   1e9 / 8 / std::max(mean, 1.0) * c.duration_s;
-    if (c.incast_fanin > 0)
-        flows += c.duration_s * 1e3 / c.incast_period_ms * static_cast<double>(c.incast_fanin * c.incast_receivers);
-    cost.add_records("duration_s", flows, 4 * 1024,
+    const double poisson =
+        (down * c.load * c.link_gbps + static_cast<double>(c.uplinks) * c.uplink_load * c.uplink_gbps) * 1e9 / 8 /
+        std::max(mean, 1.0) * c.duration_s;
+    const double incast_flows = c.incast_fanin > 0 ? c.duration_s * 1e3 / c.incast_period_ms *
+                                                         static_cast<double>(c.incast_fanin * c.incast_receivers)
+                                                   : 0.0;
+    cost.add_records("duration_s", poisson + incast_flows, 4 * 1024,
                      "flows over duration_s = " + format_number(c.duration_s) + " s (each kept to the end of the run)",
                      "shorten duration_s or lower load");
+    const double per_switch = c.buffer_policy == "static"
+                                  ? static_cast<double>(kb_to_bytes(c.buffer_kb)) * ports / switches
+                                  : static_cast<double>(kb_to_bytes(c.pool_kb));
+    const double offered = poisson * mean + incast_flows * static_cast<double>(kb_to_bytes(c.incast_kb));
+    cost.add_buffered_frames("duration_s", per_switch * switches, offered);
 }
 
 scenario_plan workload_scenario::plan(result& r) {

@@ -292,8 +292,13 @@ def _peak_rss_mb(args):
      ["overload", "--senders", "200", "--sample-us", "10", "--duration-s", "0.5"]),
     (cmswitch.WorkloadConfig(topology="star", hosts=16, load=0.5, duration_s=0.4),
      ["workload", "--topology", "star", "--hosts", "16", "--load", "0.5", "--duration-s", "0.4"]),
+    # fat-trees carrying traffic: their switch buffers fill, and the frames they hold are most of the peak
+    (cmswitch.WorkloadConfig(topology="fat-tree", fat_tree_k=8, duration_s=0.01),
+     ["workload", "--topology", "fat-tree", "--fat-tree-k", "8", "--duration-s", "0.01"]),
+    (cmswitch.WorkloadConfig(topology="fat-tree", fat_tree_k=16, duration_s=0.001),
+     ["workload", "--topology", "fat-tree", "--fat-tree-k", "16", "--duration-s", "0.001"]),
 ], ids=["incast-2000-flows", "fat-tree-k16", "rdma-20000-qps", "testbed-bins", "incast-series", "overload-series",
-        "workload-flows"])
+        "workload-flows", "fat-tree-k8-traffic", "fat-tree-k16-traffic"])
 def test_the_memory_estimate_is_within_a_factor_of_two_of_the_peak(cfg, args):
     # the budget refuses on the estimate; it must be near what a run really holds: its peak resident memory above
     # that of the smallest run of the scenario

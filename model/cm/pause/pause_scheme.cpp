@@ -131,18 +131,22 @@ void pause_scheme::install(const std::string& v, scheme_context& ctx) {
             throw config_error("pause_headroom_pool_kb needs buffer_policy shared (the pool lives beside its shared "
                                "pool), not '" +
                                std::string(sw.buffer().name()) + "'");
+        // every egress queue lossless or lossy, never both (a paused priority and a dropped one cannot share
+        // one queue's books: with a headroom pool lossless queues skip the egress threshold as well)
+        const uint8_t lossless_prios = v == "pfc" ? pc.pfc_classes : 0x7f;
+        uint8_t queues = 0, lossy_queues = 0, groups = 0;
+        for (int p = 0; p < num_priorities - 1; ++p) {
+            const auto q = static_cast<uint8_t>(1u << sw.egress(0).queue_of(p));
+            ((lossless_prios >> p) & 1 ? queues : lossy_queues) |= q;
+            if ((lossless_prios >> p) & 1)
+                groups |= static_cast<uint8_t>(1u << (v == "pfc" ? sw.pg_of(p) : 0));
+        }
+        if (queues & lossy_queues)
+            throw config_error("queue_map puts a lossless and a lossy priority in one egress queue (pfc_priorities " +
+                               priority_list(lossless_prios) +
+                               "): the queue cannot be both; map them to queues of "
+                               "their own");
         if (pc.headroom_pool_bytes > 0) {   // lossless queues skip the egress threshold and may use the pool
-            const uint8_t lossless_prios = v == "pfc" ? pc.pfc_classes : 0x7f;
-            uint8_t queues = 0, lossy_queues = 0, groups = 0;
-            for (int p = 0; p < num_priorities - 1; ++p) {
-                const auto q = static_cast<uint8_t>(1u << sw.egress(0).queue_of(p));
-                ((lossless_prios >> p) & 1 ? queues : lossy_queues) |= q;
-                if ((lossless_prios >> p) & 1)
-                    groups |= static_cast<uint8_t>(1u << (v == "pfc" ? sw.pg_of(p) : 0));
-            }
-            if (queues & lossy_queues)
-                throw config_error("queue_map puts a lossless and a lossy priority in one egress queue: the queue "
-                                   "cannot be both (lossless queues skip the egress threshold)");
             // lossless queues skip the egress threshold: together they may fill the shared pool, and a frame the
             // run cannot lose on a lossy priority (an ACK or CNP a queue pair waits for) then finds no room
             const uint8_t control_lossy = static_cast<uint8_t>(ctx.control_priorities & ~lossless_prios);
