@@ -115,40 +115,10 @@ topology scenario::planned_topology() {
     return std::move(p.topo);
 }
 
-void declare_buffer(param_table& t, buffer_settings& b) {
-    std::vector<std::string> policies;
-    std::string help;
-    for (const auto& p : buffer_policies())
-        if (p.offered) {
-            policies.emplace_back(p.name);
-            help += std::string(help.empty() ? "" : "; ") + p.name + ": " + p.help;
-        }
-    t.add_choice("buffer_policy", &b.buffer_policy, policies, help);
-    t.add_real("buffer_kb", &b.buffer_kb, 1, 1 << 22, "KB (1024 B)", "static: byte limit of each egress port");
-    t.add_real("pool_kb", &b.pool_kb, 1, 1 << 22, "KB (1024 B)", "dynamic, shared: the whole buffer");
-    t.add_real("alpha", &b.alpha, 0, 64, "", "dynamic, shared: queue threshold = alpha x free (shared) pool bytes",
-               true);
-    t.add_real("reserved_kb", &b.reserved_kb, 0, 1 << 20, "KB (1024 B)",
-               "shared: guaranteed space of each queue (port x queue), used first, carved out of pool_kb");
-    t.add_list("alpha_by_queue", &b.alpha_by_queue, 0, 64, 8, false, "",
-               "shared: alpha of each egress queue 0-7 (each > 0); none: alpha for every queue");
-    t.set_overridden_by("alpha", "alpha_by_queue");
-    t.add_int("cell_bytes", &b.cell_bytes, 0, max_frame_bytes, "B",
-              "the buffer's cell: every frame takes ceil((bytes + cell_overhead_bytes) / cell_bytes) cells in every "
-              "book (admission, PFC, marking), and every size and threshold is converted to cells (Tomahawk 208, "
-              "Tomahawk 3/4 254, Trident 3 256, Spectrum 96, Spectrum-2/3 144); 0: byte-exact (16 and up otherwise)");
-    t.add_int("cell_overhead_bytes", &b.cell_overhead_bytes, 0, max_cell_overhead_bytes, "B",
-              "bytes the buffer stores with every frame before its cells are counted (an MMU's per-frame header)");
-    t.add_choice("forwarding", &b.forwarding, {"store-and-forward", "cut-through"},
-                 "every switch: store-and-forward (a frame goes on pipeline_ns after its last bit is in), or "
-                 "cut-through (pipeline_ns after its first cut_through_bytes, when its egress port is idle and not "
-                 "slower than its ingress port; stored otherwise)");
-    t.add_int("pipeline_ns", &b.pipeline_ns, 0, 1000000, "ns",
-              "every switch: the time from a frame's last bit (stored) or its first cut_through_bytes (cut-through) "
-              "to its transmission on an idle port");
-    t.add_int("cut_through_bytes", &b.cut_through_bytes, min_frame_bytes, max_frame_bytes, "B",
-              "cut-through: the bytes of a frame in before the switch acts on it (its headers; a minimum frame)");
-    // the service-pool MMU ("pools")
+namespace {
+// The service-pool MMU's settings ("pools"): its pools and profiles, the lossless groups' headroom (by rule, or
+// SONiC's calculation and its inputs) and the buffer's slices.
+void declare_pool_params(param_table& t, buffer_settings& b) {
     t.add_list("ingress_pools_kb", &b.ingress_pools_kb, 0, 1 << 22, 0, false, "KB (1024 B)",
                "pools: the ingress service pools, up to 4 (SONiC BUFFER_POOL type ingress; the chip's totals, each "
                "slice an equal part); none: no ingress admission (the egress side alone decides)");
@@ -223,6 +193,43 @@ void declare_buffer(param_table& t, buffer_settings& b) {
               "and adds a port MTU to the size (SONiC's 8-lane adjustment, e.g. 400G-8)");
     t.add_real("sonic_gearbox_delay_ns", &b.sonic_gearbox_delay_ns, 0, 100000, "ns",
                "headroom sonic: the delay of a gearbox between the ASIC and the port (0: none)");
+}
+}   // namespace
+
+void declare_buffer(param_table& t, buffer_settings& b) {
+    std::vector<std::string> policies;
+    std::string help;
+    for (const auto& p : buffer_policies())
+        if (p.offered) {
+            policies.emplace_back(p.name);
+            help += std::string(help.empty() ? "" : "; ") + p.name + ": " + p.help;
+        }
+    t.add_choice("buffer_policy", &b.buffer_policy, policies, help);
+    t.add_real("buffer_kb", &b.buffer_kb, 1, 1 << 22, "KB (1024 B)", "static: byte limit of each egress port");
+    t.add_real("pool_kb", &b.pool_kb, 1, 1 << 22, "KB (1024 B)", "dynamic, shared: the whole buffer");
+    t.add_real("alpha", &b.alpha, 0, 64, "", "dynamic, shared: queue threshold = alpha x free (shared) pool bytes",
+               true);
+    t.add_real("reserved_kb", &b.reserved_kb, 0, 1 << 20, "KB (1024 B)",
+               "shared: guaranteed space of each queue (port x queue), used first, carved out of pool_kb");
+    t.add_list("alpha_by_queue", &b.alpha_by_queue, 0, 64, 8, false, "",
+               "shared: alpha of each egress queue 0-7 (each > 0); none: alpha for every queue");
+    t.set_overridden_by("alpha", "alpha_by_queue");
+    t.add_int("cell_bytes", &b.cell_bytes, 0, max_frame_bytes, "B",
+              "the buffer's cell: every frame takes ceil((bytes + cell_overhead_bytes) / cell_bytes) cells in every "
+              "book (admission, PFC, marking), and every size and threshold is converted to cells (Tomahawk 208, "
+              "Tomahawk 3/4 254, Trident 3 256, Spectrum 96, Spectrum-2/3 144); 0: byte-exact (16 and up otherwise)");
+    t.add_int("cell_overhead_bytes", &b.cell_overhead_bytes, 0, max_cell_overhead_bytes, "B",
+              "bytes the buffer stores with every frame before its cells are counted (an MMU's per-frame header)");
+    t.add_choice("forwarding", &b.forwarding, {"store-and-forward", "cut-through"},
+                 "every switch: store-and-forward (a frame goes on pipeline_ns after its last bit is in), or "
+                 "cut-through (pipeline_ns after its first cut_through_bytes, when its egress port is idle and not "
+                 "slower than its ingress port; stored otherwise)");
+    t.add_int("pipeline_ns", &b.pipeline_ns, 0, 1000000, "ns",
+              "every switch: the time from a frame's last bit (stored) or its first cut_through_bytes (cut-through) "
+              "to its transmission on an idle port");
+    t.add_int("cut_through_bytes", &b.cut_through_bytes, min_frame_bytes, max_frame_bytes, "B",
+              "cut-through: the bytes of a frame in before the switch acts on it (its headers; a minimum frame)");
+    declare_pool_params(t, b);   // the service-pool MMU ("pools"), its headroom and slices
     t.add_list("queue_map", &b.queue_map, 0, 7, 8, true, "",
                "egress queue of each 802.1p priority 0-7 (data priorities use queues 0-6, priority 7 queue 7); "
                "none: queue = priority");

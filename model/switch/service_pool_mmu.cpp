@@ -85,6 +85,31 @@ service_pool_mmu::service_pool_mmu(const buffer_config& cfg, int num_ports) : bu
     use_own_books();
     const mmu_config& m = cfg.mmu;
     const buffer_units& u = units();
+    setup_slices(m, num_ports);
+    setup_pools(cfg);
+    setup_profiles(cfg, num_ports);
+    // lossless headroom, per port (one entry: every port)
+    const auto per_port = [&](const std::vector<uint64_t>& v, const char* field, bool threshold) {
+        if (!v.empty() && v.size() != 1 && v.size() != static_cast<size_t>(num_ports))
+            throw config_error(std::string(field) + ": " + std::to_string(v.size()) +
+                               " entries; give one (every port) or one per port (" + std::to_string(num_ports) + ")");
+        std::vector<uint64_t> out(static_cast<size_t>(num_ports), 0);
+        for (size_t i = 0; i < out.size() && !v.empty(); ++i) {
+            const uint64_t b = v.size() == 1 ? v[0] : v[i];
+            out[i] = threshold ? u.threshold(b) : u.memory(b);
+        }
+        return out;
+    };
+    m_xoff = per_port(m.xoff_bytes, "xoff_kb", false);
+    m_xon = per_port(m.xon_bytes, "xon_kb", true);
+    m_xon_offset = per_port(m.xon_offset_bytes, "xon_offset_kb", true);
+    set_queue_reserves(m_q_reserved);   // (the base's shared and reserved counts, as the "shared" policy's)
+    set_lossless_groups(0, nullptr);
+    reset();
+}
+
+// The slices: which one stores a frame of each (ingress port, egress port), by their pipes.
+void service_pool_mmu::setup_slices(const mmu_config& m, int num_ports) {
     if (m.slices < 1 || m.slices > 8)
         throw config_error("slices = " + std::to_string(m.slices) + ": allowed range [1, 8]");
     if (m.pipes < 1 || m.pipes > num_ports)
@@ -99,8 +124,13 @@ service_pool_mmu::service_pool_mmu(const buffer_config& cfg, int num_ports) : bu
             m_slice_of[static_cast<size_t>(i) * static_cast<size_t>(num_ports) + static_cast<size_t>(o)] =
                 pairs[static_cast<size_t>(pi * m.pipes + po)];
         }
+}
 
-    // pools: each no larger than the buffer, ingress pools and the headroom pool within it together
+// The pools: each no larger than the buffer, the ingress pools and the headroom pool within it together; sizes
+// per slice.
+void service_pool_mmu::setup_pools(const buffer_config& cfg) {
+    const mmu_config& m = cfg.mmu;
+    const buffer_units& u = units();
     if (m.egress_pool_bytes.empty() || m.egress_pool_bytes.size() > mmu_config::max_pools)
         throw config_error("egress_pools_kb: " + std::to_string(m.egress_pool_bytes.size()) +
                            " pools; give 1 to 4 (or none: one egress pool of pool_kb)");
@@ -130,8 +160,13 @@ service_pool_mmu::service_pool_mmu(const buffer_config& cfg, int num_ports) : bu
     for (uint64_t b : m.egress_pool_bytes)
         m_egr_pool_size.push_back(per_slice(b));
     m_hp_size = per_slice(m.headroom_pool_bytes);
+}
 
-    // profiles
+// The groups' and queues' profiles, the ports' own per pool, and each pool's shared size once every reserve is
+// carved out of it.
+void service_pool_mmu::setup_profiles(const buffer_config& cfg, int num_ports) {
+    const mmu_config& m = cfg.mmu;
+    const buffer_units& u = units();
     m_pg_map = cfg.pg_map;
     std::array<uint64_t, mmu_config::max_pools> ing_reserve{}, egr_reserve{};
     for (int g = 0; g < num_priorities; ++g) {
@@ -199,25 +234,6 @@ service_pool_mmu::service_pool_mmu(const buffer_config& cfg, int num_ports) : bu
     carve(m_egr_pool_size, egr_reserve, "egress_pools_kb", "queue_reserved_kb and port_egress_reserved_kb");
     for (size_t p = 0; p < m_egr_pool_size.size(); ++p)
         m_capacity = std::max(m_capacity, (m_egr_pool_size[p] + egr_reserve[p]) * static_cast<uint64_t>(m_slices));
-
-    // lossless headroom, per port (one entry: every port)
-    const auto per_port = [&](const std::vector<uint64_t>& v, const char* field, bool threshold) {
-        if (!v.empty() && v.size() != 1 && v.size() != static_cast<size_t>(num_ports))
-            throw config_error(std::string(field) + ": " + std::to_string(v.size()) +
-                               " entries; give one (every port) or one per port (" + std::to_string(num_ports) + ")");
-        std::vector<uint64_t> out(static_cast<size_t>(num_ports), 0);
-        for (size_t i = 0; i < out.size() && !v.empty(); ++i) {
-            const uint64_t b = v.size() == 1 ? v[0] : v[i];
-            out[i] = threshold ? u.threshold(b) : u.memory(b);
-        }
-        return out;
-    };
-    m_xoff = per_port(m.xoff_bytes, "xoff_kb", false);
-    m_xon = per_port(m.xon_bytes, "xon_kb", true);
-    m_xon_offset = per_port(m.xon_offset_bytes, "xon_offset_kb", true);
-    set_queue_reserves(m_q_reserved);   // (the base's shared and reserved counts, as the "shared" policy's)
-    set_lossless_groups(0, nullptr);
-    reset();
 }
 
 void service_pool_mmu::set_lossless_groups(uint8_t group_mask, flow_control_listener* listener) {
@@ -278,6 +294,25 @@ uint64_t service_pool_mmu::limit(double alpha, uint64_t static_units, const pool
         return UINT64_MAX;
     const uint64_t free_units = p.size > p.used ? p.size - p.used : 0;
     return static_cast<uint64_t>(std::ceil(alpha * static_cast<double>(free_units)));
+}
+
+// Why queue `queue` (in egress pool pe) cannot take egr_pool_need more shared units, or none: the pool is full,
+// the queue is at its static limit or its dynamic threshold, or the port at its limit in the pool. shared_q and
+// shared_port: the queue's and the port's shared units now (above their reserves).
+drop_reason service_pool_mmu::egress_refusal(int queue, int pe, uint64_t shared_q, uint64_t shared_port, const pool& ep,
+                                             uint64_t egr_need, uint64_t egr_pool_need) const {
+    const uint64_t free_units = ep.size > ep.used ? ep.size - ep.used : 0;
+    const double alpha = m_q_alpha[static_cast<size_t>(queue)];
+    const double port_alpha = m_port_egr_alpha[static_cast<size_t>(pe)];
+    if (egr_pool_need > free_units)
+        return drop_reason::pool_full;
+    if (alpha == 0 && shared_q + egr_need > m_q_static[static_cast<size_t>(queue)])
+        return drop_reason::queue_limit;
+    if (alpha > 0 && !std::isinf(alpha) && !(static_cast<double>(shared_q) < alpha * static_cast<double>(free_units)))
+        return drop_reason::dynamic_threshold;
+    if (!std::isinf(port_alpha) && !(static_cast<double>(shared_port) < port_alpha * static_cast<double>(free_units)))
+        return drop_reason::dynamic_threshold;   // (the port's limit in the pool)
+    return drop_reason::none;
 }
 
 drop_reason service_pool_mmu::admit_own(int in_port, int port, int queue, frame& f) {
@@ -341,20 +376,7 @@ drop_reason service_pool_mmu::admit_own(int in_port, int port, int queue, frame&
     const uint64_t egr_pool_need = above(epp + egr_need, rpe) - above(epp, rpe);
     const bool lossless_queue = (m_lossless >> g) & 1;   // (a lossless group's frames: lossless queues)
     if (egr_pool_need > 0 && !lossless_queue) {
-        const uint64_t free_units = ep.size > ep.used ? ep.size - ep.used : 0;
-        const double alpha = m_q_alpha[static_cast<size_t>(queue)];
-        const double port_alpha = m_port_egr_alpha[static_cast<size_t>(pe)];
-        drop_reason why = drop_reason::none;
-        if (egr_pool_need > free_units)
-            why = drop_reason::pool_full;
-        else if (alpha == 0 && above(qa, rq) + egr_need > m_q_static[static_cast<size_t>(queue)])
-            why = drop_reason::queue_limit;
-        else if (alpha > 0 && !std::isinf(alpha) &&
-                 !(static_cast<double>(above(qa, rq)) < alpha * static_cast<double>(free_units)))
-            why = drop_reason::dynamic_threshold;
-        else if (!std::isinf(port_alpha) &&
-                 !(static_cast<double>(above(epp, rpe)) < port_alpha * static_cast<double>(free_units)))
-            why = drop_reason::dynamic_threshold;   // (the port's limit in the pool)
+        const drop_reason why = egress_refusal(queue, pe, above(qa, rq), above(epp, rpe), ep, egr_need, egr_pool_need);
         if (why != drop_reason::none) {
             ++st.egress_drops;
             return why;

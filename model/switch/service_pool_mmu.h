@@ -91,10 +91,16 @@ protected:
     void release_own(int port, int queue, const frame& f) override;
 
 private:
+    // the constructor's steps: slices, pools, profiles (and the shared size each pool keeps)
+    void setup_slices(const mmu_config& m, int num_ports);
+    void setup_pools(const buffer_config& cfg);
+    void setup_profiles(const buffer_config& cfg, int num_ports);
     struct pool {
         uint64_t size = 0;   // shared size (the pool less its reserves), units
         uint64_t used = 0;   // shared units in use
     };
+    drop_reason egress_refusal(int queue, int pe, uint64_t shared_q, uint64_t shared_port, const pool& ep,
+                               uint64_t egr_need, uint64_t egr_pool_need) const;
     struct group_account {
         uint64_t total = 0;   // units, headroom included
         uint64_t headroom = 0;

@@ -70,26 +70,66 @@ void pause_scheme::declare(param_table& t) {
                "space (reserved_kb 0): lossless queues may fill the shared pool and those frames are then dropped");
 }
 
+// Every egress queue lossless or lossy, never both; with a shared headroom pool, the lossless queues given to
+// the buffer (they skip its egress threshold), and room kept for the control frames the run cannot lose.
+void pause_scheme::install_queues(const std::string& v, const pause_config& pc, const scheme_context& ctx,
+                                  ethernet_switch& sw) const {
+    // every egress queue lossless or lossy, never both (a paused priority and a dropped one cannot share
+    // one queue's books: with a headroom pool lossless queues skip the egress threshold as well)
+    const uint8_t lossless_prios = v == "pfc" ? pc.pfc_classes : 0x7f;
+    uint8_t queues = 0, lossy_queues = 0, groups = 0;
+    for (int p = 0; p < num_priorities - 1; ++p) {
+        const auto q = static_cast<uint8_t>(1u << sw.egress(0).queue_of(p));
+        ((lossless_prios >> p) & 1 ? queues : lossy_queues) |= q;
+        if ((lossless_prios >> p) & 1)
+            groups |= static_cast<uint8_t>(1u << (v == "pfc" ? sw.pg_of(p) : 0));
+    }
+    if (queues & lossy_queues)
+        throw config_error("queue_map puts a lossless and a lossy priority in one egress queue (pfc_priorities " +
+                           priority_list(lossless_prios) +
+                           "): the queue cannot be both; map them to queues of their own");
+    if (pc.headroom_pool_bytes > 0) {   // lossless queues skip the egress threshold and may use the pool
+        // lossless queues skip the egress threshold: together they may fill the shared pool, and a frame the
+        // run cannot lose on a lossy priority (an ACK or CNP a queue pair waits for) then finds no room
+        const uint8_t control_lossy = static_cast<uint8_t>(ctx.control_priorities & ~lossless_prios);
+        if (control_lossy && sw.buffer().queue_reserved() == 0 && !m_unreserved_control)
+            throw config_error(
+                "pause_headroom_pool_kb = " + format_number(m_headroom_pool_kb) +
+                " with reserved_kb = 0: lossless queues may fill the shared pool and leave no room for the "
+                "run's control frames (ACKs, CNPs on lossy priority " +
+                priority_list(control_lossy) +
+                "), which are then dropped and queue pairs stall; give reserved_kb (a few KB per queue, "
+                "e.g. 4), or set pause_unreserved_control to run it anyway");
+        const uint64_t reserves = pc.reserved_bytes * static_cast<uint64_t>(sw.num_ports()) *
+                                  static_cast<uint64_t>(__builtin_popcount(groups));
+        sw.buffer().set_lossless(queues, pc.headroom_pool_bytes, reserves);
+    }
+}
+
+// A buffer that decides PAUSE/PFC from its own priority-group profiles ("pools"): none of the split's settings
+// may be given (config_error naming the one that is).
+void pause_scheme::refuse_split_settings(const std::string& buffer) const {
+    const std::pair<const char*, double> own[] = {{"pause_xoff_kb", m_xoff_kb},
+                                                  {"pause_xon_kb", m_xon_kb},
+                                                  {"pause_xoff_alpha", m_xoff_alpha},
+                                                  {"pause_reserved_kb", m_reserved_kb},
+                                                  {"pause_headroom_pool_kb", m_headroom_pool_kb}};
+    for (const auto& [field, value] : own)
+        if (value != 0)
+            throw config_error(std::string(field) + " = " + format_number(value) + " with buffer_policy " + buffer +
+                               ": that buffer's priority-group profiles decide XOFF, XON and headroom "
+                               "(pg_dynamic_th, xoff_kb, xon_kb, headroom_pool_kb); leave " +
+                               field + " at 0");
+    if (!m_xoff_alpha_by_pg.empty())
+        throw config_error("pause_xoff_alpha_by_pg with buffer_policy pools: its groups' pg_dynamic_th decide");
+}
+
 void pause_scheme::install(const std::string& v, scheme_context& ctx) {
     // a buffer that decides PAUSE/PFC from its own priority-group profiles ("pools"): none of the split's settings
     const bool buffer_decides =
         ctx.net.num_switches() > 0 && (ctx.net.switch_at(0).buffer().capabilities() & cap_ingress_flow_control);
-    if (buffer_decides) {
-        const std::pair<const char*, double> own[] = {{"pause_xoff_kb", m_xoff_kb},
-                                                      {"pause_xon_kb", m_xon_kb},
-                                                      {"pause_xoff_alpha", m_xoff_alpha},
-                                                      {"pause_reserved_kb", m_reserved_kb},
-                                                      {"pause_headroom_pool_kb", m_headroom_pool_kb}};
-        for (const auto& [field, value] : own)
-            if (value != 0)
-                throw config_error(std::string(field) + " = " + format_number(value) + " with buffer_policy " +
-                                   ctx.net.switch_at(0).buffer().name() +
-                                   ": that buffer's priority-group profiles decide XOFF, XON and headroom "
-                                   "(pg_dynamic_th, xoff_kb, xon_kb, headroom_pool_kb); leave " +
-                                   field + " at 0");
-        if (!m_xoff_alpha_by_pg.empty())
-            throw config_error("pause_xoff_alpha_by_pg with buffer_policy pools: its groups' pg_dynamic_th decide");
-    }
+    if (buffer_decides)
+        refuse_split_settings(ctx.net.switch_at(0).buffer().name());
     if (m_xoff_kb == 0 && ctx.inputs_per_port == 0 && !buffer_decides)
         throw config_error("pause_xoff_kb = 0 splits the egress buffer among the inputs that share it, which this "
                            "scenario does not know: set pause_xoff_kb");
@@ -131,37 +171,7 @@ void pause_scheme::install(const std::string& v, scheme_context& ctx) {
             throw config_error("pause_headroom_pool_kb needs buffer_policy shared (the pool lives beside its shared "
                                "pool), not '" +
                                std::string(sw.buffer().name()) + "'");
-        // every egress queue lossless or lossy, never both (a paused priority and a dropped one cannot share
-        // one queue's books: with a headroom pool lossless queues skip the egress threshold as well)
-        const uint8_t lossless_prios = v == "pfc" ? pc.pfc_classes : 0x7f;
-        uint8_t queues = 0, lossy_queues = 0, groups = 0;
-        for (int p = 0; p < num_priorities - 1; ++p) {
-            const auto q = static_cast<uint8_t>(1u << sw.egress(0).queue_of(p));
-            ((lossless_prios >> p) & 1 ? queues : lossy_queues) |= q;
-            if ((lossless_prios >> p) & 1)
-                groups |= static_cast<uint8_t>(1u << (v == "pfc" ? sw.pg_of(p) : 0));
-        }
-        if (queues & lossy_queues)
-            throw config_error("queue_map puts a lossless and a lossy priority in one egress queue (pfc_priorities " +
-                               priority_list(lossless_prios) +
-                               "): the queue cannot be both; map them to queues of "
-                               "their own");
-        if (pc.headroom_pool_bytes > 0) {   // lossless queues skip the egress threshold and may use the pool
-            // lossless queues skip the egress threshold: together they may fill the shared pool, and a frame the
-            // run cannot lose on a lossy priority (an ACK or CNP a queue pair waits for) then finds no room
-            const uint8_t control_lossy = static_cast<uint8_t>(ctx.control_priorities & ~lossless_prios);
-            if (control_lossy && sw.buffer().queue_reserved() == 0 && !m_unreserved_control)
-                throw config_error(
-                    "pause_headroom_pool_kb = " + format_number(m_headroom_pool_kb) +
-                    " with reserved_kb = 0: lossless queues may fill the shared pool and leave no room for the "
-                    "run's control frames (ACKs, CNPs on lossy priority " +
-                    priority_list(control_lossy) +
-                    "), which are then dropped and queue pairs stall; give reserved_kb (a few KB per queue, "
-                    "e.g. 4), or set pause_unreserved_control to run it anyway");
-            const uint64_t reserves = pc.reserved_bytes * static_cast<uint64_t>(sw.num_ports()) *
-                                      static_cast<uint64_t>(__builtin_popcount(groups));
-            sw.buffer().set_lossless(queues, pc.headroom_pool_bytes, reserves);
-        }
+        install_queues(v, pc, ctx, sw);
         pc.pause_quanta = static_cast<uint32_t>(m_quanta);
         // the split rule, for the port whose link needs the most headroom
         uint64_t rate = 0, delay = 0, headroom = 0;

@@ -10,6 +10,8 @@
 
 namespace cmswitch {
 
+class ethernet_switch;
+
 // A pause_generator with cfg on every switch of net, each port told its link (the headroom check runs per
 // port: config_error naming the switch and port).
 void install_pause(fabric& net, const pause_config& cfg);
@@ -25,6 +27,9 @@ public:
 
 private:
     static void report_absent_pools(result& r);   // no headroom pool: its peaks are 0
+    void refuse_split_settings(const std::string& buffer) const;
+    void install_queues(const std::string& v, const pause_config& pc, const scheme_context& ctx,
+                        ethernet_switch& sw) const;
     double m_xoff_kb = 0;
     double m_xon_kb = 0;
     int64_t m_quanta = 65535;
