@@ -492,7 +492,10 @@ def _convergence(df: pd.DataFrame, objs: List[Tuple[str, str]], patience: Option
                f"(stopping rule: {window})" if ok else
                f"not converged: trial {last} improved the best and only {flat} trials followed (the rule asks "
                f"{window}); give more trials")
-    return ok, f"best {objs[0][1]} {df['best_so_far'].iloc[-1]:.6g}, last improved by trial {last}; {verdict}"
+    best = df["best_so_far"].iloc[-1]
+    found = int(df.loc[df["best_so_far"] == best, "trial"].iloc[0])
+    return ok, (f"best {objs[0][1]} {best:.6g} (trial {found}); the last improvement by more than {rel_tol:.0%}: "
+                f"trial {last}; {verdict}")
 
 
 def resolution(trials: pd.DataFrame, space: Mapping[str, Any], best: pd.Series) -> Dict[str, float]:

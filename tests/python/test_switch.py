@@ -207,7 +207,7 @@ def test_a_list_takes_none_in_a_switch_file_too(tmp_path):
 
 def test_a_queue_of_lossless_and_lossy_priorities_is_refused_with_a_static_xoff_too():
     cfg = cmswitch.WorkloadConfig(pause="pfc", pfc_priorities=(3,), flow_prio=3, incast_prio=3, pool_kb=4096,
-                                  pause_xoff_kb=64, queue_map=(0, 0, 1, 1, 2, 2, 3, 7), duration_s=0.002)
+                                  pause_xoff_kb=32, queue_map=(0, 0, 1, 1, 2, 2, 3, 7), duration_s=0.002)
     with pytest.raises(ValueError, match="lossless and a lossy priority in one egress queue \\(pfc_priorities 3\\)"):
         cfg.check()
     cfg.replace(queue_map=(0, 1, 2, 3, 4, 5, 6, 7)).check()   # each priority its own queue: fine
