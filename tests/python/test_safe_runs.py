@@ -493,3 +493,26 @@ def test_two_sweeps_in_two_threads_on_one_store_compute_each_point_once(tmp_path
         t.join()
     assert len(out) == 2 and sum(df.attrs["computed"] for df in out) == 20   # 20 points, each once
     assert _same(out[0], out[1])
+
+
+def test_a_store_that_cannot_be_written_is_dropped_with_a_warning(tmp_path, monkeypatch):
+    from cmswitch.store import ResultStore
+
+    def full(self, *a, **k):
+        raise sqlite3.OperationalError("database or disk is full")
+    monkeypatch.setattr(ResultStore, "put", full)
+    with pytest.warns(RuntimeWarning, match="the result store could not be written \\(database or disk is full\\)"):
+        df = cmswitch.sweep(BASE, {"flows": [2, 4]}, workers=1, store=str(tmp_path / "s.sqlite"), progress=False)
+    assert df.attrs["computed"] == 2 and df.attrs["failed"] == 0
+
+
+def test_a_store_row_holding_nan_is_computed_again(tmp_path):
+    path = str(tmp_path / "s.sqlite")
+    first = cmswitch.sweep(BASE, {"flows": [2]}, workers=1, store=path, progress=False)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE runs SET summary = ?", (json.dumps({"goodput_mbps": float("nan")}),))
+    db.commit()
+    db.close()
+    with pytest.warns(RuntimeWarning, match="is damaged \\(not valid JSON \\(it holds NaN\\)\\)"):
+        again = cmswitch.sweep(BASE, {"flows": [2]}, workers=1, store=path, progress=False)
+    assert again.attrs["computed"] == 1 and again["goodput_mbps"][0] == first["goodput_mbps"][0]

@@ -170,3 +170,21 @@ def test_rate_limiters_of_dcqcn_and_qcn_are_in_the_dump(tmp_path):
     cmswitch.run(cmswitch.BaselineConfig(cm="tcp-qcn-pause", duration_s=0.05), vcd=path, vcd_signals="*rate_mbps")
     sig = parse_vcd(path)
     assert sig and min(v for s in sig.values() for _, v in s) < 1000.0
+
+
+def test_patterns_that_match_nothing_are_refused_and_leave_no_file(tmp_path):
+    cfg = cmswitch.IncastConfig(flows=2, duration_s=0.01)
+    path = tmp_path / "a.vcd"
+    with pytest.raises(ValueError, match="vcd_signals = 'nosuch\\*': matches none of the run's \\d+ signals "
+                                         "\\(their names are like "):
+        cmswitch.run(cfg, vcd=path, vcd_signals="nosuch*")
+    assert not path.exists()   # (an empty dump would look like a run where nothing moved)
+    # a run that fails after the check (the budget refuses it) leaves no empty file either
+    with pytest.raises(ValueError):
+        cmswitch.run(cfg.replace(duration_s=1e6, sample_us=0.1, series=True), vcd=path, memory_budget_mb=1)
+    assert not path.exists()
+    kept = tmp_path / "kept.vcd"
+    kept.write_text("someone's file")
+    with pytest.raises(ValueError, match="matches none"):
+        cmswitch.run(cfg, vcd=kept, vcd_signals="nosuch*")
+    assert kept.read_text() == "someone's file"   # a file that was there is left as it was
