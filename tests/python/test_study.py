@@ -296,3 +296,12 @@ def test_study_out_must_be_a_writable_folder(tmp_path, capsys):
         ro.chmod(0o700)
     assert main(["study", "dcqcn-scale", "--flows", "0", "--out", str(tmp_path / "z")]) == 2
     assert "--flows '0': '0' must be a whole number above 0" in capsys.readouterr().err
+
+
+def test_a_buffer_sizing_study_whose_points_are_all_infeasible_says_so(tmp_path, capsys):
+    from cmswitch.cli import main
+    assert main(["study", "buffer-sizing", "--schemes", "pfc", "--buffers-kb", "1", "--flows", "64", "--seeds", "1",
+                 "--duration-s", "0.01", "--min-rtos-ms", "10", "--out", str(tmp_path / "r"), "--workers", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "buffer-sizing study: every point is infeasible (the first: pause: buffer_kb = 1" in err
+    assert "Traceback" not in err
