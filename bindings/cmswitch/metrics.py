@@ -23,7 +23,8 @@ MEANINGS: List[Tuple[str, str]] = [
     (r"(offered|delivered|queued|in_flight|dropped)_bytes",
      r"bytes on the wire \1 in the conservation account (every host and switch)"),
     # configuration echoed
-    (r"(senders|flows|load|link_gbps|buffer_kb|buffer_policy|min_rto_ms|transport|marking|cm|pause|uplinks|"
+    (r"flows", "the run's flows: TCP connections, or queue pairs (senders x qps)"),
+    (r"(senders|load|link_gbps|buffer_kb|buffer_policy|min_rto_ms|transport|marking|cm|pause|uplinks|"
      r"flow_sizes|baseline|sctp_cc)",
      "the config's field of that name, as run"),
     (r"host_(profile|qdisc|pacing|small_queues)", r"the hosts' \1 (host_profile and what it decided)"),
