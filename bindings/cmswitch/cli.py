@@ -193,7 +193,9 @@ _OPTIMIZE_KEYS = ("scenario", "base", "space", "constraints", "targets", "minimi
 
 
 def _check_optimize_spec(path: str, spec: Dict[str, Any]) -> None:
-    """Every key of an optimize spec checked before anything runs, each error naming the file and the key."""
+    """The spec's shape checked before anything runs, each error naming the file and the key (optimize itself
+    checks trials, patience, seeds, the space and the constraints; cmd_optimize prefixes its errors with the
+    file)."""
     unknown = set(spec) - set(_OPTIMIZE_KEYS)
     if unknown:
         raise ValueError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}; allowed: {', '.join(_OPTIMIZE_KEYS)}")
@@ -206,10 +208,6 @@ def _check_optimize_spec(path: str, spec: Dict[str, Any]) -> None:
                            ("minimize", str, "a field or metric name"), ("scenario", str, "a scenario name")):
         if key in spec and not isinstance(spec[key], typ):
             raise ValueError(f"{path}: {key} must be {what}, not {type(spec[key]).__name__} ({spec[key]!r})")
-    for key in ("trials", "patience"):
-        v = spec.get(key)
-        if key in spec and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
-            raise ValueError(f"{path}: {key} = {v!r}: a whole number >= 1")
     for name, step in (spec.get("grid_step") or {}).items():
         if name not in spec["space"]:
             raise ValueError(f"{path}: grid_step {name!r} is not a field of [space] ({', '.join(spec['space'])})")
