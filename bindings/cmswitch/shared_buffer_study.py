@@ -325,6 +325,10 @@ def shared_buffer(out: str, schemes: Sequence[str] = SCHEMES,
     if cdfs and len(df[df["feasible"]]):
         figures += _occupancy_cdfs(df, minbuf, base, out, dctcp_k_kb)
     _report(out, base, df, minbuf, figures, target_slowdown, elapsed, mingood, target_goodput_gbps, dctcp_k_kb, quick)
+    if quick:
+        from .study import mark_quick
+        mark_quick(out, f"{len(seeds)} seeds, {len(buffers_kb)} buffers x {len(alphas)} alpha(s), "
+                        f"{base.duration_s * 1e3:g} ms of arrivals per run")
     return df
 
 
@@ -584,8 +588,7 @@ def _tail_readings(df: pd.DataFrame, minbuf: pd.DataFrame, base) -> List[str]:
 
 def _report(out, base, df, minbuf, figures, target, elapsed, mingood=None, target_goodput=None, dctcp_k_kb=None,
             quick=False):
-    intro = (("Quick run: indicative, not an answer (a small grid; decide with the full study). " if quick else "")
-             + f"workload on {describe_network(base)}: {base.flow_sizes} flows at "
+    intro = (f"workload on {describe_network(base)}: {base.flow_sizes} flows at "
              f"{base.load:.0%} load on every host plus a {base.incast_fanin}:1 incast of {base.incast_kb:g} KB every "
              f"{base.incast_period_ms:g} ms, {base.duration_s * 1e3:g} ms of arrivals and {base.drain_ms:g} ms to "
              f"drain per run; shared buffer with dynamic thresholds (alpha per point; the buffer is per switch); "
@@ -613,7 +616,7 @@ def _report(out, base, df, minbuf, figures, target, elapsed, mingood=None, targe
         m, lo, hi = getattr(r, name), getattr(r, name + "_lo"), getattr(r, name + "_hi")
         return f"{m:{fmt}}" if r.seeds < 2 else f"{m:{fmt}} [{lo:{fmt}}, {hi:{fmt}}]"
 
-    title = "Shared-buffer sizing" + (" (quick: indicative)" if quick else "")
+    title = "Shared-buffer sizing"
     md = [f"# {title}", "", intro, "", "Schemes: " + "; ".join(f"{s}: {SCHEME_TEXT[s]}" for s in
                                                                          df["scheme"].unique()), "",
           "## Reading", ""] + [f"- {line}" for line in reading] + [
