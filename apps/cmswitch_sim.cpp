@@ -53,6 +53,9 @@ int main(int argc, char** argv) {
         return args.empty() ? 2 : 0;
     }
     try {
+        if (const char* now = cmswitch::renamed_scenario(args[0]))
+            std::cerr << "warning: scenario '" << args[0] << "' is now '" << now
+                      << "'; the old name is accepted until the next release\n";
         auto sc = cmswitch::make_scenario(args[0]);
         std::vector<std::string> rest(args.begin() + 1, args.end());
         for (const auto& a : rest)

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Incast speed: 20 simulated seconds of TCP NewReno incast, 16 flows, 256 KB buffer, minRTO 10 ms, 1 Gbps
-// (the point the issue compares with htsim: 0.73 s there). Prints a markdown table row: wall time and CPU time of the
+// (the point compared with htsim: 0.73 s there). Prints a markdown table row: wall time and CPU time of the
 // simulating thread (set-up, run and teardown: platform/scenario.h, last_run_phases), each the best of reps, data
 // frames through the bottleneck, model events, events per data frame. The CPU time leaves out the time another
 // tenant of a shared machine held the core, not the slowing of a tenant on the core's other hyperthread or in the
-// shared caches (bench/NOTES.md).
+// shared caches (docs/performance.md).
 #include "bench/bench_args.h"
 #include "platform/scenario.h"
 

@@ -2,7 +2,7 @@
 # Counts, with valgrind's cache simulator, what one switch frame costs the caches in a small and a large fabric:
 # instructions, first-level data misses and misses of a simulated last level the size of one core's L2 (512 KB by
 # default), per switch frame. The counts are the same on every run and on a loaded machine: a layout change shows
-# here when the timings of a shared machine cannot resolve it (bench/NOTES.md).
+# here when the timings of a shared machine cannot resolve it (docs/performance.md).
 # Usage: bench/cache_misses.sh [last-level KB, default 512]   (about 6 minutes: the k = 16 case runs 50 x slower)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

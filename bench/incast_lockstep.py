@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Why a 10 Gb/s incast of 1,024 and of 4,000 flows delivers exactly the same bytes (bench/NOTES.md).
+"""Why a 10 Gb/s incast of 1,024 and of 4,000 flows delivers exactly the same bytes (bench/NOTES.md,
+"Known behaviour").
 
 Runs the incast of bench_scale (10 Gb/s, 256 KB, SRU 256 KB, minRTO 200 ms, ns2 hosts, 1 s) with its traces, for
 1,024 and 4,000 flows, with perfectly symmetric servers and with 1 us of link-delay skew, and prints per run: the

@@ -23,8 +23,8 @@ out="$here/RESULTS.md"
   echo "CPU ns per step, best of $reps (bench/bench_machine.cpp): a dependent integer chain (the core's clock), 8"
   echo "independent adds (what the core issues: about 2.25 cycles of the chain's clock on a core of its own, more"
   echo "when another tenant shares it), and a random pointer chase over each size (the latency of the cache level or"
-  echo "memory it lands in). The 16-host cases fit the caches (on one day their time moved with the adds:"
-  echo "bench/NOTES.md); the k = 16 fat-tree runs from memory. A record whose figures here are higher than"
+  echo "memory it lands in). The 16-host cases fit the caches (their time moves with the adds); the"
+  echo "k = 16 fat-tree runs from memory. A record whose figures here are higher than"
   echo "another's was taken on a slower machine, whatever the code did."
   echo
   machine_header="| when | integer chain | 8 independent adds | chase 256 KB | chase 4 MB | chase 16 MB | chase 256 MB |"
@@ -42,8 +42,8 @@ out="$here/RESULTS.md"
   echo
   echo "## TCP incast: 20 s, 16 flows, 256 KB, minRTO 10 ms, 1 Gbps"
   echo
-  echo "Budgets: at most 0.7 wall s (the first speed issue: htsim runs this point in 0.73 s here, ns-2 in 2.2-2.55 s,"
-  echo "ns-3 in about 40 s), and the first row at most 0.40 CPU s (the scale issue; htsim 0.60 CPU s on the same"
+  echo "Budgets: at most 0.7 wall s (the speed target: htsim runs this point in 0.73 s here, ns-2 in 2.2-2.55 s,"
+  echo "ns-3 in about 40 s), and the first row at most 0.40 CPU s (the scale target; htsim 0.60 CPU s on the same"
   echo "machine). The CPU s are the simulating thread's, set-up to teardown: they leave out the time another tenant"
   echo "held the core, not the slowing of one on the core's other hyperthread or in the shared caches. Data frames are"
   echo "those the switch sent to the client; as many ACKs cross the switch the other way."
@@ -56,7 +56,7 @@ out="$here/RESULTS.md"
   echo
   "$build/bench/bench_rdma" "$reps"
   echo
-  echo "## Seed 001's SCTP testbed: 11 hosts, incast client and two elephants, 60 s"
+  echo "## Stewart et al.'s SCTP testbed: 11 hosts, incast client and two elephants, 60 s"
   echo
   echo "Target: 60 s simulated in well under a minute."
   echo
@@ -76,7 +76,7 @@ out="$here/RESULTS.md"
   echo
   "$build/bench/bench_scale"
   echo
-  echo "Comparisons with earlier builds (instructions and wall time per frame): [NOTES.md](NOTES.md)."
+  echo "How to compare builds (instructions, cache misses, alternating pairs): [NOTES.md](NOTES.md)."
   echo
   echo "## The machine after the model's benchmarks (the same work as at the top)"
   echo

@@ -466,6 +466,15 @@ PYBIND11_MODULE(_core, m) {
     m.doc() = "cmswitch simulation core (private; use the cmswitch package)";
     m.attr("__version__") = CMSWITCH_VERSION;
     m.def("scenario_names", &scenario_names, "Names of the scenarios the core can run.");
+    m.def(
+        "renamed_scenarios",
+        [] {
+            py::dict d;
+            for (const auto& [old_name, new_name] : renamed_scenarios())
+                d[py::str(old_name)] = new_name;
+            return d;
+        },
+        "Former scenario names still accepted (with a warning), each to its current name.");
     m.def("describe", &describe, py::arg("scenario"),
           "Parameters of a scenario: name, type, unit, default, allowed range or choices, help.");
     m.def("check", &check, py::arg("scenario"), py::arg("params"), py::arg("build") = false,

@@ -17,7 +17,7 @@ enum class drop_reason : uint8_t {
     ingress_limit,   // PAUSE/PFC: an ingress class full above XOFF (the headroom did not suffice)
     rate_limiter_full,   // host NIC: the flow's rate limiter (a reaction point's queue) is full
     port_packet_limit,   // a transmit queue counted in frames ("packets" buffer policy) is full: tail drop
-    aqm,   // an active queue manager refused the frame before the buffer (seed 001's DBL)
+    aqm,   // an active queue manager refused the frame before the buffer (Stewart et al.'s DBL)
     qdisc_limit,   // host: the queueing discipline's per-socket or total packet limit (fq)
     // a service-pool MMU's ingress side ("pools"): a lossy priority group at its shared limit (its dynamic
     // threshold or static limit), or its ingress pool without room for the frame (ingress_limit: a lossless

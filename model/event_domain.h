@@ -127,7 +127,7 @@ private:
     // over 8 (to about 2), widening them back, never past the set width, under 1.5 (adapt()). With thousands
     // pending, 4,096 buckets are a turn of the calendar apart in time, so each bucket and entry line is cold when
     // an entry goes in and again when it comes out: the calendar is then short (it stays in the caches) with
-    // coarse blocks behind it that take an entry by appending it to a line in use (bench/NOTES.md). Only the
+    // coarse blocks behind it that take an entry by appending it to a line in use (docs/performance.md). Only the
     // layout changes: entries still come out in time order, ties in scheduling order, so results do not depend
     // on it.
     int bucket_shift = 22;

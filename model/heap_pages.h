@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Transparent huge pages for the process heap, where the kernel gives them only on request (THP "madvise").
 // A large network's hot state (ports, hosts, frames, the event calendar) is tens of megabytes touched at random:
-// with 4 KB pages most cache misses also miss the TLB (a k = 16 fat-tree: 20-25 % of its CPU time, bench/NOTES.md).
+// with 4 KB pages most cache misses also miss the TLB (a k = 16 fat-tree: 20-25 % of its CPU time, docs/performance.md).
 // glibc's malloc asks for huge pages only when the process starts with GLIBC_TUNABLES=glibc.malloc.hugetlb=1,
 // which a library cannot set; this does the same for the main heap from inside: the heap grows in steps of 64 MB
 // (address space; pages are still made only when touched), each new step advised before the model touches it, and

@@ -34,7 +34,7 @@ enum class random_stream : uint64_t {
     dcqcn_marking = 7000000,   // + switch: DCQCN congestion point marking decisions
     rdma_start = 8000000,   // the RDMA incast's queue-pair start times
     dbl = 9000000,   // + switch: DBL exceed-action draws
-    sctp_app = 10000000,   // + host: seed 001's testbed applications (elephant sizes)
+    sctp_app = 10000000,   // + host: Stewart et al.'s testbed applications (elephant sizes)
     workload = 11000000,   // + host: flow arrivals, sizes, destinations (+ 2^20: the incasts)
     incast_requests = 12000000,   // the incast client's request offsets (request_timing spread)
 };

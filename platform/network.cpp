@@ -164,7 +164,7 @@ void network::build() {
     const bool decoupled = policy == "shared" && m_topo.temporal_decoupling;
     // calendar buckets about a quarter of a 1500-byte frame time of the fastest link wide (2.1 us at 1 Gb/s, 262
     // ns at 10 Gb/s, 65 ns at 40 Gb/s; 4096 of them): about one event each, so that keeping a bucket sorted rarely
-    // reorders (only speed depends on it; bench/NOTES.md: a quarter frame and 4096 buckets against half a frame
+    // reorders (only speed depends on it; measured: a quarter frame and 4096 buckets against half a frame
     // and 1024, -3.5 % wall time on the 40 Gb/s RDMA incast, -10 % on the 25 Gb/s workload, the same at 1 Gb/s)
     uint64_t fastest = 1;
     for (const auto& l : m_topo.links)

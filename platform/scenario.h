@@ -15,6 +15,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cmswitch {
@@ -170,9 +171,15 @@ const run_phases& last_run_phases();
 // events and, if given, what an event is.
 void report_run_end(result& r, const network& net, double simulated_s, const char* events_kind = nullptr);
 
-// Throws config_error listing the known names.
+// Throws config_error listing the known names. A deprecated name (renamed_scenario) is still made, as the
+// scenario it now is; the front ends warn.
 std::unique_ptr<scenario> make_scenario(const std::string& name);
 const std::vector<std::string>& scenario_names();
+// The current name of a scenario's former name, or nullptr when `name` is not a former name. Former names are
+// accepted for one release after the rename.
+const char* renamed_scenario(const std::string& name);
+// Every (former name, current name) pair.
+std::vector<std::pair<std::string, std::string>> renamed_scenarios();
 
 }   // namespace cmswitch
 #endif

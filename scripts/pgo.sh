@@ -10,7 +10,7 @@
 # the counts their breadth) and five longer runs of the paths where the time goes: the 20 s 16-flow incast's
 # point, a 10 Gb/s incast of 256 flows, k = 4 fat-trees with DCTCP and with Linux hosts, and 0.3 ms of a k = 16
 # one, whose thousands of pending events take the event calendar's other branches. The weights are chosen: a
-# longer k = 16 run (1 ms) gave k = 16 3 % fewer instructions and the 16-flow incast 4 % more (bench/NOTES.md).
+# longer k = 16 run (1 ms) gave k = 16 3 % fewer instructions and the 16-flow incast 4 % more.
 # Simulations are deterministic, but a few counts are not (code that reads the clock: progress, run costs).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

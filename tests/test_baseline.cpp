@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The seed-002 baselines: the conclusions the slides draw, on shortened runs.
+// The Atikoglu & Prabhakar 2008 baselines: the conclusions the slides draw, on shortened runs.
 #include "config/errors.h"
 #include "platform/scenario.h"
 #include "testing.h"

@@ -240,6 +240,20 @@ TEST(Scenarios, EveryRegisteredScenarioIsNamedAsItsEntryAndChecksItsDefaults) {
     EXPECT_THROW(make_scenario("nonesuch"), config_error);
 }
 
+// A renamed scenario's former name still makes the scenario it now is, for one release, and is not listed; every
+// former name points at a registered scenario and is not itself one.
+TEST(Scenarios, AFormerNameMakesTheRenamedScenarioAndIsNotListed) {
+    EXPECT_EQ(std::string(make_scenario("testbed-001")->name()), "sctp-incast");
+    ASSERT_NE(renamed_scenario("testbed-001"), nullptr);
+    EXPECT_EQ(std::string(renamed_scenario("testbed-001")), "sctp-incast");
+    EXPECT_EQ(renamed_scenario("sctp-incast"), nullptr);
+    const auto& names = scenario_names();
+    for (const auto& [old_name, new_name] : renamed_scenarios()) {
+        EXPECT_EQ(std::count(names.begin(), names.end(), old_name), 0) << old_name;
+        EXPECT_EQ(std::count(names.begin(), names.end(), new_name), 1) << new_name;
+    }
+}
+
 // Every TCP scenario offers every registered congestion control and accepts each one's own parameters (declared
 // by the algorithm), and the value reaches the hosts: a Vegas run with another alpha is another run.
 TEST(Scenarios, EveryTcpScenarioAcceptsEveryCongestionControlsParameters) {

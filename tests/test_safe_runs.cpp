@@ -96,7 +96,7 @@ TEST(SafeRuns, ASecondLiveContextInOneThreadIsRefused) {
 }
 
 TEST(SafeRuns, OutOfBudgetConfigsAreRefusedAtOnceNamingTheField) {
-    // each of these grew for minutes and died with bad_alloc (6.1 GB for testbed-001 --bin-s 1e-9) or would have
+    // each of these grew for minutes and died with bad_alloc (6.1 GB for sctp-incast --bin-s 1e-9) or would have
     // run for hours holding every flow: refused before anything is built, naming what drives the memory
     struct bad {
         std::string scenario;
@@ -105,7 +105,7 @@ TEST(SafeRuns, OutOfBudgetConfigsAreRefusedAtOnceNamingTheField) {
         double budget_mb = 4096;
     };
     const std::vector<bad> cases{
-        {"testbed-001", {"--bin-s", "1e-9"}, "bin_s"},
+        {"sctp-incast", {"--bin-s", "1e-9"}, "bin_s"},
         {"workload", {"--duration-s", "1e4"}, "duration_s"},
         {"rdma-incast", {"--duration-s", "1e4", "--link-gbps", "100"}, "duration_s"},
         {"incast", {"--series", "--sample-us", "0.1", "--duration-s", "1000", "--flows", "100"}, "sample_us"},

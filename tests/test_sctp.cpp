@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// SCTP (RFC 4960 section 7), its ECN responses (seed 001: ECN, DCCC, dynamic DCCC) and DBL marking, against hand
+// SCTP (RFC 4960 section 7), its ECN responses (Stewart et al. 2011: ECN, DCCC, dynamic DCCC) and DBL marking, against hand
 // values.
 #include "config/errors.h"
 #include "model/cm/dbl/dbl_queue_manager.h"
@@ -471,17 +471,17 @@ TEST(Dbl, TwoFlowsAreMarkedFromSeventyEachDropActionAndBufferLimit) {
     EXPECT_EQ(drop.drops(), 6u);
 }
 
-// ------------------------------------------------------------------------------------------------ testbed-001
+// ------------------------------------------------------------------------------------------------ sctp-incast
 
 namespace {
 result run_testbed(const std::vector<std::string>& args) {
-    auto sc = make_scenario("testbed-001");
+    auto sc = make_scenario("sctp-incast");
     sc->params().parse_args(args);
     return sc->run();
 }
 }   // namespace
 
-TEST(Testbed001, UnloadedIncastRequestsTakeTheirHandComputedTime) {
+TEST(SctpIncastScenario, UnloadedIncastRequestsTakeTheirHandComputedTime) {
     // Without elephants: a slow (100 Mb/s) peer's request is INIT (84 B), INIT-ACK (284 B), COOKIE-ECHO with the
     // 8-byte request (260 B) and two 1496-byte DATA packets, each over a 1 Gb/s and a 100 Mb/s link with 5 us of
     // propagation: 17.392 + 34.992 + 32.88 + (2 x 119.68 + 5 + 11.968 + 5) = 346.592 us. Eight of the ten peers
@@ -498,7 +498,7 @@ TEST(Testbed001, UnloadedIncastRequestsTakeTheirHandComputedTime) {
     EXPECT_EQ(r.number("drops"), 0);
 }
 
-TEST(Testbed001, ElephantsStayUnderThePayloadRateOfTheSlowPortsAndBytesAreConserved) {
+TEST(SctpIncastScenario, ElephantsStayUnderThePayloadRateOfTheSlowPortsAndBytesAreConserved) {
     for (const char* cc : {"plain", "ecn", "dccc", "dynamic-dccc"}) {
         const result r = run_testbed({"--duration-s", "4", "--sctp-cc", cc});
         // each source sends to one sink at a time: at most 2 x 100 Mb/s x 1452 / 1500 of payload to slow hosts
@@ -514,7 +514,7 @@ TEST(Testbed001, ElephantsStayUnderThePayloadRateOfTheSlowPortsAndBytesAreConser
     }
 }
 
-TEST(Testbed001, TheNicDropTraceRecordsEveryNicDropOnceAndChangesNothing) {
+TEST(SctpIncastScenario, TheNicDropTraceRecordsEveryNicDropOnceAndChangesNothing) {
     // The elephant sources' NIC queues overflow behind their bursts (on seed 1 from 28.7 s on): the trace must hold
     // one row per drop the counters count, and recording must not change the run.
     const result plain = run_testbed({"--duration-s", "40", "--sctp-cc", "plain"});
@@ -531,8 +531,8 @@ TEST(Testbed001, TheNicDropTraceRecordsEveryNicDropOnceAndChangesNothing) {
         EXPECT_EQ(traced.number(k), plain.number(k)) << k;
 }
 
-TEST(Testbed001, BadSettingsAreRefusedWithTheField) {
-    auto sc = make_scenario("testbed-001");
+TEST(SctpIncastScenario, BadSettingsAreRefusedWithTheField) {
+    auto sc = make_scenario("sctp-incast");
     EXPECT_THROW(sc->params().parse_args({"--sctp-cc", "cubic"}), config_error);
     sc->params().parse_args({"--elephant-min-mb", "600", "--duration-s", "0.01"});
     try {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Bulk transfers over one TCP connection: a long-lived flow (always data to send), or elephant flows of random
-// size drawn uniformly from [min_bytes, max_bytes] (seed 001: 100-512 MB), the next starting as soon as the
+// size drawn uniformly from [min_bytes, max_bytes] (Stewart et al. 2011: 100-512 MB), the next starting as soon as the
 // previous one is fully acknowledged.
 #ifndef CMSWITCH_TRAFFIC_BULK_APP_H
 #define CMSWITCH_TRAFFIC_BULK_APP_H

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Barrier-synchronized incast (seed 000, after Phanishayee et al.): a client asks n servers for one Server
+// Barrier-synchronized incast (Devkota & Reddy 2010, after Phanishayee et al.): a client asks n servers for one Server
 // Response Unit (SRU) each over one persistent TCP connection per server; the next request goes out only when
 // all n SRUs have fully arrived. A request is one small frame from the client to each server.
 #ifndef CMSWITCH_TRAFFIC_INCAST_H

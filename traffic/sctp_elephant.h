@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Seed 001's elephant flows over SCTP (paper 001 section 3.2): a source that picks a random size (uniform in
+// Stewart et al.'s elephant flows over SCTP (Stewart et al. 2011 section 3.2): a source that picks a random size (uniform in
 // [min_bytes, max_bytes]; the paper's 100,000,000 .. 536,870,912), then sends that many bytes to each of its peers
 // in turn, one new association per transfer, the next transfer starting when the last byte is acknowledged; it
 // repeats forever. The sink side records each transfer's first and last byte arrival: the paper's bandwidth is

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Seed 001's partition/aggregation traffic over SCTP (paper 001 section 3.1): an incast client that, round after
+// Stewart et al.'s partition/aggregation traffic over SCTP (Stewart et al. 2011 section 3.1): an incast client that, round after
 // round, opens a new association to each of its peers, asks each for `sends` messages of `send_bytes` bytes (the
 // request rides on the COOKIE-ECHO), and starts the next round when every peer's reply has fully arrived; each
 // peer's incast server answers on the association. A request's completion time runs from the round's start

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Seed-002 baselines: every scheme on the three scenarios, 1 s each, 5 seeds; writes validation/baseline.csv (one
+"""Atikoglu & Prabhakar 2008 baselines: every scheme on the three scenarios, 1 s each, 5 seeds; writes validation/baseline.csv (one
 row per seed), prints the table of docs/validation.md (mean and min-max over seeds) and draws the time-series plots
 docs/img/baseline_<scenario>_<scheme>.png (seed 1). Usage: .venv/bin/python validation/baseline_sweep.py [--seeds 5]"""
 import argparse

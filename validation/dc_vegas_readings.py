@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Seed 004 (Wang et al., DC-Vegas): every reading of DC-Vegas that the available text allows, in the paper's
+"""Wang et al. 2015 (DC-Vegas): every reading of DC-Vegas that the available text allows, in the paper's
 incast (47 hosts on one 1 Gb/s switch, 128 KB blocks), with NewReno, Vegas and DCTCP beside them, 5 seeds each;
 then the buffer per port as a sensitivity axis. Writes validation/dc_vegas_readings.csv and
 validation/dc_vegas_buffers.csv and prints the tables of docs/validation.md (collapse point: the fewest senders
@@ -77,7 +77,7 @@ def main() -> int:
             "seed"] + KEEP
     df[cols].to_csv(os.path.join(HERE, "dc_vegas_readings.csv"), index=False)
     shown = df[df["reading"].isin(["newreno", "vegas", "dctcp", "flow K_v=4 seg, dctcp", "path 24 us, rtt"])]
-    plots.goodput_vs_flows(shown, by="reading", title="seed 004: incast of 128 KB blocks, 1 Gb/s, 128 KB per port, "
+    plots.goodput_vs_flows(shown, by="reading", title="Wang et al. 2015: incast of 128 KB blocks, 1 Gb/s, 128 KB per port, "
                            f"mean of {a.seeds} seeds with 95 % intervals").savefig(
         os.path.join(HERE, "..", "docs", "img", "vegas_incast_goodput.png"), dpi=110)
     print("goodput Mb/s, mean of seeds (min-max), by reading")

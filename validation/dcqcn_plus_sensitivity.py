@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Seed 003 (DCQCN+): the headline results as functions of the constants the thesis does not give. DCQCN with each
+"""Yang 2018 (DCQCN+): the headline results as functions of the constants the thesis does not give. DCQCN with each
 reaction-point variant (paper, ns3-rdma, mlx); DCQCN+ over lambda (its timer K = lambda max(tau, MTU / R_C)) and
 the per-flow CNP cost behind tau (tau = max(N, n x cost)); 16-400 flows at 10 and 40 Gb/s; 5 seeds each, on the
 study's base point (cmswitch.dcqcn_study.rdma_base). "Drained" needs no single threshold: the queue's median and

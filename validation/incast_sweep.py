@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Seed-000 incast sweep with cmswitch's defaults: goodput vs flows x buffer x minRTO for three TCP stacks, 20 s,
+"""Devkota & Reddy 2010 incast sweep with cmswitch's defaults: goodput vs flows x buffer x minRTO for three TCP stacks, 20 s,
 5 seeds.
 
 Stacks: NewReno (the default: limited transmit, the careful recover check, slow start after idle), NewReno with

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Seed-000 QCN validation sweep (Tables I-III, section V queue lengths, section VIII mixed TCP + UDP).
+"""Devkota & Reddy 2010 QCN validation sweep (Tables I-III, section V queue lengths, section VIII mixed TCP + UDP).
 
 Uses the cmswitch package (sweep with a result store, so a rerun only computes what is missing) and writes
 validation/qcn_sweep.csv. Long: not a test. Usage: .venv/bin/python validation/qcn_sweep.py
@@ -12,7 +12,7 @@ import cmswitch
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FLOWS = [2, 4, 8, 16, 32, 64]
 SEEDS = (1, 2, 3, 4, 5)
-# seed 000's configurations I-VI (Table II/III headings)
+# Devkota & Reddy's configurations I-VI (Table II/III headings)
 CASES = {
     "I": dict(cm="qcn"),
     "II": dict(cm="qcn", qcn_cp="memory"),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Markdown tables from validation/qcn_sweep.csv, beside seed 000's Tables I-III."""
+"""Markdown tables from validation/qcn_sweep.csv, beside Devkota & Reddy's Tables I-III."""
 import os
 
 import pandas as pd

@@ -9,7 +9,7 @@
 """
 from . import _core as _core
 from .config import (CONFIG_CLASSES, BaselineConfig, IncastConfig, OverloadConfig, RdmaIncastConfig, ScenarioConfig,
-                     Testbed001Config, WorkloadConfig, config_class)
+                     SctpIncastConfig, VegasIncastConfig, WorkloadConfig, config_class)
 from .result import Result
 from .runner import run
 from .store import ResultStore
@@ -20,6 +20,12 @@ from .sweep import SweepFailed, SweepInterrupted, expand_grid, sweep
 from .switch import load_sonic, load_switch, write_sonic
 
 __version__ = _core.__version__
+
+
+def __getattr__(name: str) -> object:
+    """A renamed scenario's former config class (``Testbed001Config``) with a DeprecationWarning."""
+    from . import config
+    return getattr(config, name)
 
 
 def _build_id() -> str:
@@ -36,6 +42,6 @@ def _build_id() -> str:
 BUILD_ID = _build_id()
 
 __all__ = ["run", "sweep", "expand_grid", "SweepInterrupted", "SweepFailed", "find_min_buffer", "buffer_sizing", "dcqcn_scale", "optimize", "OptimizeResult", "Result", "ResultStore", "MinBuffer", "PauseSplit", "pause_split",
-           "ScenarioConfig", "IncastConfig", "OverloadConfig", "BaselineConfig", "RdmaIncastConfig", "Testbed001Config",
-           "WorkloadConfig", "CONFIG_CLASSES", "config_class", "load_switch", "load_sonic", "write_sonic",
+           "ScenarioConfig", "IncastConfig", "OverloadConfig", "BaselineConfig", "RdmaIncastConfig", "SctpIncastConfig",
+           "VegasIncastConfig", "WorkloadConfig", "CONFIG_CLASSES", "config_class", "load_switch", "load_sonic", "write_sonic",
            "__version__"]

@@ -23,6 +23,7 @@ import sys
 import warnings
 from typing import Any, Dict, List, Optional
 
+from . import _core
 from .config import CONFIG_CLASSES, config_class, field_name, param_specs, unknown_fields_text
 from .sweep import SweepFailed
 from .switch import load_sonic, load_switch
@@ -127,6 +128,16 @@ def _check_writable(path: str, what: str) -> None:
         raise ValueError(f"{what} = {path!r}: its folder {folder!r} does not exist or is not writable")
 
 
+def _current_scenario(name: str) -> str:
+    """A scenario's current name; a former name is taken with a warning on stderr."""
+    current = _core.renamed_scenarios().get(name)
+    if current is None:
+        return name
+    print(f"warning: scenario {name!r} is now {current!r}; the old name is accepted until the next release",
+          file=sys.stderr)
+    return current
+
+
 def cmd_run(ns, rest: List[str]) -> int:
     from .runner import run
     cfg = config_class(ns.scenario).from_dict(_parse_fields(ns.scenario, rest))
@@ -150,7 +161,7 @@ def cmd_sweep(ns, rest: List[str]) -> int:
             raise ValueError(f"{ns.spec}: unknown section {key!r}; allowed: scenario, base, grid, points, output")
     if "scenario" not in spec:
         raise ValueError(f"{ns.spec}: 'scenario' is missing (one of {', '.join(CONFIG_CLASSES)})")
-    cls = config_class(spec["scenario"])
+    cls = config_class(_current_scenario(str(spec["scenario"])))
     base = cls.from_dict(spec.get("base", {}))
     output = spec.get("output", {})
     csv = ns.csv or output.get("csv") or os.path.splitext(ns.spec)[0] + ".csv"
@@ -238,7 +249,7 @@ def cmd_optimize(ns, rest: List[str]) -> int:
         raise ValueError(f"unexpected arguments {rest}")
     spec = _load_spec(ns.spec)
     _check_optimize_spec(ns.spec, spec)
-    cls = config_class(spec["scenario"])
+    cls = config_class(_current_scenario(str(spec["scenario"])))
     fields = dict(spec.get("base") or {})
     if "switch" in fields:   # a switch description, relative to the spec; the other base fields override it
         from .switch import load_switch
@@ -442,12 +453,13 @@ _BUDGET_HELP = ("the memory each run may plan for, MB (default: CMSWITCH_MEMORY_
                 "memory, shared by the runs in parallel); a config estimated above it is refused naming its field")
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The ``cmswitch`` command's parser (docs/cli.md is generated from it and the parameter tables)."""
     parser = argparse.ArgumentParser(prog="cmswitch", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("run", help="one run; fields as --name value (see 'cmswitch scenarios')")
-    p.add_argument("scenario", choices=sorted(CONFIG_CLASSES))
+    p.add_argument("scenario", choices=sorted(CONFIG_CLASSES), type=_current_scenario)
     p.add_argument("--vcd", help="also write a value change dump (GTKWave, Surfer) of the run to this file")
     p.add_argument("--vcd-signals", default="*",
                    help="comma-separated glob patterns over signal names (default *), e.g. '*.port0.*,*xoff*'")
@@ -502,7 +514,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     p = sub.add_parser("scenarios", help="list scenarios and their fields")
     p.add_argument("scenario", nargs="?")
     p.set_defaults(fn=cmd_scenarios)
-    ns, rest = parser.parse_known_args(argv)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ns, rest = build_parser().parse_known_args(argv)
     try:
         return ns.fn(ns, rest)
     except ValueError as e:

@@ -28,6 +28,7 @@ import math
 import numbers
 import os
 import re
+import warnings
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Tuple, Type, TypeVar
@@ -291,7 +292,28 @@ CONFIG_CLASSES: Dict[str, Type[ScenarioConfig]] = {s: _make_class(s) for s in _c
 globals().update({c.__name__: c for c in CONFIG_CLASSES.values()})   # importable (and picklable) by name
 
 
+# A renamed scenario's former config class, accepted for one release: its name -> the scenario it is now.
+_RENAMED_CLASSES = {class_name(old): new for old, new in _core.renamed_scenarios().items()}
+
+
+def _renamed(old: str, new: str) -> None:
+    warnings.warn(f"{old!r} is now {new!r}; the old name is accepted until the next release", DeprecationWarning,
+                  stacklevel=3)
+
+
+def __getattr__(name: str) -> Type[ScenarioConfig]:
+    if name in _RENAMED_CLASSES:
+        cls = CONFIG_CLASSES[_RENAMED_CLASSES[name]]
+        _renamed(name, cls.__name__)
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def config_class(scenario: str) -> Type[ScenarioConfig]:
+    current = _core.renamed_scenarios().get(scenario)
+    if current is not None:
+        _renamed(scenario, current)
+        scenario = current
     try:
         return CONFIG_CLASSES[scenario]
     except KeyError:

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The DCQCN scale study (seed 003): does the bottleneck queue drain after an RDMA incast's first burst, as the
+"""The DCQCN scale study (Yang 2018): does the bottleneck queue drain after an RDMA incast's first burst, as the
 flow count and the link speed grow, with DCQCN and with DCQCN+? Sweeps flows x link speed x scheme on the
 rdma-incast scenario (8 senders, PFC on) and writes a report folder like the buffer-sizing study."""
 from __future__ import annotations

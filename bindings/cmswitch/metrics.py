@@ -153,7 +153,7 @@ _COMPILED = [(re.compile(p + "$"), m) for p, m in MEANINGS]
 # one short run of each scenario (its defaults otherwise): what the table is made from
 SHORT_RUNS = {"overload": dict(duration_s=0.005), "incast": dict(duration_s=0.02), "baseline": dict(duration_s=0.005),
               "rdma-incast": dict(duration_s=0.002), "vegas-incast": dict(duration_s=0.01),
-              "testbed-001": dict(duration_s=0.02), "workload": dict(duration_s=0.003)}
+              "sctp-incast": dict(duration_s=0.02), "workload": dict(duration_s=0.003)}
 
 
 def scenario_keys() -> Dict[str, List[str]]:
@@ -172,11 +172,11 @@ def metrics_table() -> str:
     where = scenario_keys()
     every = len(SHORT_RUNS)
     lines = ["# Summary metrics", "",
-             "Every scenario's summary has the same keys whatever its config: a key that belongs to a choice that is "
-             "off (a scheme, a host profile, a warm-up) is there at its value when off, 0 or \"none\" for a name. "
-             "Units are in the name (_bytes, _kb of 1024 B, _mbps, _gbps, _us, _ms, _s); a name without one is a "
-             "count, a share (0-1) or a name. `cmswitch.metrics.describe(key)` gives the same text. "
-             "This file is written by `scripts/gen_metrics_doc.py`.", "",
+             "Every scenario's summary has the same keys whatever its config: a key that belongs to a choice that",
+             "is off (a scheme, a host profile, a warm-up) is there at its value when off, 0 or \"none\" for a name.",
+             "Units are in the name (_bytes, _kb of 1024 B, _mbps, _gbps, _us, _ms, _s); a name without one is a",
+             "count, a share (0-1) or a name. `cmswitch.metrics.describe(key)` gives the same text. This file is",
+             "written by `scripts/gen_metrics_doc.py`.", "",
              "| key | scenarios | what it counts |", "|---|---|---|"]
     for key in sorted(where):
         names = "every scenario" if len(where[key]) == every else ", ".join(where[key])

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Matplotlib figures of results: goodput vs flows per buffer (seed 000's figures), queue and per-flow rate
+"""Matplotlib figures of results: goodput vs flows per buffer (Devkota & Reddy's figures), queue and per-flow rate
 over time, throughput of innocent vs hot-spot traffic. Lines have distinct colour-blind-safe colours, markers
 and dashes (up to 12), means carry 95 % confidence intervals over seeds, infeasible points are marked, legends
 sit outside the data. Each returns the Figure; save it with fig.savefig(..., bbox_inches="tight")."""
@@ -135,7 +135,7 @@ def _hlines(ax, hlines) -> None:
 
 def goodput_vs_flows(df: pd.DataFrame, title: str = "", by: str = "buffer_kb", y: str = "goodput_mbps",
                      ylabel: Optional[str] = None, hlines: Sequence = ()):
-    """One line per value of `by` (seed 000's Figs. 2-5): the mean over seeds with its 95 % confidence interval,
+    """One line per value of `by` (Devkota & Reddy's Figs. 2-5): the mean over seeds with its 95 % confidence interval,
     infeasible points (an `infeasible` reason in the rows) marked x on the axis. The legend sits outside."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(8.0, 4.2))
@@ -277,8 +277,8 @@ def innocent_vs_victim(rates: pd.DataFrame, victim: Sequence[str], title: str = 
 
 
 def elephant_bandwidth(results, title: str = ""):
-    """Seed 001's Figs. 8-11: each elephant source's bandwidth to the 100 Mb/s hosts over time, one panel per run
-    (a mapping label -> Result of testbed-001)."""
+    """Stewart et al.'s Figs. 8-11: each elephant source's bandwidth to the 100 Mb/s hosts over time, one panel per run
+    (a mapping label -> Result of sctp-incast)."""
     plt = _plt()
     n = len(results)
     fig, axes = plt.subplots(n, 1, figsize=(6.4, 1.9 * n + 0.6), sharex=True, squeeze=False)
@@ -299,7 +299,7 @@ def elephant_bandwidth(results, title: str = ""):
 
 
 def variant_comparison(df: pd.DataFrame, y: str, by: str = "sctp_cc", title: str = "", ylabel: str = ""):
-    """A bar per variant: the mean of `y` over seeds with min-max bars (seed 001's Fig. 12 with
+    """A bar per variant: the mean of `y` over seeds with min-max bars (Stewart et al.'s Fig. 12 with
     y = elephant_goodput_mbps)."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(5.6, 3.6))

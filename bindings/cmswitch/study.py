@@ -50,7 +50,7 @@ SCHEME_TEXT = {
     "red-ecn": "TCP NewReno with ECN, RED marking (Kmin = B/4, Kmax = 3B/4, Pmax 0.1)",
     "dctcp": "DCTCP, step marking at K = min(20 packets, B/2)",
     "qcn": "TCP NewReno over IEEE 802.1Qau QCN (standard)",
-    "qcn-mod": "TCP NewReno over QCN with congestion-memory sampling and adaptive R_AI (seed 000's V)",
+    "qcn-mod": "TCP NewReno over QCN with congestion-memory sampling and adaptive R_AI (Devkota & Reddy's V)",
     "pfc": "TCP NewReno over 802.1Qbb PFC, the buffer split into one XOFF + headroom per server",
 }
 
@@ -195,7 +195,7 @@ def buffer_sizing(out: str, flows: Sequence[int] = (2, 4, 8, 16, 32, 64),
                   workers: Optional[int] = None, store=None, progress: bool = True,
                   base: Optional[IncastConfig] = None, memory_budget_mb: Optional[float] = None,
                   quick: bool = False) -> pd.DataFrame:
-    """Incast over buffer sizes x flow counts for each scheme and TCP minimum RTO (seed 000's set-up, 10 s per
+    """Incast over buffer sizes x flow counts for each scheme and TCP minimum RTO (Devkota & Reddy's set-up, 10 s per
     run, five seeds for 95 % confidence intervals: 2520 points, about 12 minutes on 2 cores); writes a report
     folder `out`: points.csv (every point; PFC points whose lossless split does not fit the buffer are
     recorded with the reason in `infeasible`, not run), min_buffer.csv, goodput_vs_flows_<scheme>_rto<ms>.png,
@@ -348,7 +348,7 @@ def _write_report(out, base, schemes, min_rtos_ms, flows, buffers_kb, seeds, tar
                           shown=[cell(r) for r in minbuf.itertuples()]).pivot(index="flows", columns="case",
                                                                                values="shown")
     md = ["# Buffer sizing for TCP incast", "",
-          f"Incast (seed 000 set-up): 1 client, N servers, {base.link_gbps:g} Gbps links, SRU {base.sru_kb:g} KB, "
+          f"Incast as Devkota & Reddy 2010 set it up: 1 client, N servers, {base.link_gbps:g} Gbps links, SRU {base.sru_kb:g} KB, "
           f"TCP minRTO {', '.join(f'{r:g}' for r in min_rtos_ms)} ms, {base.duration_s:g} s simulated per run, "
           f"seeds {list(seeds)}, {runs}. Goodput is the mean over seeds; the servers add up "
           f"to {base.jitter_ns:g} ns of random delay per segment. Hosts: the `{base.host_profile}` profile "

@@ -31,7 +31,7 @@ std::vector<scheme_entry>& builtin_schemes() {
         {scheme_slot::cm, "DCQCN / DCQCN+ at the RoCE NICs (notification and reaction points; transport rdma)",
          &make<dcqcn_scheme>},
         {scheme_slot::marking,
-         "Dynamic Buffer Limiting (Cisco 4500, seed 001): per-flow credits on congested "
+         "Dynamic Buffer Limiting (Cisco 4500, Stewart et al. 2011): per-flow credits on congested "
          "transmit queues, ECN mark or drop for aggressive flows",
          &make<dbl_scheme>},
     };

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The transmit side of a port (switch egress or host NIC): 8 priority FIFOs served in strict priority onto one
+// The transmit side of a port (switch egress or host NIC): 8 priority FIFOs served in strict priority or by DWRR
+// (weighted queues below the strict ones) onto one
 // link. Not a module: it lives inside the switch or NIC and uses that module's event queue. Buffer admission is
 // the owner's job; a frame's bytes leave the queue when its transmission starts (as in ns-2/ns-3, the frame
 // being serialized is on the wire, not in the queue).

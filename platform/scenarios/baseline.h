@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The IEEE 802.1Qau baseline scenarios of seed 002 (docs/spec/qcn-benchmarks.md), 10 Gb/s, 9 KB Bernoulli
+// The IEEE 802.1Qau baseline scenarios of Atikoglu & Prabhakar 2008 (docs/spec/qcn-benchmarks.md), 10 Gb/s, 9 KB Bernoulli
 // transactions of 1500-byte frames, over UDP or TCP NewReno, with PAUSE and/or QCN:
 //  - og-hotspot: 10 nodes on a two-tier leaf-spine (2 leaves of 5 nodes, 2 spines: the slides' figure is lost,
 //    so this wiring is ours), loop latency 16 us; nodes 1-6 offer 2.5 Gb/s, nodes 8-10 4 Gb/s, to destinations
@@ -29,7 +29,7 @@ struct baseline_config : run_settings, tcp_settings {
     double hot_rate_gbps = 0;   // 0: the scenario's (0.5 og/periodic, 1 pause-spreading)
     double loop_latency_us = 0;   // 0: the scenario's (16 og/periodic, 24 pause-spreading)
     int64_t txn_bytes = 9000;
-    double buffer_kb = 150000.0 / 1024;   // output queue limit without PAUSE (seed 002: 150 KB)
+    double buffer_kb = 150000.0 / 1024;   // output queue limit without PAUSE (Atikoglu & Prabhakar 2008: 150 KB)
     std::string pause_mode = "pause";   // pause (802.3x) or pfc (802.1Qbb) when the scheme uses PAUSE
     double sample_us = 1000;
     bool series = true;
@@ -40,7 +40,7 @@ public:
     baseline_scenario();
     const char* name() const override { return "baseline"; }
     const char* description() const override {
-        return "IEEE 802.1Qau baselines (seed 002): output-generated hotspot, periodic hotspot, PAUSE spreading";
+        return "IEEE 802.1Qau baselines (Atikoglu & Prabhakar 2008): output-generated hotspot, periodic hotspot, PAUSE spreading";
     }
     void estimate_cost(run_cost& c) const override;
 

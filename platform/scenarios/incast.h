@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// TCP incast (seed 000 section IV): one client, `flows` servers on one switch, all links at link_gbps; the
+// TCP incast (Devkota & Reddy 2010 section IV): one client, `flows` servers on one switch, all links at link_gbps; the
 // switch port toward the client is the bottleneck whose static buffer is buffer_kb. Optional background traffic to
 // the same client from hosts of their own: long-lived bulk TCP flows and elephant flows of random size. Schemes:
 // marking (step, red), cm (qcn), pause (pause, pfc), as registered.
@@ -59,7 +59,7 @@ private:
     std::shared_ptr<const planned> m_plan;   // (shared: planned is complete only in the .cpp)
 };
 
-// Seed 004's incast (DC-Vegas paper, section 2): 47 hosts on one 1 Gb/s switch, a subset of the 46 senders
+// The incast of Wang et al. 2015 (DC-Vegas, section 2): 47 hosts on one 1 Gb/s switch, a subset of the 46 senders
 // repeatedly sends 128 KB blocks to one receiver; the incast scenario with those defaults and transport vegas
 // (newreno, dctcp with marking, dc-vegas to compare).
 class vegas_incast_scenario final : public incast_scenario {
@@ -67,7 +67,7 @@ public:
     vegas_incast_scenario();
     const char* name() const override { return "vegas-incast"; }
     const char* description() const override {
-        return "seed 004's incast: up to 46 senders repeatedly send 128 KB blocks to one receiver at 1 Gb/s (Vegas, "
+        return "the incast of Wang et al. 2015 (DC-Vegas): up to 46 senders repeatedly send 128 KB blocks to one receiver at 1 Gb/s (Vegas, "
                "DC-Vegas, Reno, DCTCP)";
     }
 };

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// RDMA incast (seed 003): `senders` hosts with `qps` queue pairs each send to one receiver through one switch
+// RDMA incast (Yang 2018): `senders` hosts with `qps` queue pairs each send to one receiver through one switch
 // (RoCEv2 queue pairs, traffic/rdma/rdma_qp.h), all links at link_gbps; the switch port toward the receiver is
 // the bottleneck. Schemes: marking (dcqcn: the DCQCN congestion point by default), cm (dcqcn, dcqcn+; none: QPs
 // at line rate, scheduled by their NIC), pause (pfc by default: lossless). Reports the bottleneck queue over
@@ -44,7 +44,7 @@ public:
     rdma_incast_scenario();
     const char* name() const override { return "rdma-incast"; }
     const char* description() const override {
-        return "RoCEv2 incast (seed 003): S senders x Q queue pairs into one receiver through one switch, DCQCN or "
+        return "RoCEv2 incast (Yang 2018): S senders x Q queue pairs into one receiver through one switch, DCQCN or "
                "DCQCN+ over PFC";
     }
     void estimate_cost(run_cost& c) const override;

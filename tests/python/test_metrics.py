@@ -12,7 +12,7 @@ from conftest import ROOT
 
 SHORT = {"overload": dict(duration_s=0.005), "incast": dict(duration_s=0.02), "baseline": dict(duration_s=0.005),
          "rdma-incast": dict(duration_s=0.002), "vegas-incast": dict(duration_s=0.01),
-         "testbed-001": dict(duration_s=0.02), "workload": dict(duration_s=0.003)}
+         "sctp-incast": dict(duration_s=0.02), "workload": dict(duration_s=0.003)}
 # per scenario: its default, a lossless config and the other choices that used to add or drop keys
 VARIANTS = {
     "overload": [dict(cm="qcn"), dict(buffer_policy="shared"), dict(warmup_s=0.001), dict(traffic="poisson")],
@@ -21,7 +21,7 @@ VARIANTS = {
     "baseline": [dict(cm="tcp"), dict(cm="udp-pause"), dict(host_profile="linux")],
     "rdma-incast": [dict(pause="none"), dict(message_kb=64), dict(warmup_ms=1), dict(cm="none", marking="none")],
     "vegas-incast": [dict(pause="pfc", buffer_kb=512), dict(host_profile="linux")],
-    "testbed-001": [dict(marking="step")],
+    "sctp-incast": [dict(marking="step")],
     "workload": [dict(pause="pfc", pause_xoff_alpha=1, pause_headroom_pool_kb=1000), dict(incast_fanin=0),
                  dict(host_profile="ns2"), dict(warmup_ms=1), dict(buffer_policy="shared"),
                  dict(topology="leaf-spine")],

@@ -69,7 +69,7 @@ def test_pause_state_is_in_the_series():
 
 def test_every_scenario_reports_time_weighted_queue_percentiles_per_port():
     # percentiles in every scenario (the testbed's packet-counted ports had only the maximum)
-    r = cmswitch.run(cmswitch.Testbed001Config(duration_s=0.05))
+    r = cmswitch.run(cmswitch.SctpIncastConfig(duration_s=0.05))
     ports = r.tables["ports"]
     for p50, p99, mx in zip(ports["queue_p50_kb"], ports["queue_p99_kb"], ports["max_queue_frames"]):
         assert 0 <= p50 <= p99 <= mx * 1500 / 1024 + 1e-9

@@ -48,7 +48,7 @@ def test_runs_from_two_threads_each_give_their_solo_result():
             cmswitch.OverloadConfig(senders=3, duration_s=0.004, traffic="poisson", seed=5),
             cmswitch.RdmaIncastConfig(senders=2, qps=2, duration_s=0.0004),
             cmswitch.WorkloadConfig(topology="star", hosts=6, duration_s=0.002, drain_ms=1),
-            cmswitch.Testbed001Config(duration_s=0.05),
+            cmswitch.SctpIncastConfig(duration_s=0.05),
             cmswitch.BaselineConfig(duration_s=0.002, cm="tcp-pause")]
     solo = [_solo(c) for c in cfgs]
     wrong, errors = [], []
@@ -122,7 +122,7 @@ def test_a_point_that_fails_while_it_runs_is_recorded_and_the_sweep_goes_on(tmp_
     # simulated time; the budget is raised past it and the process limited to 3 GB). It used to lose every
     # finished point: a traceback, exit 1, no CSV. Now: exit 1, and the CSV has all three rows
     spec = tmp_path / "spec.toml"
-    spec.write_text('scenario = "testbed-001"\n[base]\nduration_s = 1\n[grid]\nbin_s = [1, 1e-9, 0.5]\n'
+    spec.write_text('scenario = "sctp-incast"\n[base]\nduration_s = 1\n[grid]\nbin_s = [1, 1e-9, 0.5]\n'
                     '[output]\nworkers = 1\n')
     r = subprocess.run([sys.executable, "-m", "cmswitch", "sweep", str(spec), "--memory-budget-mb", "1000000"],
                        capture_output=True, text=True, preexec_fn=_limited(as_gb=3), timeout=600)
@@ -136,7 +136,7 @@ def test_a_point_that_fails_while_it_runs_is_recorded_and_the_sweep_goes_on(tmp_
     assert df["incast_requests"][0] > 0 and df["incast_requests"][2] > 0
     # in Python: recorded the same way with a warning; errors="raise" stops there carrying the finished rows
     code = ("import cmswitch, warnings\n"
-            "base = cmswitch.Testbed001Config(duration_s=1)\n"
+            "base = cmswitch.SctpIncastConfig(duration_s=1)\n"
             "with warnings.catch_warnings(record=True) as w:\n"
             "    warnings.simplefilter('always')\n"
             "    df = cmswitch.sweep(base, {'bin_s': [1, 1e-9, 0.5]}, workers=1, progress=False,"
@@ -242,7 +242,7 @@ def test_a_damaged_store_row_is_reported_and_computed_again(tmp_path):
 
 
 def test_out_of_budget_configs_are_refused_at_once_naming_the_field():
-    cases = [(cmswitch.Testbed001Config(bin_s=1e-9), "bin_s"),
+    cases = [(cmswitch.SctpIncastConfig(bin_s=1e-9), "bin_s"),
              (cmswitch.WorkloadConfig(duration_s=1e4), "duration_s"),
              (cmswitch.BaselineConfig(duration_s=1e4, sample_us=1), "sample_us"),
              (cmswitch.RdmaIncastConfig(duration_s=1e4, link_gbps=100), "duration_s"),
@@ -284,8 +284,8 @@ def _peak_rss_mb(args):
       "--load", "0"]),
     (cmswitch.RdmaIncastConfig(senders=50, qps=400, duration_s=1e-5),
      ["rdma-incast", "--senders", "50", "--qps", "400", "--duration-s", "1e-5"]),
-    (cmswitch.Testbed001Config(bin_s=1e-6, duration_s=0.3),
-     ["testbed-001", "--bin-s", "1e-6", "--duration-s", "0.3"]),
+    (cmswitch.SctpIncastConfig(bin_s=1e-6, duration_s=0.3),
+     ["sctp-incast", "--bin-s", "1e-6", "--duration-s", "0.3"]),
     (cmswitch.IncastConfig(flows=64, series=True, sample_us=10, duration_s=1),
      ["incast", "--flows", "64", "--series", "--sample-us", "10", "--duration-s", "1"]),
     (cmswitch.OverloadConfig(senders=200, sample_us=10, duration_s=0.5),

@@ -100,7 +100,7 @@ def test_rdma_incast_config_is_generated_with_the_scheme_parameters():
         cls(dcqcn_rp_variant="cx7")
 
 
-def test_vegas_incast_is_the_incast_with_seed_004_defaults():
+def test_vegas_incast_is_the_incast_with_wang_2015_defaults():
     cls = cmswitch.config_class("vegas-incast")
     cfg = cls()
     assert (cfg.sru_kb, cfg.transport, cfg.link_gbps) == (128.0, "vegas", 1.0)
@@ -111,8 +111,8 @@ def test_vegas_incast_is_the_incast_with_seed_004_defaults():
     assert res.summary["timeouts"] == 0
 
 
-def test_testbed_001_runs_from_python_with_its_tables_and_figures(tmp_path):
-    cfg = cmswitch.config_class("testbed-001")(duration_s=3)
+def test_sctp_incast_runs_from_python_with_its_tables_and_figures(tmp_path):
+    cfg = cmswitch.config_class("sctp-incast")(duration_s=3)
     assert (cfg.marking, cfg.sctp_cc, cfg.rto_min_ms) == ("dbl", "ecn", 300.0)
     runs = {cc: cmswitch.run(cfg.replace(sctp_cc=cc)) for cc in ("plain", "dynamic-dccc")}
     for res in runs.values():

@@ -54,7 +54,7 @@ ADDED = {"drops_rate_limiter_full", "qcn_cp", "qcn_rp", "pause_xoff_bytes", "pau
 ADDED_TABLES = {"pause_episodes", "queue_cdf", "bottleneck_queue_cdf", "ports", "hosts", "priorities"}
 ADDED_COLUMNS = {"pool_max_cells", "cell_bytes", "queue_p99_kb", "queue_p50_kb", "paused_ports_switch0", "paused_ports_switch1", "paused_ports_switch2",
                  "paused_ports_switch3", "paused_transmitters",
-                 "flow"}   # testbed-001's incidents: the request's association
+                 "flow"}   # sctp-incast's incidents: the request's association
 SPLIT = {"drops_nic_queue_full"}   # was every NIC drop; now the queue-limit ones (+ drops_rate_limiter_full)
 # keys whose value changes on purpose, not compared (why)
 CHANGED = {"trace_drop_reason_codes": "lists the new drop reasons rate_limiter_full, port_packet_limit, aqm"}

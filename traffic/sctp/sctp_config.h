@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Settings and counters of SCTP associations (RFC 4960, single-homed, as seed 001 runs it on FreeBSD): packet
+// Settings and counters of SCTP associations (RFC 4960, single-homed, as Stewart et al. 2011 runs it on FreeBSD): packet
 // and chunk sizes, the timers (RTO.min/max/initial), delayed SACK, and the ECN response by name
 // (sctp_congestion_control.h).
 #ifndef CMSWITCH_TRAFFIC_SCTP_SCTP_CONFIG_H
@@ -21,10 +21,10 @@ struct sctp_config {
     static constexpr uint32_t cookie_bytes = 200;   // the state cookie in INIT-ACK and COOKIE-ECHO
     static constexpr uint32_t cookie_ack_chunk_bytes = 4;
     static constexpr int max_gap_blocks = 4;   // per SACK (frame::sack)
-    // Payload of one DATA chunk that fills a packet: 1452 at MTU 1500 (paper 001 section 3).
+    // Payload of one DATA chunk that fills a packet: 1452 at MTU 1500 (Stewart et al. 2011 section 3).
     uint32_t max_chunk_payload() const { return mtu - packet_header_bytes - data_chunk_header_bytes; }
 
-    // RFC 4960 6.3.1 RTO bounds; the RFC's defaults are 1 s, 60 s, 3 s. Seed 001 calls 300 ms "the default
+    // RFC 4960 6.3.1 RTO bounds; the RFC's defaults are 1 s, 60 s, 3 s. Stewart et al. 2011 calls 300 ms "the default
     // RTO.min for SCTP" (footnote 23), the value its testbed scenario uses.
     uint64_t rto_min_ps = 1000000000000ull;
     uint64_t rto_max_ps = 60000000000000ull;
@@ -38,14 +38,14 @@ struct sctp_config {
     // ECN response: plain (not ECN-capable), ecn (RFC 4960 appendix A, the paper's algorithm 1), dccc (its
     // algorithm 2), dynamic-dccc (dccc when the first RTT is under lan_rtt, ecn otherwise)
     std::string congestion_control = "plain";
-    uint64_t lan_rtt_ps = 1100000000ull;   // 1.1 ms (paper 001 section 4)
+    uint64_t lan_rtt_ps = 1100000000ull;   // 1.1 ms (Stewart et al. 2011 section 4)
     uint8_t prio = 0;
 };
 
 struct sctp_stats {
     uint64_t packets_sent = 0, data_chunks_sent = 0, bytes_sent = 0;   // DATA packets, retransmissions included
     uint64_t retransmitted_chunks = 0;
-    uint64_t t3_timeouts = 0;   // T3-rtx expiries (paper 001's "T3-Timeouts")
+    uint64_t t3_timeouts = 0;   // T3-rtx expiries (Stewart et al.'s "T3-Timeouts")
     uint64_t t1_timeouts = 0;   // INIT / COOKIE-ECHO retransmissions
     uint64_t fast_retransmits = 0;   // fast recoveries entered
     uint64_t ecn_echoes = 0;   // ECNE chunks that reported new marks

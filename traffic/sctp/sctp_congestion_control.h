@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// How an SCTP sender answers an ECN Echo (seed 001 section 4). The sender finds whether the echo is of a new
+// How an SCTP sender answers an ECN Echo (Stewart et al. 2011 section 4). The sender finds whether the echo is of a new
 // window (in_window false: the reported TSN was sent after the last reduction) and how many packets were marked
 // since; the algorithm sets cwnd and ssthresh:
 //  - plain: not ECN-capable (the switch drops instead of marking);

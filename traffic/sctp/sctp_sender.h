@@ -2,7 +2,7 @@
 // The data-sending end of an SCTP association (RFC 4960 sections 6 and 7, single-homed):
 //  - messages are split into DATA chunks of at most max_chunk_payload bytes, one TSN each, and new chunks are
 //    bundled into packets up to the MTU (consecutive TSNs per packet); a retransmission is one chunk per packet
-//    (FreeBSD bundles them too; with full-size chunks, as in seed 001's workloads, it makes no difference);
+//    (FreeBSD bundles them too; with full-size chunks, as in Stewart et al.'s workloads, it makes no difference);
 //  - a new packet may go while the outstanding bytes are below cwnd (6.1 rule B);
 //  - SACK processing: cumulative TSN ack and gap blocks (kept in a sack_scoreboard over TSNs), HTNA miss
 //    indications (7.2.4), fast retransmit on the 3rd, once per chunk, with fast recovery until the TSN that was

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// DC-Vegas (Wang et al., paper 004): DCTCP's control law driven by Vegas' delay-based congestion detection instead
+// DC-Vegas (Wang et al. 2015): DCTCP's control law driven by Vegas' delay-based congestion detection instead
 // of ECN marks, at the sender alone. The available text gives only Vegas' estimate (its Eq. 1): a flow's own queued
 // segments q = (w / RTT) (RTT - RTT_min), compared with a threshold K_v, "in each RTT", and names Vegas' binary
 // decision as what fails in incast. The control law is a READING (docs/spec/tcp.md, DC-Vegas; docs/validation.md

@@ -23,7 +23,7 @@ struct tcp_config {
     double dctcp_g = 1.0 / 16;
     // Vegas (Linux tcp_vegas): queued segments aimed at, in segments
     double vegas_alpha = 2, vegas_beta = 4, vegas_gamma = 1;
-    // DC-Vegas (our reading of paper 004, dc_vegas.h): queue estimate threshold K_v (segments) and gain; the
+    // DC-Vegas (our reading of Wang et al. 2015, dc_vegas.h): queue estimate threshold K_v (segments) and gain; the
     // readings the text leaves open: the congestion signal ("flow": Eq. 1's own queued segments against K_v;
     // "path": the path's queueing delay RTT - RTT_min against dcvegas_delay_us) and when alpha and the cut happen
     // ("dctcp": alpha once per RTT, the cut on the RTT's first sample over; "rtt": both at the RTT's end; "ack":

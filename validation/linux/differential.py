@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Differential check of cmswitch's `linux` host profile against this machine's Linux kernel: the seed-000 barrier
+"""Differential check of cmswitch's `linux` host profile against this machine's Linux kernel: the Devkota & Reddy 2010 barrier
 incast on real TCP in network namespaces, side by side with the model on the same set-up.
 
 Kernel set-up (root; everything lives in namespaces named cmsw<pid>-*, deleted on exit, also on Ctrl-C):

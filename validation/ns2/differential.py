@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Differential check of cmswitch's TCP incast against ns-2 2.35 on the seed-000 grid.
+"""Differential check of cmswitch's TCP incast against ns-2 2.35 on the Devkota & Reddy 2010 grid.
 
 Grid: flows {1, 2, 4, 8, 16, 32, 64} x buffer {32, 64, 128, 256} KB x minRTO {200, 10} ms, 20 s simulated, 1 Gbps,
 25 us per link, SRU 256 KB, unlimited advertised window, one ACK per segment, no jitter, simultaneous requests.

@@ -1,4 +1,4 @@
-# Barrier-synchronized TCP incast in ns-2 2.35 (seed 000 section IV), the reference for cmswitch's incast scenario.
+# Barrier-synchronized TCP incast in ns-2 2.35 (Devkota & Reddy 2010 section IV), the reference for cmswitch's incast scenario.
 # One client, N servers, one switch node; every link full duplex at link_gbps with delay_us each way. The switch's
 # queue toward the client is drop-tail in bytes (buffer_kb x 1024); every other queue is large enough never to drop.
 # Each server is a one-way Agent/TCP/Newreno with a TCPSink (one ACK per segment) at the client. A round: every

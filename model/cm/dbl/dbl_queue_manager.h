@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Dynamic Buffer Limiting on a switch's transmit queues, as seed 001 describes the Cisco Catalyst 4500's (paper 001
+// Dynamic Buffer Limiting on a switch's transmit queues, as Stewart et al. 2011 describe the Cisco Catalyst 4500's (their
 // section 2.2; Cisco documents the knobs, not the algorithm, so the "congested" rule is ours, from what the paper
 // measured):
 //  - a transmit queue is congested while it holds at least congested_fraction x its frame limit (0.5: 120 of the

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Seed 001's Dynamic Buffer Limiting as a scheme (slot "marking", variant "dbl"): a dbl_queue_manager on every
+// Stewart et al.'s Dynamic Buffer Limiting as a scheme (slot "marking", variant "dbl"): a dbl_queue_manager on every
 // switch, with the Catalyst 4500's knobs as parameters (defaults: the paper's appendix A configuration) and the
 // "congested" rule's fraction (ours, dbl_queue_manager.h).
 #ifndef CMSWITCH_MODEL_CM_DBL_DBL_SCHEME_H

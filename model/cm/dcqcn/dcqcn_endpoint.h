@@ -15,7 +15,7 @@
 // NP: a CE-marked data frame of a flow makes a CNP to its sender unless one went for that flow less than the
 // interval ago (N, 50 us; 0: a CNP per marked frame). DCQCN+ (adaptive): the interval is tau = clamp(n x c, N,
 // tau_max), n the flows that delivered data to this NIC in the previous window (W, 1 ms) and c the NIC's time
-// per CNP (1 us): the NP spreads the CNPs it can make over the flows it serves, as paper 003 section 4.2 asks
+// per CNP (1 us): the NP spreads the CNPs it can make over the flows it serves, as Yang 2018 section 4.2 asks
 // (minimum from the hardware, longer with the incast's scale); the CNP carries tau to the RP. The paper gives no
 // rule; this one and its constants are our choice (docs/validation.md shows the sensitivity).
 #ifndef CMSWITCH_MODEL_CM_DCQCN_DCQCN_ENDPOINT_H

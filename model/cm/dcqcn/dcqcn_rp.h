@@ -16,7 +16,7 @@
 //             T_dec (RT = RC when the last increase was timer-driven, RC = max(MIN, RC (1 - alpha/2))); the rate
 //             timer T_inc alone increases: stage < F fast recovery, == F additive once, > F hyper by a constant
 //             R_HAI. The first CNP of a flow sets alpha = 1 and RC = RT = rate_on_first_cnp x RC.
-//   plus      (DCQCN+, paper 003 section 4.3) CNP as paper (alpha order as configured), S = 0; no byte counter;
+//   plus      (DCQCN+, Yang 2018 section 4.3) CNP as paper (alpha order as configured), S = 0; no byte counter;
 //             the rate timer's period is K = lambda x max(tau, MTU / RC) with tau the NP's CNP period carried
 //             in the CNP; on expiry S += 1: S < F fast recovery, F <= S < 4F RT += min(RC / 10, R_l / 100),
 //             S >= 4F RT += min(RC, (S - 4F) / 100 x R_l); RC = (RC + RT) / 2, RT <= line rate. The paper

@@ -22,8 +22,8 @@ namespace cmswitch {
 
 struct pause_config {
     std::string mode = "none";   // none | pause (802.3x, all priorities) | pfc (802.1Qbb, per priority)
-    uint64_t xoff_bytes = 130 * 1000;   // seed 002: Watermark_hi 130 KB
-    uint64_t xon_bytes = 110 * 1000;   // seed 002: Watermark_lo 110 KB
+    uint64_t xoff_bytes = 130 * 1000;   // Atikoglu & Prabhakar 2008: Watermark_hi 130 KB
+    uint64_t xon_bytes = 110 * 1000;   // Atikoglu & Prabhakar 2008: Watermark_lo 110 KB
     uint32_t pause_quanta = 65535;   // pause time of each XOFF frame
     uint8_t pfc_classes = 0x7f;   // pfc: the lossless priorities (control priority 7 never pauses)
     uint32_t mtu_bytes = 1500;

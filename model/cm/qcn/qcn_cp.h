@@ -8,7 +8,7 @@
 //   time_to_mark -= frame bytes; when it goes below 0 the frame is a sample: qlen_old = qlen, the next interval
 //   is table[q] x U(0.85, 1.15), and a CNM with q > 0 goes to the frame's source.
 //
-// Variants of Devkota & Reddy (seed 000, section VII-A):
+// Variants of Devkota & Reddy 2010 (section VII-A):
 //   - "memory":   a counter m is raised on each congestion event (the queue crossing above memory_fraction of
 //                 the port's buffer) and lowered by 1 every memory_decay_ps; sampling intervals are divided by
 //                 2^m (m <= 7). The decay is not given in the paper; its intent is that the memory of a heavy

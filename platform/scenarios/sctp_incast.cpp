@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "platform/scenarios/testbed_001.h"
+#include "platform/scenarios/sctp_incast.h"
 
 #include "config/errors.h"
 #include "model/units.h"
@@ -24,11 +24,11 @@ bool fast_host(int h) {
     return h == 2 || h == 3 || h == 7;
 }   // bsd3, bsd4, bsd8 on 1 Gb/s
 
-int64_t port_limit_packets(const testbed_001_config& c, int h) {
+int64_t port_limit_packets(const sctp_incast_config& c, int h) {
     return fast_host(h) ? c.fast_queue_packets : c.slow_queue_packets;
 }
 
-sctp_config sctp_settings(const testbed_001_config& c) {
+sctp_config sctp_settings(const sctp_incast_config& c) {
     sctp_config sc;
     sc.congestion_control = c.sctp_cc;
     sc.rto_min_ps = ms_to_ps(c.rto_min_ms);
@@ -69,13 +69,13 @@ void report_sctp(result& r, const sctp_stats& incast_st, const sctp_stats& eleph
 
 }   // namespace
 
-testbed_001_scenario::testbed_001_scenario() {
+sctp_incast_scenario::sctp_incast_scenario() {
     auto& t = m_params;
     auto& c = m_cfg;
     declare_run(t, c, 1e5);
     t.add_choice("sctp_cc", &c.sctp_cc, sctp_cc_names(),
                  "SCTP's ECN response: plain (not ECN-capable), ecn (RFC 4960 appendix A), dccc, dynamic-dccc");
-    m_schemes.declare(t, scheme_slot::marking, "the switch's transmit-queue manager (seed 001: dbl)");
+    m_schemes.declare(t, scheme_slot::marking, "the switch's transmit-queue manager (Stewart et al. 2011: dbl)");
     t.set_default("marking", "dbl");
     t.add_real("slow_mbps", &c.slow_mbps, 0, 1e6, "Mbps", "rate of the eight slow hosts' ports (paper 100)", true);
     t.add_real("fast_mbps", &c.fast_mbps, 0, 1e6, "Mbps", "rate of bsd3, bsd4 and bsd8's ports (paper 1000)", true);
@@ -105,8 +105,8 @@ testbed_001_scenario::testbed_001_scenario() {
     t.add_real("bin_s", &c.bin_s, 0, 1e4, "s", "bin of the elephant bandwidth series", true);
 }
 
-void testbed_001_scenario::estimate_cost(run_cost& cost) const {
-    const testbed_001_config& c = m_cfg;
+void sctp_incast_scenario::estimate_cost(run_cost& cost) const {
+    const sctp_incast_config& c = m_cfg;
     cost.add_network("duration_s", num_hosts, num_hosts, 1);
     cost.add_connections("elephants", 3 * (num_hosts - 1), "SCTP associations (incast and elephants)");
     // the elephant bandwidth series: two sources x two classes of destination (its table and the front end's
@@ -120,8 +120,8 @@ void testbed_001_scenario::estimate_cost(run_cost& cost) const {
                      "incast request records (10 per round)", "shorten duration_s");
 }
 
-scenario_plan testbed_001_scenario::plan(result& r) {
-    const testbed_001_config& c = m_cfg;
+scenario_plan sctp_incast_scenario::plan(result& r) {
+    const sctp_incast_config& c = m_cfg;
     if (c.elephant_max_mb < c.elephant_min_mb)
         throw config_error("elephant_max_mb = " + format_number(c.elephant_max_mb) +
                            ": must be >= elephant_min_mb = " + format_number(c.elephant_min_mb));
@@ -149,8 +149,8 @@ scenario_plan testbed_001_scenario::plan(result& r) {
 
 // The SCTP associations: the incast's (peer i's server -> the client, flows 0..9), then the elephants' (bsd3 to
 // every other host in order, bsd4 in reverse order).
-struct testbed_001_scenario::run_state : scenario_run {
-    run_state(network& net, const testbed_001_config& c) {
+struct sctp_incast_scenario::run_state : scenario_run {
+    run_state(network& net, const sctp_incast_config& c) {
         const sctp_config sc = sctp_settings(c);
         uint32_t flow = 0;
         std::vector<sctp_receiver*> incast_rx;
@@ -178,7 +178,7 @@ struct testbed_001_scenario::run_state : scenario_run {
         }
     }
 
-    void add_elephant_source(network& net, const testbed_001_config& c, const sctp_config& sc, int e, uint32_t& flow) {
+    void add_elephant_source(network& net, const sctp_incast_config& c, const sctp_config& sc, int e, uint32_t& flow) {
         const int src = elephant_hosts[e];
         std::vector<int>& peers = elephant_peers[static_cast<size_t>(e)];
         for (int h = 0; h < num_hosts; ++h)
@@ -217,7 +217,7 @@ struct testbed_001_scenario::run_state : scenario_run {
     static constexpr size_t nic_drops_traced_per_host = 100000;
 };
 
-std::unique_ptr<scenario_run> testbed_001_scenario::build(network& net, result& r) {
+std::unique_ptr<scenario_run> sctp_incast_scenario::build(network& net, result& r) {
     scheme_context schemes{net, static_cast<uint64_t>(m_cfg.seed), num_hosts};
     schemes.traffic_priorities = 1;   // every flow sends on priority 0
     m_schemes.install(schemes);
@@ -225,8 +225,8 @@ std::unique_ptr<scenario_run> testbed_001_scenario::build(network& net, result& 
     return std::make_unique<run_state>(net, m_cfg);
 }
 
-void testbed_001_scenario::report(network& net, scenario_run& run, result& r) {
-    const testbed_001_config& c = m_cfg;
+void sctp_incast_scenario::report(network& net, scenario_run& run, result& r) {
+    const sctp_incast_config& c = m_cfg;
     const auto& st = static_cast<const run_state&>(run);
     r.set("sctp_cc", c.sctp_cc);
     r.set("marking", m_schemes.selected(scheme_slot::marking));
@@ -244,7 +244,7 @@ void testbed_001_scenario::report(network& net, scenario_run& run, result& r) {
 
 // Every frame a host NIC dropped (trace_nic_drops), in time order per host, hosts in order. incast: the frame
 // belongs to one of the incast's associations (flows 0-9); chunks: the SCTP chunk flags (sctp_flags, frame.h).
-void testbed_001_scenario::report_nic_drops(network& net, const run_state& st, result& r) const {
+void sctp_incast_scenario::report_nic_drops(network& net, const run_state& st, result& r) const {
     table& t = r.add_table("nic_drops");
     auto& tt = t.column("time_s");
     auto& th = t.column("host");
@@ -270,8 +270,8 @@ void testbed_001_scenario::report_nic_drops(network& net, const run_state& st, r
 }
 
 // The incast's requests: completion times, the incidents over incident_ms, and their distribution.
-void testbed_001_scenario::report_incast(const run_state& st, result& r) const {
-    const testbed_001_config& c = m_cfg;
+void sctp_incast_scenario::report_incast(const run_state& st, result& r) const {
+    const sctp_incast_config& c = m_cfg;
     std::vector<double> times_ms;
     uint64_t incidents = 0;
     table& inc = r.add_table("incidents");
@@ -319,8 +319,8 @@ void testbed_001_scenario::report_incast(const run_state& st, result& r) const {
 }
 
 // The elephants: every transfer, their goodput to the slow hosts and the bandwidth series of the two sources.
-void testbed_001_scenario::report_elephants(const run_state& st, result& r) const {
-    const testbed_001_config& c = m_cfg;
+void sctp_incast_scenario::report_elephants(const run_state& st, result& r) const {
+    const sctp_incast_config& c = m_cfg;
     const uint64_t end_ps = m_end_ps, bin_ps = s_to_ps(c.bin_s);
     uint64_t slow_bytes = 0, completed = 0;
     std::vector<double> bw;
@@ -374,8 +374,8 @@ void testbed_001_scenario::report_elephants(const run_state& st, result& r) cons
 }
 
 // The switch's ports: tail and DBL drops, marks, queues.
-void testbed_001_scenario::report_switch(network& net, result& r) const {
-    const testbed_001_config& c = m_cfg;
+void sctp_incast_scenario::report_switch(network& net, result& r) const {
+    const sctp_incast_config& c = m_cfg;
     uint64_t tail = 0, aqm = 0;
     table& pt = r.add_table("ports");
     auto& ph = pt.column("host");

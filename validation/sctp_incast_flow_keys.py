@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Seed 001 (Stewart, Tuexen, Neville-Neil): the incast incidents of the four SCTP variants as a function of what
+"""Stewart, Tuexen and Neville-Neil 2011: the incast incidents of the four SCTP variants as a function of what
 DBL calls a flow (`dbl_flow_key`: the association, every frame between two hosts, or the whole transmit queue; the
 paper could not tell which its Catalyst used, footnotes 33 and 35), 5 seeds x 600 s each. Writes
-validation/testbed_001_flow_keys.csv and prints the table of docs/validation.md.
+validation/sctp_incast_flow_keys.csv and prints the table of docs/validation.md.
 
-    .venv/bin/python validation/testbed_001_flow_keys.py [--duration-s 600] [--seeds 5]
+    .venv/bin/python validation/sctp_incast_flow_keys.py [--duration-s 600] [--seeds 5]
 """
 import argparse
 import os
 import sys
 
 import cmswitch
-from cmswitch.config import Testbed001Config
+from cmswitch.config import SctpIncastConfig
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 VARIANTS = ["plain", "ecn", "dccc", "dynamic-dccc"]
@@ -26,10 +26,10 @@ def main() -> int:
     ap.add_argument("--duration-s", type=float, default=600)
     ap.add_argument("--seeds", type=int, default=5)
     a = ap.parse_args()
-    base = Testbed001Config(duration_s=a.duration_s)
+    base = SctpIncastConfig(duration_s=a.duration_s)
     df = cmswitch.sweep(base, grid={"dbl_flow_key": KEYS, "sctp_cc": VARIANTS,
                                     "seed": list(range(1, a.seeds + 1))}, progress=False, errors="raise")
-    df[["dbl_flow_key", "sctp_cc", "seed"] + COLS].to_csv(os.path.join(HERE, "testbed_001_flow_keys.csv"),
+    df[["dbl_flow_key", "sctp_cc", "seed"] + COLS].to_csv(os.path.join(HERE, "sctp_incast_flow_keys.csv"),
                                                            index=False)
     print("| DBL flow | variant | incidents in 600 s, mean (min-max) | T1 timeouts | T3 timeouts (incast) | "
           "DBL drops | DBL marks | NIC queue drops | elephant goodput Mb/s |")

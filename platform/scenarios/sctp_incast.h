@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Seed 001's testbed (Stewart, Tuexen, Neville-Neil): eleven FreeBSD hosts bsd1..bsd11 (hosts 0..10) on one
+// The testbed of Stewart, Tuexen and Neville-Neil 2011: eleven FreeBSD hosts bsd1..bsd11 (hosts 0..10) on one
 // Catalyst 4500, bsd3, bsd4 and bsd8 on 1 Gb/s ports with 1920-frame transmit queues, the others on 100 Mb/s
 // ports with 240; DBL on every transmit queue. Every host runs an incast server and an elephant sink; bsd8 runs the
 // incast client (a new SCTP association to each of its 10 peers per round, 2 x 1448 bytes from each); bsd3 and
@@ -19,8 +19,8 @@
 
 namespace cmswitch {
 
-struct testbed_001_config : run_settings {
-    testbed_001_config() { duration_s = 60; }
+struct sctp_incast_config : run_settings {
+    sctp_incast_config() { duration_s = 60; }
     std::string sctp_cc = "ecn";
     double slow_mbps = 100, fast_mbps = 1000;
     int64_t slow_queue_packets = 240, fast_queue_packets = 1920;
@@ -40,12 +40,12 @@ struct testbed_001_config : run_settings {
     bool trace_nic_drops = false;
 };
 
-class testbed_001_scenario final : public configured_scenario<testbed_001_config> {
+class sctp_incast_scenario final : public configured_scenario<sctp_incast_config> {
 public:
-    testbed_001_scenario();
-    const char* name() const override { return "testbed-001"; }
+    sctp_incast_scenario();
+    const char* name() const override { return "sctp-incast"; }
     const char* description() const override {
-        return "seed 001's SCTP testbed: incast client and two elephant sources among 11 hosts on a DBL switch "
+        return "the SCTP testbed of Stewart et al. 2011: incast client and two elephant sources among 11 hosts on a DBL switch "
                "(8 x 100 Mb/s, 3 x 1 Gb/s)";
     }
     void estimate_cost(run_cost& c) const override;

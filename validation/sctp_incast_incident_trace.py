@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Seed 001's incast incidents in the model, followed packet by packet: every request over 300 ms on the testbed
+"""Stewart et al.'s incast incidents in the model, followed packet by packet: every request over 300 ms on the testbed
 default (DBL keyed on the association), matched with the frames of its own association that a host NIC dropped
 while it ran (`--trace-nic-drops`). 4 SCTP variants x 5 seeds x 600 s; prints one row per variant and the first
 seed's incidents one by one; the numbers go into docs/validation.md, section 9.
 
-    python3 validation/testbed_001_incident_trace.py [--sim build/cmswitch-sim] [--seeds 5] [--duration-s 600]
+    python3 validation/sctp_incast_incident_trace.py [--sim build/cmswitch-sim] [--seeds 5] [--duration-s 600]
 """
 import argparse
 import json
@@ -26,7 +26,7 @@ def chunk_name(flags: int) -> str:
 
 
 def run(sim: str, variant: str, seed: int, duration_s: float) -> dict:
-    out = subprocess.run([sim, "testbed-001", "--sctp-cc", variant, "--seed", str(seed), "--duration-s",
+    out = subprocess.run([sim, "sctp-incast", "--sctp-cc", variant, "--seed", str(seed), "--duration-s",
                           str(duration_s), "--trace-nic-drops"], check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
