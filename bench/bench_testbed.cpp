@@ -12,8 +12,9 @@
 #include <vector>
 
 int main(int argc, char** argv) {
-    const int reps = bench_repetitions(argc, argv, "bench_testbed",
-                                       "Stewart et al.'s testbed, 60 s simulated per SCTP variant; prints a markdown table.");
+    const int reps =
+        bench_repetitions(argc, argv, "bench_testbed",
+                          "Stewart et al.'s testbed, 60 s simulated per SCTP variant; prints a markdown table.");
     std::printf("| SCTP variant | frames through the switch | events | wall s (best of %d) | simulated s per wall s |\n"
                 "|---|---|---|---|---|\n",
                 reps);

@@ -5,6 +5,7 @@ file differs from what this module gives."""
 from __future__ import annotations
 
 import argparse
+import textwrap
 from typing import Any, Dict, List
 
 from . import _core
@@ -26,14 +27,15 @@ def _allowed(p: Dict[str, Any]) -> str:
 
 
 def _command_section(name: str, p: argparse.ArgumentParser, summary: str) -> List[str]:
-    out = [f"### `cmswitch {name}`", "", summary, "", "| argument | default | what |", "|---|---|---|"]
+    out = [f"### `cmswitch {name}`", "", *textwrap.wrap(summary, width=116, break_long_words=False,
+                                                          break_on_hyphens=False), "", "| argument | default | what |", "|---|---|---|"]
     for a in p._actions:   # argparse has no public walk over its arguments
         if isinstance(a, argparse._HelpAction):
             continue
         if a.option_strings:
             arg = ", ".join(f"`{o}`" for o in a.option_strings)
             if a.nargs != 0:
-                arg += f" {(a.metavar or a.dest).upper()}"
+                arg += f" {str(a.metavar or a.dest).upper()}"
         else:
             arg = f"`{a.dest}`" + (" (optional)" if a.nargs == "?" else "")
         choices = f" (one of {', '.join(map(str, a.choices))})" if a.choices else ""
@@ -44,7 +46,9 @@ def _command_section(name: str, p: argparse.ArgumentParser, summary: str) -> Lis
 
 def _scenario_section(name: str) -> List[str]:
     d = _core.describe(name)
-    out = [f"### `{name}`", "", f"{d['description']}. Python: `cmswitch.{CONFIG_CLASSES[name].__name__}`.", "",
+    intro = textwrap.wrap(f"{d['description']}. Python: `cmswitch.{CONFIG_CLASSES[name].__name__}`.", width=116,
+                          break_long_words=False, break_on_hyphens=False)
+    out = [f"### `{name}`", "", *intro, "",
            "| flag | type | default | allowed | unit | what |", "|---|---|---|---|---|---|"]
     for p in d["params"]:
         flag = "--" + p["name"].replace("_", "-")

@@ -1087,7 +1087,7 @@ class RdmaIncastConfig(ScenarioConfig):
 
 @dataclass(frozen=True)
 class VegasIncastConfig(ScenarioConfig):
-    """Wang et al.'s incast: up to 46 senders repeatedly send 128 KB blocks to one receiver at 1 Gb/s (Vegas, DC-Vegas, Reno, DCTCP)"""
+    """the incast of Wang et al. 2015 (DC-Vegas): up to 46 senders repeatedly send 128 KB blocks to one receiver at 1 Gb/s (Vegas, DC-Vegas, Reno, DCTCP)"""
     flows: int = ...
     """[1, 4000] servers; default 20. number of servers (one TCP flow each)"""
     buffer_policy: Literal["static", "dynamic", "shared", "pools"] = ...
@@ -1443,7 +1443,7 @@ class VegasIncastConfig(ScenarioConfig):
 
 @dataclass(frozen=True)
 class SctpIncastConfig(ScenarioConfig):
-    """Stewart et al.'s SCTP testbed: incast client and two elephant sources among 11 hosts on a DBL switch (8 x 100 Mb/s, 3 x 1 Gb/s)"""
+    """the SCTP testbed of Stewart et al. 2011: incast client and two elephant sources among 11 hosts on a DBL switch (8 x 100 Mb/s, 3 x 1 Gb/s)"""
     duration_s: float = ...
     """(0, 100000] s; default 60.0. simulated time"""
     seed: int = ...

@@ -39,10 +39,12 @@ baseline_scenario::baseline_scenario() {
                "round-trip propagation between hosts (0: 16 for the hotspots, 24 for pause-spreading)");
     t.add_int("txn_bytes", &c.txn_bytes, 64, 1 << 30, "bytes", "bytes per transaction (1500-byte frames)");
     t.add_real("buffer_kb", &c.buffer_kb, 1, 1 << 20, "KB (1024 B)",
-               "output queue limit when PAUSE is off (Atikoglu & Prabhakar 2008: 150000 B); with PAUSE the outputs have no limit");
+               "output queue limit when PAUSE is off (Atikoglu & Prabhakar 2008: 150000 B); with PAUSE the outputs "
+               "have no limit");
     t.add_choice("pause_mode", &c.pause_mode, {"pause", "pfc"}, "802.3x PAUSE or 802.1Qbb PFC for the +pause schemes");
     m_schemes.declare(t, scheme_slot::pause, "", false);
-    t.set_default("pause_xoff_kb", format_number(130000.0 / 1024));   // Atikoglu & Prabhakar 2008: Watermark_hi 130000 B
+    t.set_default("pause_xoff_kb",
+                  format_number(130000.0 / 1024));   // Atikoglu & Prabhakar 2008: Watermark_hi 130000 B
     t.set_default("pause_xon_kb", format_number(110000.0 / 1024));   // Atikoglu & Prabhakar 2008: Watermark_lo 110000 B
     t.add_real("sample_us", &c.sample_us, 1, 1e9, "us", "time-series bin (throughput and queues)");
     t.set_min_nonzero("sample_us", 0.1);

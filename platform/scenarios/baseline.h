@@ -40,7 +40,8 @@ public:
     baseline_scenario();
     const char* name() const override { return "baseline"; }
     const char* description() const override {
-        return "IEEE 802.1Qau baselines (Atikoglu & Prabhakar 2008): output-generated hotspot, periodic hotspot, PAUSE spreading";
+        return "IEEE 802.1Qau baselines (Atikoglu & Prabhakar 2008): output-generated hotspot, periodic hotspot, PAUSE "
+               "spreading";
     }
     void estimate_cost(run_cost& c) const override;
 

@@ -58,7 +58,8 @@ incast_scenario::incast_scenario() {
     t.add_real("elephant_min_mb", &c.elephant_min_mb, 0.001, 1e6, "MB (2^20 B)", "smallest elephant");
     t.add_real("elephant_max_mb", &c.elephant_max_mb, 0.001, 1e6, "MB (2^20 B)", "largest elephant");
     t.add_real("udp_cbr_mbps", &c.udp_cbr_mbps, 0, 1e6, "Mbps",
-               "one extra UDP constant-bit-rate flow to the client from a host of its own (Devkota & Reddy 2010: 400; 0: none)");
+               "one extra UDP constant-bit-rate flow to the client from a host of its own (Devkota & Reddy 2010: 400; "
+               "0: none)");
     m_schemes.declare(t, scheme_slot::cm, "layer-2 congestion management");
     t.add_real("rate_sample_us", &c.rate_sample_us, 0, 1e9, "us",
                "sampling period of the incast flows' reaction-point rates (min rate metric, rate series)", true);

@@ -67,7 +67,8 @@ public:
     vegas_incast_scenario();
     const char* name() const override { return "vegas-incast"; }
     const char* description() const override {
-        return "the incast of Wang et al. 2015 (DC-Vegas): up to 46 senders repeatedly send 128 KB blocks to one receiver at 1 Gb/s (Vegas, "
+        return "the incast of Wang et al. 2015 (DC-Vegas): up to 46 senders repeatedly send 128 KB blocks to one "
+               "receiver at 1 Gb/s (Vegas, "
                "DC-Vegas, Reno, DCTCP)";
     }
 };

@@ -45,7 +45,8 @@ public:
     sctp_incast_scenario();
     const char* name() const override { return "sctp-incast"; }
     const char* description() const override {
-        return "the SCTP testbed of Stewart et al. 2011: incast client and two elephant sources among 11 hosts on a DBL switch "
+        return "the SCTP testbed of Stewart et al. 2011: incast client and two elephant sources among 11 hosts on a "
+               "DBL switch "
                "(8 x 100 Mb/s, 3 x 1 Gb/s)";
     }
     void estimate_cost(run_cost& c) const override;

@@ -15,7 +15,8 @@ _NOT_A_FUNCTION = re.compile(r"^((public|private|protected):|(namespace|struct|c
 def _cpp_functions(path):
     """(name, lines) of every function defined at file or namespace scope: a body opened by a line ending in
     '{' whose statement starts at column 0, closed by the next '}' at column 0."""
-    lines = open(path, errors="replace").read().split("\n")
+    with open(path, errors="replace") as fh:
+        lines = fh.read().split("\n")
     i = 0
     while i < len(lines):
         line = lines[i].rstrip()
@@ -41,7 +42,9 @@ def test_no_function_is_over_100_lines():
         for path in glob.glob(os.path.join(ROOT, pattern), recursive=True):
             long += [(n, os.path.relpath(path, ROOT), name) for name, n in _cpp_functions(path) if n > LIMIT]
     for path in glob.glob(os.path.join(ROOT, "bindings", "cmswitch", "*.py")):
-        for node in ast.walk(ast.parse(open(path).read())):
+        with open(path) as fh:
+            tree = ast.parse(fh.read())
+        for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 n = node.end_lineno - node.lineno + 1
                 if n > LIMIT:

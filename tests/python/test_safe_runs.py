@@ -327,6 +327,7 @@ def test_ctrl_c_while_a_k64_fat_tree_builds_stops_within_a_second(tmp_path):
     p.send_signal(signal.SIGINT)
     line = p.stdout.readline().split()
     p.wait(timeout=120)
+    p.stdout.close()
     assert line and line[0] == "interrupted" and p.returncode == 3
     assert float(line[1]) - sent < 1.0, f"KeyboardInterrupt {float(line[1]) - sent:.2f} s after Ctrl-C"
     # the command line: the process is gone within a second
@@ -337,7 +338,9 @@ def test_ctrl_c_while_a_k64_fat_tree_builds_stops_within_a_second(tmp_path):
     sent = time.time()
     p.send_signal(signal.SIGINT)
     p.wait(timeout=120)
-    assert time.time() - sent < 1.0 and p.returncode == 130, p.stderr.read()
+    took, err = time.time() - sent, p.stderr.read()
+    p.stderr.close()
+    assert took < 1.0 and p.returncode == 130, err
 
 
 def test_a_long_run_prints_progress_lines():

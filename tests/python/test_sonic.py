@@ -2,6 +2,7 @@
 """SONiC buffer configurations from Python and the command line: load_sonic, write_sonic, --sonic-config."""
 import json
 import os
+import pathlib
 import subprocess
 import sys
 
@@ -35,7 +36,7 @@ def test_read_write_read_is_the_same_switch(tmp_path, path):
 
 
 def test_refusals_name_the_table_and_key(tmp_path):
-    bad = json.load(open(ARISTA))
+    bad = json.loads(pathlib.Path(ARISTA).read_text())
     bad["BUFFER_PROFILE"]["ingress_lossy_profile"]["packet_discard_action"] = "trim"
     p = tmp_path / "bad.json"
     p.write_text(json.dumps(bad))

@@ -84,7 +84,8 @@ std::unique_ptr<sctp_congestion_control> make() {
 const std::vector<sctp_cc_entry>& sctp_congestion_controls() {
     static const std::vector<sctp_cc_entry> all = {
         {"plain", "not ECN-capable: the switch drops instead of marking", &make<sctp_plain>},
-        {"ecn", "RFC 4960 appendix A: halve once per window of ECN Echo (Stewart et al. 2011, algorithm 1)", &make<sctp_ecn>},
+        {"ecn", "RFC 4960 appendix A: halve once per window of ECN Echo (Stewart et al. 2011, algorithm 1)",
+         &make<sctp_ecn>},
         {"dccc", "MTU x marked packets off the window (Stewart et al. 2011, algorithm 2)", &make<sctp_dccc>},
         {"dynamic-dccc", "dccc toward peers whose first RTT is under lan_rtt, ecn otherwise", &make<sctp_dynamic_dccc>},
     };

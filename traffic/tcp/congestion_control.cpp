@@ -44,8 +44,8 @@ const std::vector<tcp_cc_entry>& congestion_controls() {
          &make<dctcp>, &dctcp::declare},
         {"vegas", "Linux tcp_vegas: keep alpha..beta segments queued, from per-segment RTTs", ecn_feedback::classic,
          false, &make<vegas>, &vegas::declare},
-        {"dc-vegas", "DCTCP's law on Vegas' queue estimate (our reading of Wang et al. 2015)", ecn_feedback::classic, false,
-         &make<dc_vegas>, &dc_vegas::declare},
+        {"dc-vegas", "DCTCP's law on Vegas' queue estimate (our reading of Wang et al. 2015)", ecn_feedback::classic,
+         false, &make<dc_vegas>, &dc_vegas::declare},
         {"cubic", "RFC 9438 CUBIC as Linux tcp_cubic (without HyStart); RFC 3168 ECN response with ecn",
          ecn_feedback::classic, false, &make<cubic>, &cubic::declare},
     };
