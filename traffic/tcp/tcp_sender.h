@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // The sending end of one TCP flow: byte sequence numbers from 0, no handshake (the connection is taken as
-// established; see tcp_config::initial_rto_ps). The window is the congestion-control algorithm's
-// (congestion_control.h: NewReno, DCTCP, ...); loss recovery is the sender's and the same for every algorithm:
-//  - NewReno recovery (fast retransmit on the 3rd duplicate ACK, partial ACKs per RFC 6582, the "careful"
-//    recover check) or, with SACK, RFC 6675 (scoreboard, IsLost, pipe, NextSeg with its rescue retransmission);
-//  - limited transmit (RFC 3042) on the 1st and 2nd duplicate ACK;
-//  - retransmission timer per RFC 6298 with a settable minimum, exponential back-off and Karn's rule, or RTT
-//    samples from timestamps (RFC 7323) on every ACK of new data; go-back-N from snd_una after a timeout
-//    (skipping SACKed data); slow start after idle (RFC 5681 4.1);
-//  - or, with rack_tlp (and SACK), loss recovery as Linux runs it: RACK (RFC 8985) marks segments lost by time
-//    (rack.h), recovery retransmits them under proportional rate reduction (RFC 6937), a tail loss probe goes out
-//    2 SRTT after the last send (RFC 8985 section 7; Linux's timer), a timeout marks everything unSACKed lost.
-// Below TCP it tells its host its pacing rate (Linux: ratio x max(cwnd, flight) / SRTT) and waits when its host
-// holds too much of it (TCP small queues, model/nic/host_qdisc.h); with cwnd_validation the window grows only while
-// it is cwnd-limited (Linux tcp_is_cwnd_limited).
+// established; see tcp_config::initial_rto_ps). What every sender does, whatever finds its losses:
+//  - the window is the congestion-control algorithm's (congestion_control.h: NewReno, DCTCP, CUBIC, ...); an ECN
+//    echo outside loss recovery is its to answer (and CWR goes on the next segment, RFC 3168);
+//  - RTT samples from one timed segment at a time under Karn's rule (RFC 6298), or from timestamps (RFC 7323) on
+//    every ACK of new data; the retransmission timeout per RFC 6298 with a settable minimum and exponential
+//    back-off; its common steps (ssthresh from the loss response, cwnd = 1 SMSS, recover = the highest byte sent);
+//  - slow start after idle (RFC 5681 4.1); with cwnd_validation the window grows only while it is cwnd-limited
+//    (Linux tcp_is_cwnd_limited);
+//  - below TCP it tells its host its pacing rate (Linux: ratio x max(cwnd, flight) / SRTT) and waits when its host
+//    holds too much of it (TCP small queues, model/nic/host_qdisc.h); an optional send jitter delays segments on
+//    their way to the NIC.
+// Loss recovery is a strategy of its own, chosen at construction (loss_recovery.h: newreno, rfc6675, rack-tlp): it
+// answers ACKs and sends from the window. One timer serves the RTO, and for rack-tlp the loss probe and RACK's
+// reorder timeout, as in Linux.
 // The advertised window is a fixed setting (rwnd_bytes), unlimited by default: the switch buffer is the limit.
 #ifndef CMSWITCH_TRAFFIC_TCP_TCP_SENDER_H
 #define CMSWITCH_TRAFFIC_TCP_TCP_SENDER_H
@@ -23,8 +23,7 @@
 #include "traffic/host_stack.h"
 #include "traffic/rtt_estimator.h"
 #include "traffic/tcp/congestion_control.h"
-#include "traffic/tcp/rack.h"
-#include "traffic/tcp/sack_scoreboard.h"
+#include "traffic/tcp/loss_recovery.h"
 #include "traffic/tcp/tcp_config.h"
 #include "traffic/transport_listener.h"
 
@@ -88,42 +87,39 @@ public:
     uint64_t rto_ps() const { return m_rto; }
     // The retransmission timer (with rack_tlp also the loss probe's and RACK's reorder timer): its deadline, 0 when
     // it is not running, and which it is.
-    enum class timer_kind : uint8_t { rto, loss_probe, reorder };
+    using timer_kind = tcp_timer_kind;
     uint64_t rto_deadline_ps() const { return m_rto_armed ? m_rto_deadline : 0; }
     timer_kind timer() const { return m_timer_kind; }
     // Whether the window may grow (cwnd_validation: the flow was cwnd-limited in the last window; always otherwise).
     bool cwnd_limited() const;
     uint64_t pacing_rate_bps() const { return m_pacing_bps; }
-    const rack_scoreboard& rack() const { return m_rack; }
     double srtt_ps() const { return m_rtt.srtt(); }
     double rttvar_ps() const { return m_rtt.rttvar(); }
     const tcp_congestion_control& congestion_control() const { return *m_cc; }
     bool in_fast_recovery() const { return m_in_fr; }
-    // SACK scoreboard: bytes above snd_una the receiver has reported, and the RFC 6675 pipe estimate.
-    uint64_t pipe() const;
+    // Bytes in the network by the loss recovery's estimate (RFC 6675 pipe; without SACK, the flight).
+    uint64_t pipe() const { return m_recovery->pipe(); }
 
     // RFC 6298 estimator step, exposed for tests: a new RTT sample r (ps).
     void rtt_sample(uint64_t r);
 
 private:
+    friend class tcp_loss_recovery;
+    friend class dupack_recovery;
+    friend class newreno_recovery;
+    friend class rfc6675_recovery;
+    friend class rack_tlp_recovery;
     enum : uint32_t { timer_rto = 0, timer_jitter = 1, timer_kind_bits = 1 };
-    struct ack_info {
-        uint64_t ack;
-        bool ece;
-        bool dsack;   // the receiver got a duplicate ending at dsack_end
-        uint64_t dsack_end;
-        uint64_t tsecr;   // 0: none
-        uint64_t echo;   // the send time of the segment answered (tcp_ack_event::delay_ps)
-        int nsack;
-        sack_scoreboard::range sack[max_sack_blocks];   // only the first nsack are set
-    };
-    void on_ack(const ack_info& a, uint64_t now);
-    void on_new_ack(const ack_info& a, tcp_ack_event& ev, uint64_t now);
-    void on_dupack(uint64_t now);
-    void enter_recovery(uint64_t now);
-    void try_send(uint64_t now);
+    void try_send(uint64_t now) { m_recovery->send(now); }
+    // What the recovery strategies share. The ACK's event for the congestion control, with its delay sample.
+    tcp_ack_event ack_event(const tcp_ack_info& a, uint64_t now) const;
+    void take_rtt_sample(const tcp_ack_info& a, tcp_ack_event& ev, uint64_t now);   // an ACK of new data
+    void grow_window(tcp_ack_event& ev);   // the algorithm's increase, if the flow is cwnd-limited
+    void tell_acked(tcp_ack_event& ev);   // the algorithm's on_acked, if it wants it
+    void answer_ecn_echo(tcp_ack_event& ev);   // the algorithm's response to an ECN echo
+    void ack_done(uint64_t now);   // the observer and the cwnd trace, after an ACK
     // direct: sent in immediate response to a duplicate or partial ACK (fast retransmit, NewReno partial-ACK
-    // retransmission, limited transmit), as opposed to from the window
+    // retransmission, limited transmit, a loss probe), as opposed to from the window
     void send_segment(uint64_t seq, uint32_t len, uint64_t now, bool direct = false);
     struct segment {
         uint64_t seq;
@@ -141,19 +137,6 @@ private:
     void restart_after_idle(uint64_t now);
     void cwnd_validate(bool cwnd_limited);
     void update_pacing_rate();
-    // RACK-TLP (tcp_sender_rack.cpp)
-    void on_ack_rack(const ack_info& a, uint64_t now);
-    void rack_send(uint64_t now);
-    uint64_t rack_detect(uint64_t now, bool* armed);   // armed: set the reorder timer if one waits (and say so)
-    void rack_enter_recovery(uint64_t now);
-    void rack_prr(uint64_t delivered, bool una_advanced, uint64_t newly_lost);
-    void rack_arm_after_ack(uint64_t now);
-    bool schedule_loss_probe(uint64_t now, bool advancing_rto);
-    void rearm_rto_from_head(uint64_t now);
-    void process_tlp_ack(const ack_info& a, bool advanced, uint64_t delivered);
-    void on_loss_probe(uint64_t now);
-    void on_reorder_timeout(uint64_t now);
-    void rack_on_rto(uint64_t now);
     uint64_t flight() const { return m_snd_nxt - m_snd_una; }
     uint64_t loss_ssthresh() const;
     uint64_t window() const { return m_cfg.rwnd_bytes ? std::min(m_w.cwnd, m_cfg.rwnd_bytes) : m_w.cwnd; }
@@ -161,10 +144,6 @@ private:
         if (m_observer)
             m_observer->on_tcp_event(*this, e, now);
     }
-    // RFC 6675
-    uint64_t lost_below() const;
-    int next_seg(uint64_t& seq, uint32_t& len) const;   // NextSeg(): the rule (1-4) that chose it, 0: none
-    void sack_send(uint64_t now);   // step (C): send while cwnd - pipe >= 1 SMSS
 
     host_stack& m_host;
     trace_signal* m_tr_cwnd = nullptr;
@@ -190,16 +169,9 @@ private:
     uint64_t m_snd_una = 0, m_snd_nxt = 0, m_high_tx = 0;
     tcp_window m_w;
     uint32_t m_dupacks = 0;
-    uint32_t m_limited_sent = 0;   // segments limited transmit sent since the last new ACK
-    uint64_t m_limited_bytes = 0;
     bool m_in_fr = false;
     bool m_recover_valid = false;
     uint64_t m_recover = 0;   // RFC 6582 recover / RFC 6675 RecoveryPoint: HighData when recovery or an RTO began
-    bool m_first_partial = true;
-    sack_scoreboard m_sb;
-    uint64_t m_high_rxt = 0;   // RFC 6675 HighRxt, as the byte after the highest retransmitted one
-    bool m_rescue_valid = false;
-    uint64_t m_rescue_rxt = 0;
     // RTT estimation (Karn: one timed segment, never a retransmitted one; or timestamps)
     bool m_timing = false;
     uint64_t m_rtt_seq = 0, m_rtt_start = 0;
@@ -217,12 +189,7 @@ private:
     uint64_t m_max_flight = 0, m_cwnd_usage_seq = 0;
     uint64_t m_pacing_bps = 0;
     bool m_host_shaped;   // the host accounts below TCP (host_nic::shaped): it wants the pacing rate
-    // RACK-TLP: the segments in flight, loss state (after a timeout, until recover), PRR, the probe's episode
-    rack_scoreboard m_rack;
-    bool m_in_loss = false;
-    uint64_t m_prr_delivered = 0, m_prr_out = 0, m_prior_cwnd = 0;
-    uint64_t m_tlp_high_seq = 0;   // 0: no probe outstanding
-    bool m_tlp_retrans = false;
+    std::unique_ptr<tcp_loss_recovery> m_recovery;   // (made from m_cfg)
     // send jitter: segments sent by TCP, not yet handed to the NIC (no frame exists for them yet, so that
     // every frame in the pool is in a queue or on a link)
     std::vector<segment> m_jitter_fifo;
