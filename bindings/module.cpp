@@ -50,13 +50,13 @@ py::dict describe(const std::string& name) {
         switch (p.type) {
         case param_table::kind::integer:
             d["type"] = "int";
-            d["default"] = *p.i;
+            d["default"] = p.int_value();
             d["min"] = p.lo;
             d["max"] = p.hi;
             break;
         case param_table::kind::real:
             d["type"] = "float";
-            d["default"] = *p.d;
+            d["default"] = p.real_value();
             d["min"] = p.lo;
             d["max"] = p.hi;
             d["min_open"] = p.lo_open;
@@ -64,7 +64,7 @@ py::dict describe(const std::string& name) {
             break;
         case param_table::kind::choice:
             d["type"] = "choice";
-            d["default"] = *p.s;
+            d["default"] = p.choice_value();
             d["choices"] = p.choices;
             d["csv_file"] = p.or_csv_file;
             break;
@@ -389,9 +389,9 @@ py::list typed_values(const param_table& t, const std::vector<std::string>& name
             if (p.name == n) {
                 py::object v;
                 switch (p.type) {
-                case param_table::kind::integer: v = py::int_(*p.i); break;
-                case param_table::kind::real: v = py::float_(*p.d); break;
-                case param_table::kind::choice: v = py::str(*p.s); break;
+                case param_table::kind::integer: v = py::int_(p.int_value()); break;
+                case param_table::kind::real: v = py::float_(p.real_value()); break;
+                case param_table::kind::choice: v = py::str(p.choice_value()); break;
                 case param_table::kind::flag: v = py::bool_(*p.b); break;
                 case param_table::kind::list: v = py::tuple(py::cast(*p.v)); break;
                 }

@@ -133,30 +133,70 @@ void param_table::make_profiled(bool* is_set, const std::string& profile_text) {
     p.help += " [profile: " + profile_text + "]";
 }
 
-void param_table::add_int(const std::string& name, profiled<int64_t>* field, int64_t lo, int64_t hi,
-                          const std::string& unit, const std::string& help, const std::string& profile_text) {
-    add_int(name, &field->value, lo, hi, unit, help);
-    make_profiled(&field->set, profile_text);
+bool param_table::given(const std::string& name) const {
+    const param* p = find(name);
+    if (!p)
+        throw model_error("given: no parameter '" + name + "'");
+    return !p->unset();
 }
 
-void param_table::add_real(const std::string& name, profiled<double>* field, double lo, double hi,
-                           const std::string& unit, const std::string& help, const std::string& profile_text) {
-    add_real(name, &field->value, lo, hi, unit, help);
-    make_profiled(&field->set, profile_text);
+void param_table::add_adapted_real(const std::string& name, double lo, double hi, const std::string& unit,
+                                   const std::string& help, std::function<double()> get,
+                                   std::function<void(double)> put) {
+    double scratch = get();
+    add_real(name, &scratch, lo, hi, unit, help);
+    param& p = m_params.back();
+    p.d = nullptr;
+    p.get = std::move(get);
+    p.put = std::move(put);
 }
 
-void param_table::add_choice(const std::string& name, profiled<std::string>* field, std::vector<std::string> choices,
-                             const std::string& help, const std::string& profile_text) {
-    if (!field->set && field->value.empty())
-        field->value = choices.front();   // a valid value behind the unset one
-    add_choice(name, &field->value, std::move(choices), help);
-    make_profiled(&field->set, profile_text);
+void param_table::add_adapted_choice(const std::string& name, std::vector<std::string> choices, const std::string& help,
+                                     std::function<std::string()> get, std::function<void(const std::string&)> put) {
+    std::string scratch = get();
+    add_choice(name, &scratch, std::move(choices), help);
+    param& p = m_params.back();
+    p.s = nullptr;
+    p.get_text = std::move(get);
+    p.put_text = std::move(put);
 }
 
-void param_table::add_flag(const std::string& name, profiled<bool>* field, const std::string& help,
-                           const std::string& profile_text) {
-    add_flag(name, &field->value, help);
-    make_profiled(&field->set, profile_text);
+void param_table::add_time(const std::string& name, uint64_t* ps, double lo, double hi, const std::string& unit,
+                           const std::string& help) {
+    const double per_unit = unit == "ms" ? 1e9 : unit == "us" ? 1e6 : unit == "ns" ? 1e3 : 0;
+    if (per_unit == 0)
+        throw model_error("add_time '" + name + "': unit '" + unit + "' (allowed ms, us, ns)");
+    add_adapted_real(
+        name, lo, hi, unit, help, [ps, per_unit] { return static_cast<double>(*ps) / per_unit; },
+        [ps, per_unit](double v) { *ps = static_cast<uint64_t>(std::llround(v * per_unit)); });
+    m_params.back().step = 1 / per_unit;
+    if (unit == "ns")
+        m_params.back().min_nonzero = 1e-3;   // 1 ps
+}
+
+void param_table::add_kb(const std::string& name, uint64_t* bytes, double lo, double hi, const std::string& help) {
+    add_adapted_real(
+        name, lo, hi, "KB (1024 B)", help, [bytes] { return static_cast<double>(*bytes) / 1024; },
+        [bytes](double v) { *bytes = static_cast<uint64_t>(std::llround(v * 1024)); });
+    m_params.back().step = 1.0 / 1024;
+}
+
+void param_table::add_percent(const std::string& name, double* fraction, double lo, double hi,
+                              const std::string& help) {
+    add_adapted_real(
+        name, lo, hi, "%", help, [fraction] { return *fraction * 100; }, [fraction](double v) { *fraction = v / 100; });
+}
+
+void param_table::add_count(const std::string& name, uint32_t* field, int64_t lo, int64_t hi, const std::string& unit,
+                            const std::string& help) {
+    if (lo < 0 || hi > int64_t{UINT32_MAX})
+        throw model_error("add_count '" + name + "': range beyond a 32-bit unsigned field");
+    int64_t scratch = *field;
+    add_int(name, &scratch, lo, hi, unit, help);
+    param& p = m_params.back();
+    p.i = nullptr;
+    p.get = [field] { return static_cast<double>(*field); };
+    p.put = [field](double v) { *field = static_cast<uint32_t>(v); };
 }
 
 void param_table::add(param p) {
@@ -197,43 +237,54 @@ const param_table::param* param_table::find(const std::string& name) const {
     return nullptr;
 }
 
+void param_table::check_int(const param& p, int64_t v) const {
+    const double x = static_cast<double>(v);
+    if (x < p.lo || x > p.hi)
+        throw config_error(p.name + " = " + std::to_string(v) + " is out of range: allowed " + range_text(p));
+}
+
+void param_table::check_real(const param& p, double v) const {
+    if (!std::isfinite(v) || v < p.lo || v > p.hi || (p.lo_open && v == p.lo))
+        throw config_error(p.name + " = " + format_number(v) + " is out of range: allowed " + range_text(p));
+    if (v != 0 && v < p.min_nonzero)
+        throw config_error(p.name + " = " + format_number(v) + " is below the smallest allowed " +
+                           (p.lo <= 0 && !p.lo_open ? "nonzero value: allowed 0 or " : "value: allowed ") +
+                           format_number(p.min_nonzero) + " to " + format_number(p.hi) +
+                           (p.unit.empty() ? "" : " " + p.unit));
+}
+
+void param_table::check_choice(const param& p, const std::string& v) const {
+    bool ok = false;
+    for (const auto& c : p.choices)
+        ok = ok || c == v;
+    if (!ok && p.or_csv_file && v.size() > 4 && v.compare(v.size() - 4, 4, ".csv") == 0) {
+        if (!std::ifstream(v))
+            throw config_error(p.name + " = '" + v + "': the file cannot be read (a CSV file, or one of " +
+                               join(p.choices) + ")");
+        ok = true;
+    }
+    if (!ok)
+        throw config_error(p.name + " = '" + v + "' is not allowed: choose one of " + join(p.choices) +
+                           (p.or_csv_file ? ", or the path of a .csv file" : ""));
+}
+
 void param_table::check(const param& p) const {
     if (p.unset())
         return;
     switch (p.type) {
-    case kind::integer: {
-        const double v = static_cast<double>(*p.i);
-        if (v < p.lo || v > p.hi)
-            throw config_error(p.name + " = " + std::to_string(*p.i) + " is out of range: allowed " + range_text(p));
-        break;
-    }
+    case kind::integer: check_int(p, p.int_value()); break;
     case kind::real: {
-        const double v = *p.d;
-        if (!std::isfinite(v) || v < p.lo || v > p.hi || (p.lo_open && v == p.lo))
-            throw config_error(p.name + " = " + format_number(v) + " is out of range: allowed " + range_text(p));
-        if (v != 0 && v < p.min_nonzero)
-            throw config_error(p.name + " = " + format_number(v) + " is below the smallest allowed " +
-                               (p.lo <= 0 && !p.lo_open ? "nonzero value: allowed 0 or " : "value: allowed ") +
-                               format_number(p.min_nonzero) + " to " + format_number(p.hi) +
-                               (p.unit.empty() ? "" : " " + p.unit));
+        // an adaptor's field holds the value rounded to its step: a value given at a bound may read back a part of
+        // a step beyond it
+        double v = p.real_value();
+        if (!p.d && std::isfinite(v))
+            v = std::fabs(v - p.lo) <= p.step   ? std::max(v, p.lo)
+                : std::fabs(v - p.hi) <= p.step ? std::min(v, p.hi)
+                                                : v;
+        check_real(p, v);
         break;
     }
-    case kind::choice: {
-        bool ok = false;
-        for (const auto& c : p.choices)
-            ok = ok || c == *p.s;
-        const std::string& v = *p.s;
-        if (!ok && p.or_csv_file && v.size() > 4 && v.compare(v.size() - 4, 4, ".csv") == 0) {
-            if (!std::ifstream(v))
-                throw config_error(p.name + " = '" + v + "': the file cannot be read (a CSV file, or one of " +
-                                   join(p.choices) + ")");
-            ok = true;
-        }
-        if (!ok)
-            throw config_error(p.name + " = '" + *p.s + "' is not allowed: choose one of " + join(p.choices) +
-                               (p.or_csv_file ? ", or the path of a .csv file" : ""));
-        break;
-    }
+    case kind::choice: check_choice(p, p.choice_value()); break;
     case kind::flag: break;
     case kind::list: {
         const std::vector<double>& v = *p.v;
@@ -326,14 +377,11 @@ void param_table::set_value(const param& pr, const std::string& text) {
                 throw config_error(p->name + " = '" + text + "' is not an integer: allowed " + range_text(*p));
             v = static_cast<int64_t>(d);
         }
-        const int64_t old = *p->i;
-        *p->i = v;
-        try {
-            check(*p);
-        } catch (...) {
-            *p->i = old;
-            throw;
-        }
+        check_int(*p, v);
+        if (p->i)
+            *p->i = v;
+        else
+            p->put(static_cast<double>(v));
         break;
     }
     case kind::real: {
@@ -341,25 +389,19 @@ void param_table::set_value(const param& pr, const std::string& text) {
         const double v = std::strtod(text.c_str(), &end);
         if (text.empty() || *end != '\0')
             throw config_error(p->name + " = '" + text + "' is not a number: allowed " + range_text(*p));
-        const double old = *p->d;
-        *p->d = v;
-        try {
-            check(*p);
-        } catch (...) {
-            *p->d = old;
-            throw;
-        }
+        check_real(*p, v);
+        if (p->d)
+            *p->d = v;
+        else
+            p->put(v);
         break;
     }
     case kind::choice: {
-        const std::string old = *p->s;
-        *p->s = text;
-        try {
-            check(*p);
-        } catch (...) {
-            *p->s = old;
-            throw;
-        }
+        check_choice(*p, text);
+        if (p->s)
+            *p->s = text;
+        else
+            p->put_text(text);
         break;
     }
     case kind::flag:
@@ -524,9 +566,9 @@ std::string param_table::value_text(const param& p) const {
     if (p.unset())
         return from_profile;
     switch (p.type) {
-    case kind::integer: return std::to_string(*p.i);
-    case kind::real: return format_number(*p.d);
-    case kind::choice: return *p.s;
+    case kind::integer: return std::to_string(p.int_value());
+    case kind::real: return format_number(p.real_value());
+    case kind::choice: return p.choice_value();
     case kind::flag: return *p.b ? "true" : "false";
     case kind::list: {
         std::string out;

@@ -6,26 +6,12 @@
 #define CMSWITCH_CONFIG_PARAMS_H
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cmswitch {
-
-// A setting whose default comes from a profile (the host profile: platform/settings.h) unless it is set: the
-// table's value "profile" (Python: None) leaves or makes it unset; any other value, or assigning one in C++,
-// sets it. Read with or_profile(the profile's value).
-template <typename T>
-struct profiled {
-    T value{};
-    bool set = false;
-    profiled& operator=(const T& v) {
-        value = v;
-        set = true;
-        return *this;
-    }
-    T or_profile(const T& from_profile) const { return set ? value : from_profile; }
-    void clear() { set = false; }
-};
 
 class param_table {
 public:
@@ -47,17 +33,29 @@ public:
         std::string* s = nullptr;
         bool* b = nullptr;
         std::vector<double>* v = nullptr;   // list: comma-separated numbers, each in [lo, hi]
+        // An adaptor (add_time, add_kb, add_percent, add_count, add_enum): the parameter in the user's unit, its
+        // field in the model's own unit or type, read and written through these (the pointers above are null).
+        // put is given only values check() accepts.
+        std::function<double()> get;   // integer, real
+        std::function<void(double)> put;
+        double step = 0;   // real: the adaptor's field resolution in the parameter's unit (1 B = 1/1024 KB)
+        std::function<std::string()> get_text;   // choice
+        std::function<void(const std::string&)> put_text;
         int count = 0;   // list: the number of entries it must have (0: any); empty is allowed
         bool integers = false;   // list: every entry an integer
         std::string default_text;
         std::string group;   // who declared it: the scenario ("") or a scheme (its name)
-        // a profiled setting (see profiled<T>): its "is set" bit, and the profile's values for the help text
+        // a profiled setting (make_profiled): its "is set" bit, and the profile's values for the help text
         bool* is_set = nullptr;
         std::string profile_text;
         // a scalar whose per-entry form (a list parameter) replaces it when that list is given: both set at once
         // is refused (validate), a sweep of the scalar under a given list is refused (the Python sweep)
         std::string overridden_by;
         bool unset() const { return is_set && !*is_set; }
+        int64_t int_value() const { return i ? *i : static_cast<int64_t>(get()); }
+        double real_value() const { return d ? *d : get(); }
+        std::string choice_value() const { return s ? *s : get_text(); }
+        bool flag_value() const { return *b; }
     };
     // The text that leaves a profiled setting to its profile.
     static constexpr const char* from_profile = "profile";
@@ -75,16 +73,42 @@ public:
     // scenario's default rule).
     void add_list(const std::string& name, std::vector<double>* field, double lo, double hi, int count, bool integers,
                   const std::string& unit, const std::string& help);
-    // Profiled settings (profiled<T>): like the plain ones, default "profile"; profile_text says what each profile
-    // gives (for --help and the Python docs).
-    void add_int(const std::string& name, profiled<int64_t>* field, int64_t lo, int64_t hi, const std::string& unit,
-                 const std::string& help, const std::string& profile_text);
-    void add_real(const std::string& name, profiled<double>* field, double lo, double hi, const std::string& unit,
-                  const std::string& help, const std::string& profile_text);
-    void add_choice(const std::string& name, profiled<std::string>* field, std::vector<std::string> choices,
-                    const std::string& help, const std::string& profile_text);
-    void add_flag(const std::string& name, profiled<bool>* field, const std::string& help,
-                  const std::string& profile_text);
+    // Adaptors: the parameter in the user's unit and name, declared straight into a field of the model's struct in
+    // the model's unit (the conversion rounds as model/units.h does).
+    //   add_time: a time in unit ms, us or ns, stored as picoseconds;  add_kb: KB (1024 B), stored as bytes;
+    //   add_percent: a percentage, stored as a fraction;  add_count: an integer into an unsigned 32-bit field;
+    //   add_enum: a choice by name, stored as the enum value paired with it.
+    void add_time(const std::string& name, uint64_t* ps, double lo, double hi, const std::string& unit,
+                  const std::string& help);
+    void add_kb(const std::string& name, uint64_t* bytes, double lo, double hi, const std::string& help);
+    void add_percent(const std::string& name, double* fraction, double lo, double hi, const std::string& help);
+    void add_count(const std::string& name, uint32_t* field, int64_t lo, int64_t hi, const std::string& unit,
+                   const std::string& help);
+    template <typename E>
+    void add_enum(const std::string& name, E* field, const std::vector<std::pair<std::string, E>>& choices,
+                  const std::string& help) {
+        std::vector<std::string> names;
+        for (const auto& c : choices)
+            names.push_back(c.first);
+        add_adapted_choice(
+            name, std::move(names), help,
+            [field, choices] {
+                for (const auto& c : choices)
+                    if (c.second == *field)
+                        return c.first;
+                return choices.front().first;
+            },
+            [field, choices](const std::string& text) {
+                for (const auto& c : choices)
+                    if (c.first == text)
+                        *field = c.second;
+            });
+    }
+    // Marks the parameter added last as profiled: its default comes from a profile (the host profile:
+    // platform/settings.h) unless it is given. *is_set says whether it was; the table's value "profile" (Python:
+    // None) leaves or makes it unset. profile_text says what each profile gives (for --help and the Python docs).
+    void make_profiled(bool* is_set, const std::string& profile_text);
+    bool given(const std::string& name) const;   // a profiled parameter was set (a plain one: always true)
     // Parameters added from now on belong to `group` (a scheme's name; "" for the scenario's own).
     void begin_group(const std::string& group) { m_group = group; }
     // A larger smallest nonzero value for a real parameter (a sampling period, a timer), in its unit.
@@ -127,7 +151,13 @@ private:
     void check(const param& p) const;
     void set_value(const param& p, const std::string& text);
     void add(param p);   // model_error if the name is taken
-    void make_profiled(bool* is_set, const std::string& profile_text);   // the parameter added last
+    void add_adapted_real(const std::string& name, double lo, double hi, const std::string& unit,
+                          const std::string& help, std::function<double()> get, std::function<void(double)> put);
+    void add_adapted_choice(const std::string& name, std::vector<std::string> choices, const std::string& help,
+                            std::function<std::string()> get, std::function<void(const std::string&)> put);
+    void check_int(const param& p, int64_t v) const;
+    void check_real(const param& p, double v) const;
+    void check_choice(const param& p, const std::string& v) const;
     std::vector<param> m_params;
     std::string m_group;
 };

@@ -5,7 +5,7 @@
 //   links:  link_gbps, delay_us (each on its own: some scenarios give link rates another way)
 //   host:   the host's profile and its TCP stack: host_profile (ns2: the set-up validated against ns-2 2.35;
 //           linux: a Linux server's defaults), transport (any registered congestion control) and every
-//           algorithm's own parameters (declared by the algorithm, traffic/tcp/congestion_control.h), ecn,
+//           algorithm's own parameter block (declared by the algorithm, traffic/tcp/congestion_control.h), ecn,
 //           min_rto_ms, init_cwnd, limited_transmit, slow_start_after_idle, ssthresh_rule, sack, dsack,
 //           timestamps, rack_tlp, cwnd_validation, pacing ratios, rwnd_segments, delayed_ack, quickacks,
 //           jitter_ns, jitter_scope; and its egress below TCP (host_qdisc, small_queues, pacing, nic_ring_kb,
@@ -18,8 +18,10 @@
 #include "model/nic/host_qdisc.h"
 #include "traffic/tcp/tcp_config.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cmswitch {
@@ -34,44 +36,30 @@ void declare_run(param_table& t, run_settings& s, double max_duration_s, const s
 void declare_link_rate(param_table& t, double& link_gbps, const std::string& help = "");
 void declare_link_delay(param_table& t, double& delay_us);
 
-// The host profiles: what the settings marked "profile" default to.
+// The host profiles: what the settings marked "profile" default to, each a list of parameter values
+// (platform/settings.cpp).
 //   ns2:   the set-up validated against ns-2 2.35 (validation/ns2): IW 2, no SACK or timestamps, no RACK-TLP, an
 //          ACK per segment, cwnd grows on every ACK, a FIFO NIC queue, no small queues, no pacing.
 //   linux: a Linux server (6.x defaults): IW 10, SACK, DSACK and timestamps, RACK-TLP, delayed ACKs with quick-ACK,
 //          cwnd grows only while cwnd-limited, fq with pacing, TCP small queues.
-struct host_profile_values {
-    int64_t init_cwnd, quickacks;
-    bool sack, dsack, timestamps, rack_tlp, delayed_ack, abc, cwnd_validation, small_queues, pacing;
-    std::string qdisc;
+struct host_profile_entry {
+    std::string name;
+    std::vector<std::pair<std::string, std::string>> values;   // (parameter, value as text)
 };
-const host_profile_values& host_profile(const std::string& name);   // config_error for an unknown name
+const std::vector<host_profile_entry>& host_profiles();
+const host_profile_entry& host_profile(const std::string& name);   // config_error for an unknown name
 std::vector<std::string> host_profile_names();
 
+// The hosts' settings, declared straight into the model's structs: TCP's (tcp_config) and the egress below it
+// (host_egress_config), each parameter into the field of its own name in the model's unit. A profiled setting
+// that was not given takes the host profile's value when the settings are resolved (make_tcp_config,
+// make_host_egress); before that its field holds the struct's default.
 struct tcp_settings {
     std::string host_profile = "ns2";
-    std::string transport = "newreno";
-    tcp_config algorithms;   // the congestion controls' own parameters (dctcp_g, vegas_*, dcvegas_*) land here
-    bool ecn = false;
-    double min_rto_ms = 200;
-    profiled<int64_t> init_cwnd;
-    bool limited_transmit = true;
-    bool slow_start_after_idle = true;
-    std::string ssthresh_rule = "cwnd";
-    profiled<bool> sack, dsack, timestamps, rack_tlp, delayed_ack, abc, cwnd_validation;
-    double tlp_min_ms = 2;   // Linux TCP_TIMEOUT_MIN_US
-    profiled<int64_t> quickacks;
-    double delack_ms = 40;   // Linux TCP_DELACK_MIN
-    double pacing_ss_ratio = 200, pacing_ca_ratio = 120;   // percent (Linux tcp_pacing_ss_ratio, _ca_ratio)
-    int64_t rwnd_segments = 0;
-    double jitter_ns = 0;
-    std::string jitter_scope = "all";
-    // the host's egress below TCP (model/nic/host_qdisc.h)
-    profiled<std::string> host_qdisc;
-    profiled<bool> small_queues, pacing;
-    double nic_ring_kb = 3;
-    double tsq_us = 976.5625;   // 2^-10 s
-    double tsq_max_kb = 4096;
-    int64_t fq_quantum_bytes = 3028, fq_initial_quantum_bytes = 15140;
+    tcp_config tcp;
+    host_egress_config egress;
+    std::array<bool, 16> given{};   // the profiled settings given, in declare_tcp's order
+    tcp_settings() { egress.ring_bytes = 3 * 1024; }   // two full frames (the struct's 3000 B), in KB
 };
 void declare_tcp(param_table& t, tcp_settings& s);
 // The tcp_config of the settings (the priority left at 0), profile values filled in.

@@ -7,6 +7,7 @@
 #include "platform/sim_context.h"
 #include "testing.h"
 #include "traffic/tcp/congestion_control.h"
+#include "traffic/tcp/tcp_config.h"
 
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>

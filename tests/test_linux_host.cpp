@@ -265,7 +265,7 @@ TEST(Tlp, TheProbeGoesTwoSrttAfterTheLastAckAndResendsTheTail) {
     // so the probe timeout is 2 SRTT + 2 ms (Linux's TCP_TIMEOUT_MIN) = 2.2 ms from the ACK, under the 200 ms RTO:
     // the probe goes at 2.3 ms and resends the last segment (no new data waits).
     bench b(1 * us);
-    b.cfg.initial_cwnd = 10;
+    b.cfg.init_cwnd = 10;
     b.cfg.sack = b.cfg.rack_tlp = true;
     tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));   // no receiver: we play the ACKs
     recorder seen(b.net.stack(0), {0});
@@ -292,7 +292,7 @@ TEST(Tlp, WithOneSegmentOutTheProbeWaitsForADelayedAckUpToTheRto) {
     // RFC 8985 7.2: one segment out, PTO = 2 SRTT + the worst delayed ACK (Linux: the minimum RTO), at most the
     // RTO: with min RTO 200 ms and SRTT 100 us, 200.2 ms capped by the RTO of 200 ms.
     bench b(1 * us);
-    b.cfg.initial_cwnd = 10;
+    b.cfg.init_cwnd = 10;
     b.cfg.sack = b.cfg.rack_tlp = true;
     tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
     frame_pool& pool = b.net.pool();
@@ -310,7 +310,7 @@ TEST(Tlp, RackRepairsAHoleWhenTheProbeBringsASack) {
     // reordering window is 0, so RACK marks the hole lost at once, recovery starts and retransmits it (no timeout,
     // no probe).
     bench b(1 * us);
-    b.cfg.initial_cwnd = 10;
+    b.cfg.init_cwnd = 10;
     b.cfg.sack = b.cfg.rack_tlp = true;
     tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
     frame_pool& pool = b.net.pool();
@@ -331,7 +331,7 @@ TEST(Cubic, TheWindowCurveAndFastConvergence) {
     // RFC 9438: W(t) = C (t - K)^3 + W_max; after a loss at W_max = 100 segments, beta 0.7: cwnd 70,
     // K = cbrt(W_max (1 - beta) / C) = cbrt(75) = 4.2172 s; W(0) = 70, W(K) = 100, W(K + 1 s) = 100.4.
     tcp_config c;
-    c.congestion_control = "cubic";
+    c.transport = "cubic";
     c.mss = 1000;
     auto cc = make_congestion_control(c);
     auto& cu = static_cast<cubic&>(*cc);
@@ -357,7 +357,7 @@ TEST(Cubic, TheWindowCurveAndFastConvergence) {
     EXPECT_EQ(cu.loss_ssthresh(90 * 1000), 63000u);
     EXPECT_DOUBLE_EQ(cu.w_max(), 76.5);
     // without fast convergence, W_max is the window at the loss
-    c.cubic_fast_convergence = false;
+    c.cubic.fast_convergence = false;
     auto plain = make_congestion_control(c);
     plain->loss_ssthresh(100 * 1000);
     plain->loss_ssthresh(90 * 1000);
@@ -423,7 +423,7 @@ TEST(HostStack, TcpFramesNameTheirPeerOnceItIsBoundAndTheHostDeliversEitherWay) 
     EXPECT_EQ(late.named[1], nullptr);
     // a sender whose receiver is bound first: every data frame names that receiver
     recorder rx(b.net.stack(0), {8});
-    b.cfg.initial_cwnd = 10;   // (the recorder does not acknowledge: the three go in the first window)
+    b.cfg.init_cwnd = 10;   // (the recorder does not acknowledge: the three go in the first window)
     tcp_sender s(b.net.stack(1), 8, 0, b.cfg, b.st, rng(1, 0));
     s.write(3 * mss);
     b.ctx.run_until(4 * ms);
@@ -437,7 +437,7 @@ TEST(CwndValidation, AnApplicationLimitedSenderDoesNotGrowItsWindow) {
     // what was out (Linux tcp_is_cwnd_limited): 10 > 2 x 2, so it stays; without the rule, +1 SMSS per ACK.
     for (const bool validate : {true, false}) {
         bench b(1 * us);
-        b.cfg.initial_cwnd = 10;
+        b.cfg.init_cwnd = 10;
         b.cfg.cwnd_validation = validate;
         tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
         tcp_receiver r(b.net.stack(0), 0, 1, b.cfg, b.rx_st);
@@ -468,7 +468,7 @@ TEST(SmallQueues, ASenderStopsAtItsLimitAndResumesOnEachCompletion) {
     e.small_queues = true;
     e.tsq_max_bytes = 15000;
     bench b(1 * us, e);
-    b.cfg.initial_cwnd = 100;
+    b.cfg.init_cwnd = 100;
     b.cfg.cwnd_validation = true;
     tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
     tcp_receiver r(b.net.stack(0), 0, 1, b.cfg, b.rx_st);

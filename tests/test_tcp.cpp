@@ -87,7 +87,7 @@ frame* ack_frame(frame_pool& pool, uint64_t ack, bool ece = false) {
 TEST(Tcp, SlowStartDoublesTheWindowEveryRoundTrip) {
     // RTT ~ 425 us (4 x 100 us propagation + serialization); ACK per segment, +1 MSS per ACK: 2, 4, 8, 16 segments
     bench b(100 * us);
-    b.cfg.initial_cwnd = 2;
+    b.cfg.init_cwnd = 2;
     tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
     tcp_receiver r(b.net.stack(0), 0, 1, b.cfg, b.rx_st);
     s.write(10 * 1000 * 1000);
@@ -106,7 +106,7 @@ TEST(Tcp, ConnectionsShareOneConfigurationBlock) {
     // copy of its own, which later changes to the caller's object do not reach. The shared flow grows its window
     // as the copied one does (the slow-start test's 2, then 4 segments after one round trip).
     bench b(100 * us);
-    b.cfg.initial_cwnd = 2;
+    b.cfg.init_cwnd = 2;
     const shared_tcp_config block = std::make_shared<const tcp_config>(b.cfg);
     tcp_sender shared_s(b.net.stack(1), 1, 0, block, b.st, rng(1, 1));
     tcp_receiver shared_r(b.net.stack(0), 1, 1, block, b.rx_st);
@@ -116,8 +116,8 @@ TEST(Tcp, ConnectionsShareOneConfigurationBlock) {
     EXPECT_EQ(&shared_r.config(), block.get());
     EXPECT_EQ(block.use_count(), 3);   // this test's and the two connections'
     EXPECT_NE(&own_s.config(), &b.cfg);
-    b.cfg.initial_cwnd = 7;
-    EXPECT_EQ(own_s.config().initial_cwnd, 2u);
+    b.cfg.init_cwnd = 7;
+    EXPECT_EQ(own_s.config().init_cwnd, 2u);
     shared_s.write(100 * mss);
     own_s.write(100 * mss);
     EXPECT_EQ(shared_s.cwnd(), 2 * mss);
@@ -131,7 +131,7 @@ TEST(Tcp, ConnectionsShareOneConfigurationBlock) {
 
 TEST(Tcp, ThreeDuplicateAcksPartialAckAndFullAck) {
     bench b(1 * us);
-    b.cfg.initial_cwnd = 10;
+    b.cfg.init_cwnd = 10;
     tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));   // no receiver: we play the ACKs
     frame_pool& pool = b.net.pool();
     s.write(100 * mss);
@@ -169,7 +169,7 @@ TEST(Tcp, ThreeDuplicateAcksPartialAckAndFullAck) {
 
 TEST(Tcp, WithoutLimitedTransmitTheDuplicatesSendNothingAndRecoveryInflatesByThree) {
     bench b(1 * us);
-    b.cfg.initial_cwnd = 4;
+    b.cfg.init_cwnd = 4;
     b.cfg.limited_transmit = false;
     tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
     frame_pool& pool = b.net.pool();
@@ -189,7 +189,7 @@ TEST(Tcp, LimitedTransmitStaysWithinTwoSegmentsBeyondTheWindow) {
     // RFC 3042: FlightSize after sending <= cwnd + 2 SMSS. With 2 segments already beyond the window, the 1st
     // duplicate ACK may not send; an application with nothing more to send sends nothing either.
     bench b(1 * us);
-    b.cfg.initial_cwnd = 4;
+    b.cfg.init_cwnd = 4;
     tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
     frame_pool& pool = b.net.pool();
     s.write(5 * mss);   // 4 go, 1 waits for the window
@@ -206,7 +206,7 @@ TEST(Tcp, NoFastRetransmitWhileTheAckDoesNotPassRecover) {
     // start a fast retransmit only if the cumulative ACK covers more than recover, the highest byte sent before
     // the timeout. A duplicate ACK exactly at recover is the old window's echo, not a new loss.
     bench b(1 * us);
-    b.cfg.initial_cwnd = 10;
+    b.cfg.init_cwnd = 10;
     b.cfg.min_rto_ps = 1 * ms;
     tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
     frame_pool& pool = b.net.pool();
@@ -239,7 +239,7 @@ TEST(Tcp, SsthreshFromTheWindowOrFromTheFlightSize) {
     // rule (RFC 5681 eq. 4): 4/2 = 2 SMSS.
     for (const auto rule : {tcp_config::ssthresh_rule::cwnd, tcp_config::ssthresh_rule::flight}) {
         bench b(1 * us);
-        b.cfg.initial_cwnd = 10;
+        b.cfg.init_cwnd = 10;
         b.cfg.ssthresh_from = rule;
         tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
         frame_pool& pool = b.net.pool();
@@ -326,7 +326,7 @@ TEST(Tcp, AnIdleSenderRestartsFromTheInitialWindow) {
     // RFC 5681 4.1: more than one RTO without sending: cwnd = min(IW, cwnd) before sending again
     for (const uint64_t write_at : {5 * ms, 12 * ms}) {
         bench b(1 * us);
-        b.cfg.initial_cwnd = 4;
+        b.cfg.init_cwnd = 4;
         b.cfg.min_rto_ps = 10 * ms;
         tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
         frame_pool& pool = b.net.pool();
@@ -459,7 +459,7 @@ TEST(Tcp, SackReceiverReportsTheNewestBlockFirst) {
 TEST(Tcp, SackRecoveryFollowsTheScoreboardPipeAndNextSeg) {
     // RFC 6675 by hand. cwnd 10, segments 0..9 out; 0 is acknowledged (cwnd 11, 10 and 11 go). 1 and 4 are lost.
     bench b(1 * us);
-    b.cfg.initial_cwnd = 10;
+    b.cfg.init_cwnd = 10;
     b.cfg.sack = true;
     tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
     frame_pool& pool = b.net.pool();
@@ -519,8 +519,8 @@ TEST(Tcp, SackRecoveryFollowsTheScoreboardPipeAndNextSeg) {
 
 TEST(Tcp, DctcpAlphaAfterAKnownMarkingPattern) {
     bench b(1 * us);
-    b.cfg.congestion_control = "dctcp";
-    b.cfg.initial_cwnd = 10;
+    b.cfg.transport = "dctcp";
+    b.cfg.init_cwnd = 10;
     tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
     frame_pool& pool = b.net.pool();
     s.write(100 * mss);

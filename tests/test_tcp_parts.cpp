@@ -8,6 +8,7 @@
 #include "traffic/tcp/dctcp.h"
 #include "traffic/tcp/newreno.h"
 #include "traffic/tcp/sack_scoreboard.h"
+#include "traffic/tcp/tcp_config.h"
 #include "traffic/tcp/vegas.h"
 
 #include <gtest/gtest.h>
@@ -32,7 +33,7 @@ TEST(CongestionControl, RegistryNamesTheAlgorithmsAndRefusesOthers) {
         EXPECT_STREQ(e.what(), "transport = 'bbr': allowed values are newreno, dctcp, vegas, dc-vegas, cubic");
     }
     tcp_config c;
-    c.congestion_control = "dctcp";
+    c.transport = "dctcp";
     c.mss = 1000;
     auto cc = make_congestion_control(c);
     EXPECT_STREQ(cc->name(), "dctcp");
@@ -41,7 +42,7 @@ TEST(CongestionControl, RegistryNamesTheAlgorithmsAndRefusesOthers) {
 }
 
 TEST(CongestionControl, SlowStartAndCongestionAvoidanceSteps) {
-    newreno cc{tcp_config{}};
+    newreno cc{false};
     cc.set_mss(mss);
     tcp_window w{2 * mss, 4 * mss};
     cc.on_increase(w, ack_event(2 * mss, 2 * mss, 4 * mss, false));   // slow start: + min(newly, SMSS)
@@ -54,9 +55,7 @@ TEST(CongestionControl, SlowStartAndCongestionAvoidanceSteps) {
 }
 
 TEST(CongestionControl, NewRenoHalvesOncePerWindowOnEcnEchoAndSendsCwr) {
-    tcp_config c;
-    c.ecn = true;
-    newreno cc(c);
+    newreno cc(true);   // ECN-capable
     cc.set_mss(mss);
     EXPECT_TRUE(cc.ecn_capable());
     tcp_window w{20 * mss, UINT64_MAX};
@@ -78,7 +77,7 @@ TEST(CongestionControl, NewRenoHalvesOncePerWindowOnEcnEchoAndSendsCwr) {
     cc.on_ecn_echo(w, ack_event(30002, mss, 50000, true));
     EXPECT_EQ(w.cwnd, 2 * mss);
     // not ECN-capable: ECN-Echo changes nothing
-    newreno plain{tcp_config{}};
+    newreno plain{false};
     EXPECT_FALSE(plain.ecn_capable());
     w = {20 * mss, UINT64_MAX};
     EXPECT_FALSE(plain.on_ecn_echo(w, ack_event(1000, mss, 30000, true)).reduced);
@@ -87,8 +86,8 @@ TEST(CongestionControl, NewRenoHalvesOncePerWindowOnEcnEchoAndSendsCwr) {
 
 TEST(CongestionControl, DctcpCutsByHalfAlphaOncePerObservationWindow) {
     tcp_config c;
-    c.dctcp_g = 1.0 / 16;
-    dctcp cc(c);
+    c.dctcp.g = 1.0 / 16;
+    dctcp cc(c.dctcp);
     cc.set_mss(mss);
     tcp_window w{20 * mss, UINT64_MAX};
     // alpha starts at 1: the first cut halves; no CWR (per-segment echo)
@@ -155,7 +154,7 @@ TEST(SackScoreboard, IsLostByBytesOrByBlocks) {
 TEST(Vegas, OneStepPerRttBelowAlphaBetweenAndAboveBeta) {
     // MSS 1000 B, cwnd 10 segments in congestion avoidance, baseRTT 100 us: diff = 10 (rtt - 100) / 100 segments
     tcp_config cfg;   // alpha 2, beta 4, gamma 1
-    vegas v(cfg);
+    vegas v(cfg.vegas);
     v.set_mss(1000);
     tcp_window w{10000, 5000};
     v.on_increase(w, tcp_ack_event{0, 1, 1000, 2000, 0, 100000000, false, false});   // baseRTT = 100 us
@@ -182,8 +181,8 @@ TEST(Vegas, OneStepPerRttBelowAlphaBetweenAndAboveBeta) {
 TEST(DcVegas, QueueEstimateAgainstKvThenDctcpCutAtTheEndOfTheRtt) {
     // cwnd 20 segments, baseRTT 100 us, K_v 4: rtt 125 us gives q = 20/125 x 25 = 4 (not over), 150 us 6.67 (over)
     tcp_config cfg;   // K_v 4, g 1/16
-    cfg.dcvegas_update = "rtt";
-    dc_vegas d(cfg);
+    cfg.dc_vegas.update = dc_vegas_params::timing_t::rtt;
+    dc_vegas d(cfg.dc_vegas);
     d.set_mss(1000);
     tcp_window w{20000, 1000000};
     d.sample(w, 100000000);   // q = 0
@@ -206,7 +205,7 @@ TEST(DcVegas, DctcpTimingCutsOnTheFirstSampleOverWithTheCurrentAlpha) {
     // the default reading: alpha starts at 1, so the first sample over (rtt 150 us: q = 6.67 > 4) halves the
     // window at once; a second one in the same RTT does nothing; alpha moves at the RTT's end from F = 2 / 3
     tcp_config cfg;
-    dc_vegas d(cfg);
+    dc_vegas d(cfg.dc_vegas);
     d.set_mss(1000);
     tcp_window w{20000, 1000000};
     d.sample(w, 100000000);
@@ -225,8 +224,8 @@ TEST(DcVegas, DctcpTimingCutsOnTheFirstSampleOverWithTheCurrentAlpha) {
 TEST(DcVegas, PerAckAlphaAndThePathDelaySignal) {
     // "ack": alpha moves with every sample (gain 1/16), the cut on the first sample over
     tcp_config cfg;
-    cfg.dcvegas_update = "ack";
-    dc_vegas a(cfg);
+    cfg.dc_vegas.update = dc_vegas_params::timing_t::ack;
+    dc_vegas a(cfg.dc_vegas);
     a.set_mss(1000);
     tcp_window w{20000, 1000000};
     a.sample(w, 100000000);   // not over: alpha 15/16
@@ -239,8 +238,8 @@ TEST(DcVegas, PerAckAlphaAndThePathDelaySignal) {
     EXPECT_DOUBLE_EQ(a.alpha(), alpha);   // no second update at the RTT's end
     // "path": RTT - RTT_min against 48 us, whatever the window: 147 us is not over, 149 us is
     tcp_config pc;
-    pc.dcvegas_signal = "path";
-    dc_vegas p(pc);
+    pc.dc_vegas.signal = dc_vegas_params::signal_t::path;
+    dc_vegas p(pc.dc_vegas);
     p.set_mss(1000);
     tcp_window big{200000, 1000000};   // 200 segments: Eq. 1 would be over at once
     p.sample(big, 100000000);
@@ -248,9 +247,24 @@ TEST(DcVegas, PerAckAlphaAndThePathDelaySignal) {
     EXPECT_EQ(big.cwnd, 200000u);
     p.sample(big, 149000000);
     EXPECT_EQ(big.cwnd, 100000u);   // alpha 1: halved
-    tcp_config bad;
-    bad.dcvegas_signal = "queue";
-    EXPECT_THROW(dc_vegas{bad}, config_error);
+    // the readings by name, through the parameter table: an unknown one is refused naming the field
+    param_table t;
+    tcp_config named;
+    named.dc_vegas.declare(t);
+    t.set("dcvegas_signal", "path");
+    t.set("dcvegas_update", "ack");
+    t.set("dcvegas_delay_us", "12.5");
+    EXPECT_EQ(named.dc_vegas.signal, dc_vegas_params::signal_t::path);
+    EXPECT_EQ(named.dc_vegas.update, dc_vegas_params::timing_t::ack);
+    EXPECT_EQ(named.dc_vegas.delay_ps, 12500000u);
+    EXPECT_EQ(t.value_text("dcvegas_delay_us"), "12.5");
+    try {
+        t.set("dcvegas_signal", "queue");
+        ADD_FAILURE() << "dcvegas_signal = queue accepted";
+    } catch (const config_error& e) {
+        EXPECT_STREQ(e.what(), "dcvegas_signal = 'queue' is not allowed: choose one of flow, path");
+    }
+    EXPECT_EQ(named.dc_vegas.signal, dc_vegas_params::signal_t::path);   // unchanged
 }
 
 namespace {

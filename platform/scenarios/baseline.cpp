@@ -317,11 +317,11 @@ scenario_plan baseline_scenario::plan(result& r) {
     // the scheme name says the transport and which of QCN and PAUSE are on
     m_schemes.select(scheme_slot::cm, c.cm.find("qcn") != std::string::npos ? "qcn" : "none");
     m_schemes.select(scheme_slot::pause, c.cm.find("pause") != std::string::npos ? c.pause_mode : "none");
-    if (!p.tcp && (c.transport != "newreno" || c.ecn || m_schemes.active(scheme_slot::marking)))
+    if (!p.tcp && (c.tcp.transport != "newreno" || c.tcp.ecn || m_schemes.active(scheme_slot::marking)))
         throw config_error("transport / ecn / marking: for the tcp-* schemes; cm = " + c.cm + " sends UDP");
-    if (p.tcp && find_congestion_control(c.transport).needs_marking && !m_schemes.active(scheme_slot::marking))
-        throw config_error("transport = " + c.transport + " needs a marking scheme (e.g. --marking step)");
-    m_schemes.check(p.tcp ? c.transport : "udp");
+    if (p.tcp && find_congestion_control(c.tcp.transport).needs_marking && !m_schemes.active(scheme_slot::marking))
+        throw config_error("transport = " + c.tcp.transport + " needs a marking scheme (e.g. --marking step)");
+    m_schemes.check(p.tcp ? c.tcp.transport : "udp");
     r.set("scenario", std::string("baseline"));
     r.set("baseline", c.scenario);
     r.set("cm", c.cm);
@@ -351,7 +351,7 @@ void baseline_scenario::report(network& net, scenario_run& run, result& r) {
     m_schemes.report(scheme_slot::pause, net, r);
     m_schemes.report(scheme_slot::cm, net, r);
     {   // the TCP hosts and the marking (in every run: marking none marks nothing)
-        r.set("transport", c.transport);
+        r.set("transport", c.tcp.transport);
         report_host(r, c);
         r.set("marking", m_schemes.selected(scheme_slot::marking));
         m_schemes.report(scheme_slot::marking, net, r);

@@ -12,6 +12,7 @@
 #ifndef CMSWITCH_PLATFORM_SCENARIOS_BASELINE_H
 #define CMSWITCH_PLATFORM_SCENARIOS_BASELINE_H
 
+#include "model/units.h"
 #include "platform/scenario.h"
 #include "platform/settings.h"
 
@@ -22,7 +23,7 @@
 namespace cmswitch {
 
 struct baseline_config : run_settings, tcp_settings {
-    baseline_config() { min_rto_ms = 10; }
+    baseline_config() { tcp.min_rto_ps = ms_to_ps(10); }
     std::string scenario = "og-hotspot";
     std::string cm = "tcp-qcn-pause";   // transport and congestion management
     double link_gbps = 10;

@@ -416,15 +416,15 @@ struct incast_scenario::run_state : scenario_run {
 scenario_plan incast_scenario::plan(result& r) {
     const incast_config& c = m_cfg;
     m_plan = std::make_shared<planned>(planned{make_plan(c)});
-    if (find_congestion_control(c.transport).needs_marking && !m_schemes.active(scheme_slot::marking)) {
+    if (find_congestion_control(c.tcp.transport).needs_marking && !m_schemes.active(scheme_slot::marking)) {
         const std::vector<std::string> names = m_schemes.offered(scheme_slot::marking);
         std::string offered;
         for (size_t i = 0; i < names.size(); ++i)
             offered += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-        throw config_error("transport = " + c.transport + " needs marking = " + offered +
+        throw config_error("transport = " + c.tcp.transport + " needs marking = " + offered +
                            " (it reacts to ECN marks only)");
     }
-    m_schemes.check(c.transport);
+    m_schemes.check(c.tcp.transport);
     r.set("scenario", std::string(name()));
     return {make_topology(c, *m_plan), m_plan->end_ps};
 }
@@ -449,8 +449,8 @@ void incast_scenario::report(network& net, scenario_run& run, result& r) {
         r.set("shared_peak_kb", static_cast<double>(bm.units().to_bytes(bm.shared_used_peak())) / 1024);
         r.set("shared_peak_cells", static_cast<int64_t>(bm.shared_used_peak()));   // (bytes when byte-exact)
     }
-    r.set("min_rto_ms", c.min_rto_ms);
-    r.set("transport", c.transport);
+    r.set("min_rto_ms", static_cast<double>(c.tcp.min_rto_ps) / 1e9);
+    r.set("transport", c.tcp.transport);
     report_host(r, c);
     r.set("marking", m_schemes.selected(scheme_slot::marking));
     m_schemes.report(scheme_slot::marking, net, r);

@@ -141,9 +141,9 @@ void workload_scenario::estimate_cost(run_cost& cost) const {
 
 scenario_plan workload_scenario::plan(result& r) {
     const workload_config& c = m_cfg;
-    if (find_congestion_control(c.transport).needs_marking && !m_schemes.active(scheme_slot::marking))
-        throw config_error("transport = " + c.transport + " needs a marking scheme (e.g. --marking step)");
-    m_schemes.check(c.transport);
+    if (find_congestion_control(c.tcp.transport).needs_marking && !m_schemes.active(scheme_slot::marking))
+        throw config_error("transport = " + c.tcp.transport + " needs a marking scheme (e.g. --marking step)");
+    m_schemes.check(c.tcp.transport);
     auto pl = std::make_shared<planned>();
     pl->sizes = std::make_unique<flow_size_distribution>(flow_size_distribution::named(c.flow_sizes));
     const uint64_t host_rate = gbps_to_bps(c.link_gbps), fabric_rate = gbps_to_bps(c.fabric_gbps);
@@ -279,7 +279,7 @@ void workload_scenario::report(network& net, scenario_run& run, result& r) {
     r.set("flow_sizes", c.flow_sizes);
     r.set("flow_size_mean_bytes", p.sizes->mean());
     r.set("load", c.load);
-    r.set("transport", c.transport);
+    r.set("transport", c.tcp.transport);
     report_host(r, c);
     r.set("marking", m_schemes.selected(scheme_slot::marking));
     r.set("pause", m_schemes.selected(scheme_slot::pause));

@@ -7,6 +7,7 @@
 #ifndef CMSWITCH_PLATFORM_SCENARIOS_WORKLOAD_H
 #define CMSWITCH_PLATFORM_SCENARIOS_WORKLOAD_H
 
+#include "model/units.h"
 #include "platform/scenario.h"
 #include "platform/settings.h"
 #include "traffic/flow_workload.h"
@@ -24,7 +25,7 @@ struct workload_config : buffer_settings, run_settings, tcp_settings {
         pool_kb = 4096;
         alpha = 1;
         duration_s = 0.1;
-        min_rto_ms = 10;
+        tcp.min_rto_ps = ms_to_ps(10);
         host_profile = "linux";
     }
     std::string topology = "leaf-spine";

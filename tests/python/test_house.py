@@ -58,3 +58,15 @@ def test_the_scan_finds_a_long_function(tmp_path):
     src.write_text(f"int f(int x,\n      int y) {{\n{body}\n    return x;\n}}\nnamespace n {{\nint g() {{ return 1; }}\n}}\n")
     found = dict(_cpp_functions(str(src)))
     assert found["int f(int x,"] == LIMIT + 4
+
+
+def test_the_tcp_stack_reads_in_steps():
+    """traffic/tcp/ holds the host stack a reader follows: no function over 80 lines, and the sender (the state
+    every strategy shares) under 500 lines, its loss recovery in strategies of their own."""
+    long = []
+    for path in glob.glob(os.path.join(ROOT, "traffic", "tcp", "*.*")):
+        long += [(n, os.path.relpath(path, ROOT), name) for name, n in _cpp_functions(path) if n > 80]
+    assert not long, "functions over 80 lines: " + "; ".join(f"{p}: {name} ({n})" for n, p, name in sorted(long))
+    for name in ("tcp_sender.cpp", "tcp_sender.h"):
+        with open(os.path.join(ROOT, "traffic", "tcp", name)) as fh:
+            assert len(fh.read().split("\n")) < 500, name

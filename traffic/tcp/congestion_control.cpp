@@ -6,6 +6,7 @@
 #include "traffic/tcp/dc_vegas.h"
 #include "traffic/tcp/dctcp.h"
 #include "traffic/tcp/newreno.h"
+#include "traffic/tcp/tcp_config.h"
 #include "traffic/tcp/vegas.h"
 
 #include <algorithm>
@@ -29,25 +30,36 @@ void tcp_congestion_control::on_increase(tcp_window& w, const tcp_ack_event& a) 
         w.cwnd += std::max<uint64_t>(1, mss * mss / w.cwnd);   // congestion avoidance: ~1 SMSS per RTT
 }
 
-namespace {
-template <typename A>
-std::unique_ptr<tcp_congestion_control> make(const tcp_config& cfg) {
-    return std::make_unique<A>(cfg);
-}
-}   // namespace
-
 const std::vector<tcp_cc_entry>& congestion_controls() {
     static const std::vector<tcp_cc_entry> all = {
         {"newreno", "RFC 5681 window, RFC 6582 recovery; RFC 3168 ECN response with ecn", ecn_feedback::classic, false,
-         &make<newreno>, nullptr},
+         [](const tcp_config& c) -> std::unique_ptr<tcp_congestion_control> {
+             return std::make_unique<newreno>(c.ecn);
+         },
+         nullptr},
         {"dctcp", "RFC 8257: window cut by alpha/2 once per window of ECN-Echo", ecn_feedback::per_segment, true,
-         &make<dctcp>, &dctcp::declare},
+         [](const tcp_config& c) -> std::unique_ptr<tcp_congestion_control> {
+             return std::make_unique<dctcp>(c.dctcp);
+         },
+         [](param_table& t, tcp_config& c) { c.dctcp.declare(t); }},
         {"vegas", "Linux tcp_vegas: keep alpha..beta segments queued, from per-segment RTTs", ecn_feedback::classic,
-         false, &make<vegas>, &vegas::declare},
+         false,
+         [](const tcp_config& c) -> std::unique_ptr<tcp_congestion_control> {
+             return std::make_unique<vegas>(c.vegas);
+         },
+         [](param_table& t, tcp_config& c) { c.vegas.declare(t); }},
         {"dc-vegas", "DCTCP's law on Vegas' queue estimate (our reading of Wang et al. 2015)", ecn_feedback::classic,
-         false, &make<dc_vegas>, &dc_vegas::declare},
+         false,
+         [](const tcp_config& c) -> std::unique_ptr<tcp_congestion_control> {
+             return std::make_unique<dc_vegas>(c.dc_vegas);
+         },
+         [](param_table& t, tcp_config& c) { c.dc_vegas.declare(t); }},
         {"cubic", "RFC 9438 CUBIC as Linux tcp_cubic (without HyStart); RFC 3168 ECN response with ecn",
-         ecn_feedback::classic, false, &make<cubic>, &cubic::declare},
+         ecn_feedback::classic, false,
+         [](const tcp_config& c) -> std::unique_ptr<tcp_congestion_control> {
+             return std::make_unique<cubic>(c.cubic, c.ecn);
+         },
+         [](param_table& t, tcp_config& c) { c.cubic.declare(t); }},
     };
     return all;
 }
@@ -76,7 +88,7 @@ void declare_congestion_control_params(param_table& t, tcp_config& cfg) {
 }
 
 std::unique_ptr<tcp_congestion_control> make_congestion_control(const tcp_config& cfg) {
-    std::unique_ptr<tcp_congestion_control> cc = find_congestion_control(cfg.congestion_control).make(cfg);
+    std::unique_ptr<tcp_congestion_control> cc = find_congestion_control(cfg.transport).make(cfg);
     cc->set_mss(cfg.mss);
     cc->set_byte_counting(cfg.abc);
     return cc;

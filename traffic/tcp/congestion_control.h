@@ -5,13 +5,14 @@
 // and it gives the ssthresh after a loss. It also says whether its segments are ECN-capable and how the
 // receiver echoes CE marks.
 //
-// Algorithms are registered by name (one line each in congestion_control.cpp); tcp_config::congestion_control
-// picks one. A new algorithm is a pair of files in traffic/tcp/ and that line.
+// Algorithms are registered by name (one entry each in congestion_control.cpp); tcp_config::transport picks one.
+// An algorithm with parameters declares them in a block of its own, in its header (dctcp_params: dctcp_g), held
+// by tcp_config beside the others. A new algorithm is a pair of files in traffic/tcp/, its entry, and its block's
+// line in tcp_config.
 #ifndef CMSWITCH_TRAFFIC_TCP_CONGESTION_CONTROL_H
 #define CMSWITCH_TRAFFIC_TCP_CONGESTION_CONTROL_H
 
 #include "config/params.h"
-#include "traffic/tcp/tcp_config.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -20,6 +21,8 @@
 #include <vector>
 
 namespace cmswitch {
+
+struct tcp_config;
 
 // The sender's window, which the algorithm sets.
 struct tcp_window {
@@ -104,7 +107,7 @@ struct tcp_cc_entry {
     ecn_feedback feedback;
     bool needs_marking;   // reacts to ECN marks only: a scenario refuses it without a marking scheme
     std::unique_ptr<tcp_congestion_control> (*make)(const tcp_config& cfg);
-    // Declares the algorithm's own parameters (writing into cfg), or nullptr if it has none.
+    // Declares the algorithm's own parameter block (its field of cfg), or nullptr if it has none.
     void (*declare)(param_table& t, tcp_config& cfg);
 };
 
@@ -112,7 +115,7 @@ struct tcp_cc_entry {
 const std::vector<tcp_cc_entry>& congestion_controls();
 // Their names, for a parameter's choices.
 std::vector<std::string> congestion_control_names();
-// The algorithm named cfg.congestion_control, or config_error naming the field and the allowed values.
+// The algorithm named `name` (tcp_config::transport), or config_error naming the field and the allowed values.
 const tcp_cc_entry& find_congestion_control(const std::string& name);
 // Every registered algorithm's parameters, into cfg: a TCP scenario accepts the knobs of every algorithm.
 void declare_congestion_control_params(param_table& t, tcp_config& cfg);

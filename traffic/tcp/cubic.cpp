@@ -62,10 +62,10 @@ tcp_congestion_control::ecn_response cubic::on_ecn_echo(tcp_window& w, const tcp
     return {true, true};
 }
 
-void cubic::declare(param_table& t, tcp_config& cfg) {
-    t.add_real("cubic_c", &cfg.cubic_c, 0, 100, "segments/s^3", "CUBIC C (RFC 9438 and Linux: 0.4)", true);
-    t.add_real("cubic_beta", &cfg.cubic_beta, 0, 1, "", "CUBIC multiplicative decrease beta (RFC 9438: 0.7)", true);
-    t.add_flag("cubic_fast_convergence", &cfg.cubic_fast_convergence,
+void cubic_params::declare(param_table& t) {
+    t.add_real("cubic_c", &c, 0, 100, "segments/s^3", "CUBIC C (RFC 9438 and Linux: 0.4)", true);
+    t.add_real("cubic_beta", &beta, 0, 1, "", "CUBIC multiplicative decrease beta (RFC 9438: 0.7)", true);
+    t.add_flag("cubic_fast_convergence", &fast_convergence,
                "CUBIC fast convergence: after a loss below the last W_max, W_max = cwnd (1 + beta) / 2");
 }
 

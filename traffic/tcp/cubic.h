@@ -19,12 +19,18 @@
 
 namespace cmswitch {
 
+// Its parameters (tcp_config::cubic).
+struct cubic_params {
+    double c = 0.4, beta = 0.7;   // RFC 9438 and Linux
+    bool fast_convergence = true;
+    void declare(param_table& t);   // cubic_c, cubic_beta, cubic_fast_convergence
+};
+
 class cubic final : public tcp_congestion_control {
 public:
-    explicit cubic(const tcp_config& cfg)
-        : m_c(cfg.cubic_c), m_beta(cfg.cubic_beta), m_fast_convergence(cfg.cubic_fast_convergence), m_ecn(cfg.ecn) {}
-    // Its parameters, into cfg: cubic_c, cubic_beta, cubic_fast_convergence.
-    static void declare(param_table& t, tcp_config& cfg);
+    // ecn: the sender's tcp_config::ecn
+    cubic(const cubic_params& p, bool ecn)
+        : m_c(p.c), m_beta(p.beta), m_fast_convergence(p.fast_convergence), m_ecn(ecn) {}
     const char* name() const override { return "cubic"; }
     bool ecn_capable() const override { return m_ecn; }
     void on_increase(tcp_window& w, const tcp_ack_event& a) override;

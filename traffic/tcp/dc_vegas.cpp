@@ -1,23 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "traffic/tcp/dc_vegas.h"
 
-#include "config/errors.h"
-
 #include <algorithm>
 
 namespace cmswitch {
-
-dc_vegas::dc_vegas(const tcp_config& cfg)
-    : m_k(cfg.dcvegas_k), m_g(cfg.dcvegas_g), m_path(cfg.dcvegas_signal == "path"),
-      m_timing(cfg.dcvegas_update == "rtt"   ? timing::rtt
-               : cfg.dcvegas_update == "ack" ? timing::ack
-                                             : timing::dctcp),
-      m_delay_ps(static_cast<uint64_t>(cfg.dcvegas_delay_us * 1e6 + 0.5)) {
-    if (cfg.dcvegas_signal != "flow" && cfg.dcvegas_signal != "path")
-        throw config_error("dcvegas_signal = '" + cfg.dcvegas_signal + "': allowed values are flow, path");
-    if (cfg.dcvegas_update != "dctcp" && cfg.dcvegas_update != "rtt" && cfg.dcvegas_update != "ack")
-        throw config_error("dcvegas_update = '" + cfg.dcvegas_update + "': allowed values are dctcp, rtt, ack");
-}
 
 void dc_vegas::cut(tcp_window& w) {
     w.ssthresh = std::max(static_cast<uint64_t>(static_cast<double>(w.cwnd) * (1 - m_alpha / 2)), 2 * uint64_t{mss()});
@@ -66,17 +52,16 @@ void dc_vegas::on_increase(tcp_window& w, const tcp_ack_event& a) {
     tcp_congestion_control::on_increase(w, a);   // Reno growth
 }
 
-void dc_vegas::declare(param_table& t, tcp_config& cfg) {
-    t.add_real("dcvegas_k", &cfg.dcvegas_k, 0, 1000, "segments", "DC-Vegas: queue estimate threshold K_v");
-    t.add_real("dcvegas_g", &cfg.dcvegas_g, 0, 1, "", "DC-Vegas: alpha gain g", true);
-    t.add_real("dcvegas_delay_us", &cfg.dcvegas_delay_us, 0, 1e6, "us",
-               "DC-Vegas: queueing delay threshold of the path signal");
-    t.add_choice("dcvegas_signal", &cfg.dcvegas_signal, {"flow", "path"},
-                 "DC-Vegas: congestion signal (flow: Eq. 1's queued segments > dcvegas_k; path: RTT - RTT_min > "
-                 "dcvegas_delay_us)");
-    t.add_choice("dcvegas_update", &cfg.dcvegas_update, {"dctcp", "rtt", "ack"},
-                 "DC-Vegas: alpha per RTT and the cut on the first sample over (dctcp), both at the RTT's end (rtt), "
-                 "alpha per sample (ack)");
+void dc_vegas_params::declare(param_table& t) {
+    t.add_real("dcvegas_k", &k, 0, 1000, "segments", "DC-Vegas: queue estimate threshold K_v");
+    t.add_real("dcvegas_g", &g, 0, 1, "", "DC-Vegas: alpha gain g", true);
+    t.add_time("dcvegas_delay_us", &delay_ps, 0, 1e6, "us", "DC-Vegas: queueing delay threshold of the path signal");
+    t.add_enum("dcvegas_signal", &signal, {{"flow", signal_t::flow}, {"path", signal_t::path}},
+               "DC-Vegas: congestion signal (flow: Eq. 1's queued segments > dcvegas_k; path: RTT - RTT_min > "
+               "dcvegas_delay_us)");
+    t.add_enum("dcvegas_update", &update, {{"dctcp", timing_t::dctcp}, {"rtt", timing_t::rtt}, {"ack", timing_t::ack}},
+               "DC-Vegas: alpha per RTT and the cut on the first sample over (dctcp), both at the RTT's end (rtt), "
+               "alpha per sample (ack)");
 }
 
 }   // namespace cmswitch

@@ -18,11 +18,22 @@
 
 namespace cmswitch {
 
+// Its parameters (tcp_config::dc_vegas): the threshold K_v (segments), the gain, and the readings above.
+struct dc_vegas_params {
+    enum class signal_t { flow, path };
+    enum class timing_t { dctcp, rtt, ack };
+    double k = 4, g = 1.0 / 16;
+    signal_t signal = signal_t::flow;
+    timing_t update = timing_t::dctcp;
+    uint64_t delay_ps = 48000000;   // 48 us: 4 full frames at 1 Gb/s
+    void declare(param_table& t);   // dcvegas_k, dcvegas_g, dcvegas_delay_us, dcvegas_signal, dcvegas_update
+};
+
 class dc_vegas final : public tcp_congestion_control {
 public:
-    explicit dc_vegas(const tcp_config& cfg);
-    // Its parameters, into cfg: dcvegas_k, dcvegas_g, dcvegas_signal, dcvegas_update, dcvegas_delay_us.
-    static void declare(param_table& t, tcp_config& cfg);
+    explicit dc_vegas(const dc_vegas_params& p)
+        : m_k(p.k), m_g(p.g), m_path(p.signal == dc_vegas_params::signal_t::path), m_timing(p.update),
+          m_delay_ps(p.delay_ps) {}
     const char* name() const override { return "dc-vegas"; }
     bool ecn_capable() const override { return false; }
     void on_increase(tcp_window& w, const tcp_ack_event& a) override;
@@ -33,7 +44,7 @@ public:
     void end_of_rtt(tcp_window& w);
 
 private:
-    enum class timing { dctcp, rtt, ack };
+    using timing = dc_vegas_params::timing_t;
     void cut(tcp_window& w);
     double m_k, m_g;
     bool m_path;   // the path's queueing delay (else Eq. 1's per-flow segments)

@@ -27,8 +27,8 @@ tcp_congestion_control::ecn_response dctcp::on_ecn_echo(tcp_window& w, const tcp
     return {true, false};
 }
 
-void dctcp::declare(param_table& t, tcp_config& cfg) {
-    t.add_real("dctcp_g", &cfg.dctcp_g, 0, 1, "", "DCTCP alpha gain g", true);
+void dctcp_params::declare(param_table& t) {
+    t.add_real("dctcp_g", &g, 0, 1, "", "DCTCP alpha gain g", true);
 }
 
 }   // namespace cmswitch

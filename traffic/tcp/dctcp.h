@@ -11,11 +11,15 @@
 
 namespace cmswitch {
 
+// Its parameters (tcp_config::dctcp).
+struct dctcp_params {
+    double g = 1.0 / 16;   // alpha gain (RFC 8257: 1/16)
+    void declare(param_table& t);   // dctcp_g
+};
+
 class dctcp final : public tcp_congestion_control {
 public:
-    explicit dctcp(const tcp_config& cfg) : m_g(cfg.dctcp_g) {}
-    // Its parameters, into cfg: dctcp_g.
-    static void declare(param_table& t, tcp_config& cfg);
+    explicit dctcp(const dctcp_params& p) : m_g(p.g) {}
     const char* name() const override { return "dctcp"; }
     bool ecn_capable() const override { return true; }
     void on_acked(tcp_window& w, const tcp_ack_event& a) override;

@@ -11,7 +11,7 @@ namespace cmswitch {
 
 class newreno final : public tcp_congestion_control {
 public:
-    explicit newreno(const tcp_config& cfg) : m_ecn(cfg.ecn) {}
+    explicit newreno(bool ecn) : m_ecn(ecn) {}   // ecn: the sender's tcp_config::ecn
     const char* name() const override { return "newreno"; }
     bool ecn_capable() const override { return m_ecn; }
     ecn_response on_ecn_echo(tcp_window& w, const tcp_ack_event& a) override;

@@ -43,7 +43,7 @@ void newreno_recovery::limited_transmit(uint64_t now) {
         len = std::min(len, s.m_high_tx - s.m_snd_nxt);
     if (s.flight() + len > s.m_w.cwnd + 2 * mss)
         return;
-    if (s.m_cfg.rwnd_bytes && s.m_snd_nxt + len - s.m_snd_una > s.m_cfg.rwnd_bytes)
+    if (s.m_cfg.rwnd_bytes() && s.m_snd_nxt + len - s.m_snd_una > s.m_cfg.rwnd_bytes())
         return;
     if (!s.host_takes(len, s.m_snd_nxt < s.m_high_tx))
         return;

@@ -197,7 +197,7 @@ void rack_tlp_recovery::send(uint64_t now) {
             window_full = true;
             break;
         }
-        if (s.m_cfg.rwnd_bytes && s.m_high_tx + len - s.m_snd_una > s.m_cfg.rwnd_bytes)
+        if (s.m_cfg.rwnd_bytes() && s.m_high_tx + len - s.m_snd_una > s.m_cfg.rwnd_bytes())
             break;
         if (!s.host_takes(len, false))
             break;
@@ -236,8 +236,8 @@ void rack_tlp_recovery::on_loss_probe(uint64_t now) {
     if (m_tlp_high_seq == 0 && !s.m_in_fr && !m_in_loss) {
         const uint64_t mss = s.m_cfg.mss;
         if (s.m_high_tx < s.m_app_end &&
-            (!s.m_cfg.rwnd_bytes || s.m_high_tx + std::min<uint64_t>(mss, s.m_app_end - s.m_high_tx) - s.m_snd_una <=
-                                        s.m_cfg.rwnd_bytes)) {   // new data, whatever the window
+            (!s.m_cfg.rwnd_bytes() || s.m_high_tx + std::min<uint64_t>(mss, s.m_app_end - s.m_high_tx) - s.m_snd_una <=
+                                          s.m_cfg.rwnd_bytes())) {   // new data, whatever the window
             const uint64_t len = std::min<uint64_t>(mss, s.m_app_end - s.m_high_tx);
             if (s.host_takes(len, false)) {
                 transmit(s.m_high_tx, static_cast<uint32_t>(len), now);

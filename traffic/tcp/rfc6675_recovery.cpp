@@ -60,7 +60,7 @@ void rfc6675_recovery::limited_transmit(uint64_t now) {
             len = std::min(len, s.m_high_tx - s.m_snd_nxt);
         if (s.m_w.cwnd < pipe() + mss)
             break;
-        if (s.m_cfg.rwnd_bytes && s.m_snd_nxt + len - s.m_snd_una > s.m_cfg.rwnd_bytes)
+        if (s.m_cfg.rwnd_bytes() && s.m_snd_nxt + len - s.m_snd_una > s.m_cfg.rwnd_bytes())
             break;
         if (!s.host_takes(len, s.m_snd_nxt < s.m_high_tx))
             break;
@@ -99,7 +99,7 @@ int rfc6675_recovery::next_seg(uint64_t& seq, uint32_t& len) const {
     }
     if (s.m_high_tx < s.m_app_end) {   // (2), if the receiver's window allows
         const uint64_t n = std::min<uint64_t>(mss, s.m_app_end - s.m_high_tx);
-        if (!s.m_cfg.rwnd_bytes || s.m_high_tx + n - s.m_snd_una <= s.m_cfg.rwnd_bytes) {
+        if (!s.m_cfg.rwnd_bytes() || s.m_high_tx + n - s.m_snd_una <= s.m_cfg.rwnd_bytes()) {
             seq = s.m_high_tx;
             len = static_cast<uint32_t>(n);
             return 2;

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Settings and counters of one TCP flow (both ends): segment sizes, windows, timers, loss recovery options, the
-// congestion-control algorithm by name (congestion_control.h) and its parameters.
+// congestion-control algorithm by name (congestion_control.h) and every algorithm's parameter block.
 #ifndef CMSWITCH_TRAFFIC_TCP_TCP_CONFIG_H
 #define CMSWITCH_TRAFFIC_TCP_TCP_CONFIG_H
+
+#include "traffic/tcp/cubic.h"
+#include "traffic/tcp/dc_vegas.h"
+#include "traffic/tcp/dctcp.h"
+#include "traffic/tcp/vegas.h"
 
 #include <cstdint>
 #include <memory>
@@ -10,30 +15,23 @@
 
 namespace cmswitch {
 
+// The fields are named as the parameters that set them (platform/settings.cpp declares them straight in), with the
+// model's unit in place of the user's (min_rto_ms sets min_rto_ps).
 struct tcp_config {
-    uint32_t mss = 1460;   // payload bytes per segment
+    uint32_t mss = 1460;   // payload bytes per segment (1448 with timestamps: make_tcp_config takes the option off)
     uint32_t header_bytes = 40;   // IPv4 + TCP without options: a full segment is a 1500-byte frame
-    uint32_t initial_cwnd = 2;   // segments
-    uint64_t rwnd_bytes = 0;   // receiver's advertised window; 0: unlimited (the switch buffer is the limit)
+    uint32_t init_cwnd = 2;   // segments
+    uint32_t rwnd_segments = 0;   // receiver's advertised window; 0: unlimited (the switch buffer is the limit)
     uint64_t min_rto_ps = 200000000000ull;   // 200 ms
     uint64_t max_rto_ps = 60000000000000ull;   // 60 s
     uint64_t initial_rto_ps = 0;   // before the first RTT sample; 0: min_rto (a handshake's datacentre RTT sample)
-    std::string congestion_control = "newreno";   // a registered algorithm (congestion_control.h)
-    bool ecn = false;   // newreno: ECN-capable with the RFC 3168 response (dctcp always is)
-    double dctcp_g = 1.0 / 16;
-    // Vegas (Linux tcp_vegas): queued segments aimed at, in segments
-    double vegas_alpha = 2, vegas_beta = 4, vegas_gamma = 1;
-    // DC-Vegas (our reading of Wang et al. 2015, dc_vegas.h): queue estimate threshold K_v (segments) and gain; the
-    // readings the text leaves open: the congestion signal ("flow": Eq. 1's own queued segments against K_v;
-    // "path": the path's queueing delay RTT - RTT_min against dcvegas_delay_us) and when alpha and the cut happen
-    // ("dctcp": alpha once per RTT, the cut on the RTT's first sample over; "rtt": both at the RTT's end; "ack":
-    // alpha per sample, the cut on the first sample over)
-    double dcvegas_k = 4, dcvegas_g = 1.0 / 16;
-    std::string dcvegas_signal = "flow", dcvegas_update = "dctcp";
-    double dcvegas_delay_us = 48;   // 4 full frames at 1 Gb/s
-    // CUBIC (RFC 9438, cubic.h): C, beta_cubic, fast convergence
-    double cubic_c = 0.4, cubic_beta = 0.7;
-    bool cubic_fast_convergence = true;
+    std::string transport = "newreno";   // the congestion control: a registered algorithm (congestion_control.h)
+    bool ecn = false;   // newreno, cubic: ECN-capable with the RFC 3168 response (dctcp always is)
+    // every algorithm's own parameter block, declared by the algorithm (its header)
+    dctcp_params dctcp;
+    vegas_params vegas;
+    dc_vegas_params dc_vegas;
+    cubic_params cubic;
     // Loss response: ssthresh = max(x / 2, 2 SMSS) with x the congestion window (Linux, FreeBSD and ns-2 do
     // this) or the FlightSize (RFC 5681 eq. 4). They differ when the sender is application-limited.
     enum class ssthresh_rule { cwnd, flight } ssthresh_from = ssthresh_rule::cwnd;
@@ -60,7 +58,7 @@ struct tcp_config {
     // Linux pacing rate: ratio x max(cwnd, flight) / SRTT, ss_ratio while cwnd < ssthresh / 2, else ca_ratio
     double pacing_ss_ratio = 2.0, pacing_ca_ratio = 1.2;
     bool delayed_ack = false;   // ACK every 2nd full segment (Linux: more than one MSS unacknowledged)
-    uint64_t delayed_ack_ps = 40000000000ull;   // 40 ms
+    uint64_t delack_ps = 40000000000ull;   // 40 ms
     // with delayed_ack: the first segments of a connection, and those after out-of-order data, are ACKed at once
     // (Linux quick-ACK mode, TCP_MAX_QUICKACKS)
     uint32_t quickacks = 0;
@@ -74,12 +72,13 @@ struct tcp_config {
     static constexpr uint32_t timestamp_option_bytes = 12;   // 10 bytes + 2 NOPs, on every segment
     // Bytes the SACK option adds to an ACK carrying n blocks: kind, length, 8 per block, 2 NOPs of padding.
     static constexpr uint32_t sack_option_bytes(int n) { return n ? 4 + 8 * static_cast<uint32_t>(n) : 0; }
+    uint64_t rwnd_bytes() const { return uint64_t{rwnd_segments} * mss; }   // 0: unlimited
     // SACK blocks one ACK can carry in the 40 option bytes: 4, or 3 beside the timestamp option.
     int max_sack_blocks_per_ack() const { return timestamps ? 3 : 4; }
 };
 
 // One configuration shared by the connections made with it: a sender and a receiver keep this pointer, not a
-// 312-byte copy (288 bytes less each; the fields every segment reads stay in the caches from flow to flow).
+// 256-byte copy (232 bytes less each; the fields every segment reads stay in the caches from flow to flow).
 using shared_tcp_config = std::shared_ptr<const tcp_config>;
 
 struct tcp_stats {

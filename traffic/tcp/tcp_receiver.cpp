@@ -11,10 +11,12 @@ namespace cmswitch {
 tcp_receiver::tcp_receiver(host_stack& host, uint32_t flow, int peer, shared_tcp_config cfg, tcp_stats& stats)
     : m_host(host), m_flow(flow), m_peer(peer), m_cfg_block(std::move(cfg)),
       m_cfg(m_cfg_block ? *m_cfg_block : throw config_error("tcp_receiver: no tcp_config (a null shared_tcp_config)")),
-      m_stats(stats), m_feedback(find_congestion_control(m_cfg.congestion_control).feedback) {
+      m_stats(stats), m_feedback(find_congestion_control(m_cfg.transport).feedback) {
     host.bind(flow, this);
 }
 
+// A data segment, in four steps: its arrival counted, the ECN echo updated, its place in the sequence space, then
+// an ACK at once or delayed.
 void tcp_receiver::on_frame(frame* f, uint64_t now) {
     if (f->kind != frame_kind::tcp || f->payload == 0) {
         m_host.nic().pool().release(f);
@@ -25,77 +27,20 @@ void tcp_receiver::on_frame(frame* f, uint64_t now) {
     const uint64_t tsval = f->ts_ps;
     const bool ce = f->ecn == ecn_ce;
     const bool cwr = (f->flags & tcp_cwr) != 0;
-    const uint64_t delay = now - f->created_ps;
-    m_stats.rx_data_frames++;
-    m_stats.rx_data_wire_bytes += f->bytes;
-    m_stats.rx_delay_sum_ps += delay;
-    m_stats.rx_delay_max_ps = std::max(m_stats.rx_delay_max_ps, delay);
+    count_arrival(*f, now);
     m_host.nic().pool().release(f);
 
-    if (m_feedback == ecn_feedback::per_segment) {
-        if (ce != m_ce_state) {
-            // DCTCP: on a change of CE state, acknowledge what came before with the old state at once
-            if (m_unacked > 0)
-                send_ack(now, m_ce_state);
-            m_ce_state = ce;
-        }
-    } else {
-        if (cwr)
-            m_ece_latch = false;
-        if (ce && !m_ece_latch)   // Linux: a first CE mark is ACKed without delay (the sender may have a small cwnd)
-            m_quick = std::max<uint32_t>(m_quick, std::min<uint32_t>(2, m_cfg.quickacks));
-        if (ce)
-            m_ece_latch = true;
-    }
+    track_ce(ce, cwr, now);
     // RFC 7323 4.3: TS.Recent follows segments at or below the last ACK sent, so that an ACK echoes the
     // timestamp of the segment that moved the window (a hole-filling retransmission, not data beyond a hole)
     if (seq <= m_last_ack_sent && tsval >= m_ts_recent)   // RFC 7323 TS.Recent (echoed in every ACK, below)
         m_ts_recent = tsval;
-
     if (!m_started) {   // Linux: quick-ACK mode for the first segments of a connection
         m_started = true;
         m_quick = m_cfg.quickacks;
     }
-    bool immediate = false;
-    uint64_t dsack_end = 0;   // a duplicate segment, reported at once (RFC 2883)
     const uint64_t before = m_rcv_nxt;
-    if (seq <= m_rcv_nxt && end > m_rcv_nxt) {
-        m_rcv_nxt = end;
-        while (!m_ooo.empty() && m_ooo.front().first <= m_rcv_nxt) {
-            m_rcv_nxt = std::max(m_rcv_nxt, m_ooo.front().second);
-            m_ooo.erase(m_ooo.begin());
-            immediate = true;   // a hole was filled
-        }
-    } else if (seq > m_rcv_nxt) {
-        if (m_cfg.dsack)
-            for (const auto& b : m_ooo)
-                if (b.first <= seq && end <= b.second)
-                    dsack_end = end;
-        auto it = std::lower_bound(m_ooo.begin(), m_ooo.end(), std::make_pair(seq, end));
-        it = m_ooo.insert(it, {seq, end});
-        // merge with neighbours
-        if (it != m_ooo.begin() && std::prev(it)->second >= it->first) {
-            std::prev(it)->second = std::max(std::prev(it)->second, it->second);
-            it = std::prev(m_ooo.erase(it));
-        }
-        while (std::next(it) != m_ooo.end() && std::next(it)->first <= it->second) {
-            it->second = std::max(it->second, std::next(it)->second);
-            m_ooo.erase(std::next(it));
-        }
-        if (m_cfg.sack) {   // RFC 2018: the block holding the segment that triggered this ACK goes first
-            m_sack_recent.erase(std::remove_if(m_sack_recent.begin(), m_sack_recent.end(),
-                                               [&](uint64_t x) { return x >= it->first && x < it->second; }),
-                                m_sack_recent.end());
-            m_sack_recent.insert(m_sack_recent.begin(), seq);
-        }
-        immediate = true;   // out of order: a duplicate ACK at once
-        m_quick = m_cfg.quickacks;   // (Linux: quick-ACK mode while the hole lasts and after)
-    } else {
-        immediate = true;   // old duplicate
-        if (m_cfg.dsack)
-            dsack_end = end;
-        m_quick = m_cfg.quickacks;
-    }
+    const placement at = place(seq, end);
     if (m_rcv_nxt > before) {
         m_stats.bytes_delivered += m_rcv_nxt - before;
         if (m_listener)
@@ -103,14 +48,86 @@ void tcp_receiver::on_frame(frame* f, uint64_t now) {
     }
     ++m_unacked;
     m_unacked_bytes += payload;
-    if (!m_cfg.delayed_ack || immediate || dsack_end || m_quick > 0 || m_unacked_bytes > m_cfg.mss) {
-        send_ack(now, ece(), dsack_end);
+    if (!m_cfg.delayed_ack || at.immediate || at.dsack_end || m_quick > 0 || m_unacked_bytes > m_cfg.mss) {
+        send_ack(now, ece(), at.dsack_end);
     } else {
-        m_delack_deadline = now + m_cfg.delayed_ack_ps;
+        m_delack_deadline = now + m_cfg.delack_ps;
         if (!m_delack_pending) {
             m_delack_pending = true;
             m_host.nic().schedule_timer(m_delack_deadline, this, 0);
         }
+    }
+}
+
+void tcp_receiver::count_arrival(const frame& f, uint64_t now) {
+    const uint64_t delay = now - f.created_ps;
+    m_stats.rx_data_frames++;
+    m_stats.rx_data_wire_bytes += f.bytes;
+    m_stats.rx_delay_sum_ps += delay;
+    m_stats.rx_delay_max_ps = std::max(m_stats.rx_delay_max_ps, delay);
+}
+
+void tcp_receiver::track_ce(bool ce, bool cwr, uint64_t now) {
+    if (m_feedback == ecn_feedback::per_segment) {
+        if (ce != m_ce_state) {
+            // DCTCP: on a change of CE state, acknowledge what came before with the old state at once
+            if (m_unacked > 0)
+                send_ack(now, m_ce_state);
+            m_ce_state = ce;
+        }
+        return;
+    }
+    if (cwr)
+        m_ece_latch = false;
+    if (ce && !m_ece_latch)   // Linux: a first CE mark is ACKed without delay (the sender may have a small cwnd)
+        m_quick = std::max<uint32_t>(m_quick, std::min<uint32_t>(2, m_cfg.quickacks));
+    if (ce)
+        m_ece_latch = true;
+}
+
+tcp_receiver::placement tcp_receiver::place(uint64_t seq, uint64_t end) {
+    placement at;
+    if (seq <= m_rcv_nxt && end > m_rcv_nxt) {   // in order
+        m_rcv_nxt = end;
+        while (!m_ooo.empty() && m_ooo.front().first <= m_rcv_nxt) {
+            m_rcv_nxt = std::max(m_rcv_nxt, m_ooo.front().second);
+            m_ooo.erase(m_ooo.begin());
+            at.immediate = true;   // a hole was filled
+        }
+    } else if (seq > m_rcv_nxt) {   // out of order: a duplicate ACK at once
+        if (m_cfg.dsack)
+            for (const auto& b : m_ooo)
+                if (b.first <= seq && end <= b.second)
+                    at.dsack_end = end;
+        insert_out_of_order(seq, end);
+        at.immediate = true;
+        m_quick = m_cfg.quickacks;   // (Linux: quick-ACK mode while the hole lasts and after)
+    } else {   // old duplicate
+        at.immediate = true;
+        if (m_cfg.dsack)
+            at.dsack_end = end;
+        m_quick = m_cfg.quickacks;
+    }
+    return at;
+}
+
+void tcp_receiver::insert_out_of_order(uint64_t seq, uint64_t end) {
+    auto it = std::lower_bound(m_ooo.begin(), m_ooo.end(), std::make_pair(seq, end));
+    it = m_ooo.insert(it, {seq, end});
+    // merge with neighbours
+    if (it != m_ooo.begin() && std::prev(it)->second >= it->first) {
+        std::prev(it)->second = std::max(std::prev(it)->second, it->second);
+        it = std::prev(m_ooo.erase(it));
+    }
+    while (std::next(it) != m_ooo.end() && std::next(it)->first <= it->second) {
+        it->second = std::max(it->second, std::next(it)->second);
+        m_ooo.erase(std::next(it));
+    }
+    if (m_cfg.sack) {   // RFC 2018: the block holding the segment that triggered this ACK goes first
+        m_sack_recent.erase(std::remove_if(m_sack_recent.begin(), m_sack_recent.end(),
+                                           [&](uint64_t x) { return x >= it->first && x < it->second; }),
+                            m_sack_recent.end());
+        m_sack_recent.insert(m_sack_recent.begin(), seq);
     }
 }
 

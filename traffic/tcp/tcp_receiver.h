@@ -37,6 +37,15 @@ public:
     uint64_t rcv_nxt() const { return m_rcv_nxt; }
 
 private:
+    // Where a segment fell: whether it asks for an ACK at once, and the end of a duplicate to report (0: none).
+    struct placement {
+        bool immediate = false;
+        uint64_t dsack_end = 0;
+    };
+    void count_arrival(const frame& f, uint64_t now);
+    void track_ce(bool ce, bool cwr, uint64_t now);   // the ECN echo's state (before the segment is placed)
+    placement place(uint64_t seq, uint64_t end);   // rcv_nxt and the out-of-order blocks
+    void insert_out_of_order(uint64_t seq, uint64_t end);   // merged with its neighbours; the SACK order
     void send_ack(uint64_t now, bool ece, uint64_t dsack_end = 0);
     bool ece() const { return m_feedback == ecn_feedback::per_segment ? m_ce_state : m_ece_latch; }
 

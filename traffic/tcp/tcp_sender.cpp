@@ -25,7 +25,7 @@ tcp_sender::tcp_sender(host_stack& host, uint32_t flow, int dst, shared_tcp_conf
       m_cfg(m_cfg_block ? *m_cfg_block : throw config_error("tcp_sender: no tcp_config (a null shared_tcp_config)")),
       m_stats(stats), m_rng(r), m_cc(make_congestion_control(m_cfg)),
       m_ecn_codepoint(m_cc->ecn_capable() ? ecn_ect0 : ecn_not_ect), m_cc_on_acked(m_cc->wants_on_acked()),
-      m_cc_delay(m_cc->wants_delay_samples()), m_w{static_cast<uint64_t>(m_cfg.initial_cwnd) * m_cfg.mss, UINT64_MAX},
+      m_cc_delay(m_cc->wants_delay_samples()), m_w{static_cast<uint64_t>(m_cfg.init_cwnd) * m_cfg.mss, UINT64_MAX},
       m_rto(m_cfg.initial_rto_ps ? std::max(m_cfg.initial_rto_ps, m_cfg.min_rto_ps) : m_cfg.min_rto_ps),
       m_host_shaped(host.nic().shaped()), m_recovery(make_loss_recovery(*this, m_cfg)) {
     host.bind(flow, this);
@@ -137,7 +137,7 @@ void tcp_sender::ack_done(uint64_t now) {
 void tcp_sender::restart_after_idle(uint64_t now) {
     if (m_cfg.slow_start_after_idle && m_sent_any && m_snd_una == m_high_tx && m_snd_nxt < m_app_end &&
         now - m_last_send_ps > m_rto) {
-        const uint64_t iw = static_cast<uint64_t>(m_cfg.initial_cwnd) * m_cfg.mss;
+        const uint64_t iw = static_cast<uint64_t>(m_cfg.init_cwnd) * m_cfg.mss;
         if (m_w.cwnd > iw) {
             m_w.cwnd = iw;   // RFC 5681 4.1: restart window min(IW, cwnd); ssthresh stays
             m_stats.idle_restarts++;

@@ -14,7 +14,7 @@
 // Loss recovery is a strategy of its own, chosen at construction (loss_recovery.h: newreno, rfc6675, rack-tlp): it
 // answers ACKs and sends from the window. One timer serves the RTO, and for rack-tlp the loss probe and RACK's
 // reorder timeout, as in Linux.
-// The advertised window is a fixed setting (rwnd_bytes), unlimited by default: the switch buffer is the limit.
+// The advertised window is a fixed setting (rwnd_segments), unlimited by default: the switch buffer is the limit.
 #ifndef CMSWITCH_TRAFFIC_TCP_TCP_SENDER_H
 #define CMSWITCH_TRAFFIC_TCP_TCP_SENDER_H
 
@@ -139,7 +139,7 @@ private:
     void update_pacing_rate();
     uint64_t flight() const { return m_snd_nxt - m_snd_una; }
     uint64_t loss_ssthresh() const;
-    uint64_t window() const { return m_cfg.rwnd_bytes ? std::min(m_w.cwnd, m_cfg.rwnd_bytes) : m_w.cwnd; }
+    uint64_t window() const { return m_cfg.rwnd_bytes() ? std::min(m_w.cwnd, m_cfg.rwnd_bytes()) : m_w.cwnd; }
     void notify(tcp_event e, uint64_t now) {
         if (m_observer)
             m_observer->on_tcp_event(*this, e, now);

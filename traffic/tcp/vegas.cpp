@@ -49,10 +49,10 @@ void vegas::on_increase(tcp_window& w, const tcp_ack_event& a) {
         w.cwnd += std::min<uint64_t>(a.newly_acked, mss());   // slow start between the per-RTT steps
 }
 
-void vegas::declare(param_table& t, tcp_config& cfg) {
-    t.add_real("vegas_alpha", &cfg.vegas_alpha, 0, 1000, "segments", "Vegas: grow below this many queued segments");
-    t.add_real("vegas_beta", &cfg.vegas_beta, 0, 1000, "segments", "Vegas: shrink above this many queued segments");
-    t.add_real("vegas_gamma", &cfg.vegas_gamma, 0, 1000, "segments", "Vegas: leave slow start above this many");
+void vegas_params::declare(param_table& t) {
+    t.add_real("vegas_alpha", &alpha, 0, 1000, "segments", "Vegas: grow below this many queued segments");
+    t.add_real("vegas_beta", &beta, 0, 1000, "segments", "Vegas: shrink above this many queued segments");
+    t.add_real("vegas_gamma", &gamma, 0, 1000, "segments", "Vegas: leave slow start above this many");
 }
 
 }   // namespace cmswitch

@@ -16,12 +16,15 @@
 
 namespace cmswitch {
 
+// Its parameters (tcp_config::vegas): queued segments aimed at, as Linux tcp_vegas.
+struct vegas_params {
+    double alpha = 2, beta = 4, gamma = 1;
+    void declare(param_table& t);   // vegas_alpha, vegas_beta, vegas_gamma
+};
+
 class vegas final : public tcp_congestion_control {
 public:
-    // Its parameters, into cfg: vegas_alpha, vegas_beta, vegas_gamma.
-    static void declare(param_table& t, tcp_config& cfg);
-    explicit vegas(const tcp_config& cfg)
-        : m_alpha(cfg.vegas_alpha), m_beta(cfg.vegas_beta), m_gamma(cfg.vegas_gamma) {}
+    explicit vegas(const vegas_params& p) : m_alpha(p.alpha), m_beta(p.beta), m_gamma(p.gamma) {}
     const char* name() const override { return "vegas"; }
     bool ecn_capable() const override { return false; }
     void on_increase(tcp_window& w, const tcp_ack_event& a) override;
