@@ -13,7 +13,8 @@ namespace cmswitch {
 const std::vector<host_profile_entry>& host_profiles() {
     static const std::vector<host_profile_entry> all = {
         {"ns2",
-         {{"init_cwnd", "2"},
+         {{"rto_rule", "rfc6298"},
+          {"init_cwnd", "2"},
           {"quickacks", "0"},
           {"sack", "false"},
           {"dsack", "false"},
@@ -26,7 +27,8 @@ const std::vector<host_profile_entry>& host_profiles() {
           {"small_queues", "false"},
           {"pacing", "false"}}},
         {"linux",
-         {{"init_cwnd", "10"},
+         {{"rto_rule", "linux"},
+          {"init_cwnd", "10"},
           {"quickacks", "16"},
           {"sack", "true"},
           {"dsack", "true"},
@@ -113,6 +115,11 @@ std::vector<std::string> declare_host(param_table& t, tcp_settings& s) {
     declare_congestion_control_params(t, c);
     t.add_flag("ecn", &c.ecn, "newreno: ECN-capable, halving once per window on ECE (RFC 3168)");
     t.add_time("min_rto_ms", &c.min_rto_ps, 0.001, 60000, "ms", "TCP minimum retransmission timeout");
+    t.add_enum("rto_rule", &c.rto_rule,
+               {{"rfc6298", tcp_config::rto_rule_t::rfc6298}, {"linux", tcp_config::rto_rule_t::linux_tcp}},
+               "retransmission timeout from the RTT estimate: rfc6298, max(min_rto, SRTT + 4 RTTVAR) (ns-2, "
+               "FreeBSD), or linux, SRTT + max(4 RTTVAR, min_rto) (tcp_set_rto)");
+    profiled("tcp_rto_rule");
     t.add_count("init_cwnd", &c.init_cwnd, 1, 1000, "segments", "TCP initial congestion window");
     profiled("tcp_init_cwnd");
     t.add_flag("limited_transmit", &c.limited_transmit,

@@ -252,6 +252,24 @@ TEST(Tcp, SsthreshFromTheWindowOrFromTheFlightSize) {
     }
 }
 
+TEST(Tcp, LinuxRetransmissionTimeoutAddsTheMinimumToSrtt) {
+    // Linux tcp_set_rto: RTO = SRTT + max(4 RTTVAR, min_rto); RFC 6298: max(min_rto, SRTT + 4 RTTVAR)
+    for (const auto rule : {tcp_config::rto_rule_t::rfc6298, tcp_config::rto_rule_t::linux_tcp}) {
+        const bool lx = rule == tcp_config::rto_rule_t::linux_tcp;
+        bench b(1 * us);
+        b.cfg.min_rto_ps = 1 * ms;
+        b.cfg.rto_rule = rule;
+        tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
+        // R = 100 us: SRTT 100, RTTVAR 50, 4 RTTVAR = 200 us < 1 ms: RFC 1 ms, Linux 100 us + 1 ms
+        s.rtt_sample(100 * us);
+        EXPECT_EQ(s.rto_ps(), lx ? 1100 * us : 1 * ms);
+        // R = 2 ms: RTTVAR = 37.5 + 475 = 512.5 us, SRTT = 87.5 + 250 = 337.5 us; 4 RTTVAR = 2,050 us over
+        // the minimum: both 337.5 + 2,050 = 2,387.5 us
+        s.rtt_sample(2 * ms);
+        EXPECT_EQ(s.rto_ps(), 2387500000ull);
+    }
+}
+
 TEST(Tcp, RetransmissionTimeoutFormulasAndBackoff) {
     {   // one simulation context at a time: this bench goes before the next
         bench b(1 * us);

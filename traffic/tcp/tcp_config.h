@@ -24,6 +24,10 @@ struct tcp_config {
     uint32_t rwnd_segments = 0;   // receiver's advertised window; 0: unlimited (the switch buffer is the limit)
     uint64_t min_rto_ps = 200000000000ull;   // 200 ms
     uint64_t max_rto_ps = 60000000000000ull;   // 60 s
+    // The retransmission timeout from the RTT estimate: RFC 6298 (max(min_rto, SRTT + 4 RTTVAR), as ns-2 and
+    // FreeBSD) or Linux (SRTT + max(4 RTTVAR, min_rto): tcp_set_rto with rttvar_us = max(mdev_max_us, rto_min);
+    // the RTT variation is RFC 6298's here, not Linux's per-RTT mdev_max)
+    enum class rto_rule_t { rfc6298, linux_tcp } rto_rule = rto_rule_t::rfc6298;
     uint64_t initial_rto_ps = 0;   // before the first RTT sample; 0: min_rto (a handshake's datacentre RTT sample)
     std::string transport = "newreno";   // the congestion control: a registered algorithm (congestion_control.h)
     bool ecn = false;   // newreno, cubic: ECN-capable with the RFC 3168 response (dctcp always is)

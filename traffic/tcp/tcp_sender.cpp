@@ -71,7 +71,12 @@ void tcp_sender::on_frame(frame* f, uint64_t now) {
 }
 
 void tcp_sender::rtt_sample(uint64_t r) {
-    const double rto = m_rtt.sample(static_cast<double>(r));   // rounded up, as Linux's jiffies
+    const double rto = m_rtt.sample(static_cast<double>(r));   // SRTT + 4 RTTVAR, rounded up as Linux's jiffies
+    if (m_cfg.rto_rule == tcp_config::rto_rule_t::linux_tcp) {   // SRTT + max(4 RTTVAR, min_rto)
+        const double srtt = m_rtt.srtt(), min_rto = static_cast<double>(m_cfg.min_rto_ps);
+        m_rto = std::min(m_cfg.max_rto_ps, static_cast<uint64_t>(std::ceil(srtt + std::max(rto - srtt, min_rto))));
+        return;
+    }
     m_rto = std::min(m_cfg.max_rto_ps, std::max(m_cfg.min_rto_ps, static_cast<uint64_t>(std::ceil(rto))));
 }
 
