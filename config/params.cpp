@@ -126,7 +126,14 @@ void param_table::add_list(const std::string& name, std::vector<double>* field, 
 }
 
 void param_table::make_profiled(bool* is_set, const std::string& profile_text) {
-    param& p = m_params.back();
+    make_profiled(m_params.back().name, is_set, profile_text);
+}
+
+void param_table::make_profiled(const std::string& name, bool* is_set, const std::string& profile_text) {
+    const param* found = find(name);
+    if (!found)
+        throw model_error("make_profiled: no parameter '" + name + "'");
+    param& p = m_params[static_cast<size_t>(found - m_params.data())];
     p.is_set = is_set;
     p.profile_text = profile_text;
     p.default_text = from_profile;

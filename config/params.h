@@ -108,6 +108,8 @@ public:
     // platform/settings.h) unless it is given. *is_set says whether it was; the table's value "profile" (Python:
     // None) leaves or makes it unset. profile_text says what each profile gives (for --help and the Python docs).
     void make_profiled(bool* is_set, const std::string& profile_text);
+    // The same for the parameter `name` (declared earlier, e.g. in an algorithm's own block).
+    void make_profiled(const std::string& name, bool* is_set, const std::string& profile_text);
     bool given(const std::string& name) const;   // a profiled parameter was set (a plain one: always true)
     // Parameters added from now on belong to `group` (a scheme's name; "" for the scenario's own).
     void begin_group(const std::string& group) { m_group = group; }

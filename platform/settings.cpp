@@ -14,6 +14,8 @@ const std::vector<host_profile_entry>& host_profiles() {
     static const std::vector<host_profile_entry> all = {
         {"ns2",
          {{"rto_rule", "rfc6298"},
+          {"ecn_reduction", "cut"},
+          {"cubic_hystart", "false"},
           {"init_cwnd", "2"},
           {"quickacks", "0"},
           {"sack", "false"},
@@ -28,6 +30,8 @@ const std::vector<host_profile_entry>& host_profiles() {
           {"pacing", "false"}}},
         {"linux",
          {{"rto_rule", "linux"},
+          {"ecn_reduction", "cwr"},
+          {"cubic_hystart", "true"},
           {"init_cwnd", "10"},
           {"quickacks", "16"},
           {"sack", "true"},
@@ -94,8 +98,11 @@ struct profile_marker {
     param_table& t;
     tcp_settings& s;
     std::vector<std::string> keys;   // the report key of each profiled setting, in order
-    void operator()(const std::string& key) {
-        t.make_profiled(&s.given.at(keys.size()), profile_text(t.params().back().name));
+    // the parameter declared last, or the one named
+    void operator()(const std::string& key, std::string name = {}) {
+        if (name.empty())
+            name = t.params().back().name;
+        t.make_profiled(name, &s.given.at(keys.size()), profile_text(name));
         keys.push_back(key);
     }
 };
@@ -113,6 +120,7 @@ std::vector<std::string> declare_host(param_table& t, tcp_settings& s) {
                  "profile's value unless given");
     t.add_choice("transport", &c.transport, congestion_control_names(), "TCP congestion control");
     declare_congestion_control_params(t, c);
+    profiled("tcp_hystart", "cubic_hystart");
     t.add_flag("ecn", &c.ecn, "newreno: ECN-capable, halving once per window on ECE (RFC 3168)");
     t.add_time("min_rto_ms", &c.min_rto_ps, 0.001, 60000, "ms", "TCP minimum retransmission timeout");
     t.add_enum("rto_rule", &c.rto_rule,
@@ -120,6 +128,12 @@ std::vector<std::string> declare_host(param_table& t, tcp_settings& s) {
                "retransmission timeout from the RTT estimate: rfc6298, max(min_rto, SRTT + 4 RTTVAR) (ns-2, "
                "FreeBSD), or linux, SRTT + max(4 RTTVAR, min_rto) (tcp_set_rto)");
     profiled("tcp_rto_rule");
+    t.add_enum("ecn_reduction", &c.ecn_reduction,
+               {{"cut", tcp_config::ecn_reduction_t::cut}, {"cwr", tcp_config::ecn_reduction_t::cwr}},
+               "the response to an ECN echo: cut, cwnd = ssthresh at once and at most once per window (ns-2, RFC "
+               "8257), or cwr, Linux's CWR state: the window brought down to ssthresh by proportional rate "
+               "reduction, with no growth until the data sent before the echo is acknowledged");
+    profiled("tcp_ecn_reduction");
     t.add_count("init_cwnd", &c.init_cwnd, 1, 1000, "segments", "TCP initial congestion window");
     profiled("tcp_init_cwnd");
     t.add_flag("limited_transmit", &c.limited_transmit,

@@ -58,7 +58,7 @@ struct tcp_settings {
     std::string host_profile = "ns2";
     tcp_config tcp;
     host_egress_config egress;
-    std::array<bool, 16> given{};   // the profiled settings given, in declare_tcp's order
+    std::array<bool, 32> given{};   // the profiled settings given, in declare_tcp's order
     tcp_settings() { egress.ring_bytes = 3 * 1024; }   // two full frames (the struct's 3000 B), in KB
 };
 void declare_tcp(param_table& t, tcp_settings& s);

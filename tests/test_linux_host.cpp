@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -362,6 +363,113 @@ TEST(Cubic, TheWindowCurveAndFastConvergence) {
     plain->loss_ssthresh(100 * 1000);
     plain->loss_ssthresh(90 * 1000);
     EXPECT_DOUBLE_EQ(static_cast<cubic&>(*plain).w_max(), 90.0);
+}
+
+namespace {
+// CUBIC with HyStart (mss 1,000 B) in slow start from 16 segments, fed ACKs of one segment each: ACK k (from 1) at
+// t0 + (k - 1) x gap with RTT sample `delay`, acknowledging k segments; snd_nxt far ahead (one round throughout).
+struct hystart_run {
+    std::unique_ptr<tcp_congestion_control> cc;
+    tcp_window w{16 * 1000, UINT64_MAX};
+    explicit hystart_run(bool paced = false, uint32_t gso = 0) {
+        tcp_config c;
+        c.transport = "cubic";
+        c.mss = 1000;
+        c.cubic.hystart = true;
+        cc = make_congestion_control(c);
+        cc->set_paced(paced);
+        cc->set_gso_max_bytes(gso);
+    }
+    const cubic& cu() const { return static_cast<const cubic&>(*cc); }
+    // ACKs until HyStart finds the exit (or `limit` ACKs); returns the ACK's number
+    int until_found(uint64_t gap, uint64_t delay, uint64_t pacing_bps = 0, int limit = 200) {
+        const uint64_t t0 = 1 * ms;
+        for (int k = 1; k <= limit; ++k) {
+            tcp_ack_event a{t0 + static_cast<uint64_t>(k - 1) * gap,
+                            static_cast<uint64_t>(k) * 1000,
+                            1000,
+                            100000000,
+                            delay,
+                            delay,
+                            false,
+                            false,
+                            pacing_bps};
+            cc->on_increase(w, a);
+            if (cu().hystart_found())
+                return k;
+        }
+        return 0;
+    }
+};
+}   // namespace
+
+TEST(Cubic, HyStartEndsSlowStartOnAnAckTrain) {
+    // RTT 100 us, ACKs 4 us apart (one segment each, +1 segment of cwnd each). Unpaced: the train triggers past
+    // delay_min / 2 = 50 us, at the 14th ACK (52 us after the round's first); cwnd then 16 + 13 = 29 segments.
+    hystart_run unpaced;
+    EXPECT_EQ(unpaced.until_found(4 * us, 100 * us), 14);
+    EXPECT_EQ(unpaced.w.ssthresh, 29000u);
+    EXPECT_EQ(unpaced.cu().delay_min_ps(), 100 * us);
+    // paced (fq): past delay_min = 100 us, the 27th ACK (104 us); cwnd 16 + 26 = 42 segments
+    hystart_run paced(true);
+    EXPECT_EQ(paced.until_found(4 * us, 100 * us), 27);
+    EXPECT_EQ(paced.w.ssthresh, 42000u);
+    // paced with a 64 KB GSO size at a 10 Gb/s pacing rate: the allowance min(1 ms, 4 x 65,536 B / 10 Gb/s) =
+    // 209.7152 us, threshold 309.7152 us: the 79th ACK (312 us); cwnd 16 + 78 = 94 segments
+    hystart_run gso(true, 65536);
+    EXPECT_EQ(gso.until_found(4 * us, 100 * us, 10000000000ull), 79);
+    EXPECT_EQ(gso.w.ssthresh, 94000u);
+    // at 100 Mb/s the allowance is capped at 1 ms: threshold 1.1 ms, the 277th ACK (1,104 us) is past it
+    hystart_run capped(true, 65536);
+    EXPECT_EQ(capped.until_found(4 * us, 100 * us, 100000000ull, 400), 277);
+    // ACKs 2.5 ms apart are no train, and a constant RTT is no delay increase: slow start goes on
+    hystart_run sparse;
+    EXPECT_EQ(sparse.until_found(2500 * us, 100 * us, 0, 50), 0);
+    EXPECT_EQ(sparse.w.ssthresh, UINT64_MAX);
+    EXPECT_EQ(sparse.w.cwnd, (16 + 50) * 1000u);
+    // below 16 segments HyStart does not run
+    hystart_run small;
+    small.w.cwnd = 15 * 1000;
+    tcp_ack_event a{1 * ms, 1000, 1000, 100000000, 100 * us, 100 * us, false, false, 0};
+    small.cc->on_increase(small.w, a);
+    EXPECT_EQ(small.cu().delay_min_ps(), 100 * us);   // (the sample still counts for delay_min)
+    for (int k = 2; k <= 40 && small.w.cwnd < 16 * 1000; ++k) {
+        a.now_ps += 4 * us;
+        small.cc->on_increase(small.w, a);
+    }
+    EXPECT_FALSE(small.cu().hystart_found());
+}
+
+TEST(Cubic, HyStartEndsSlowStartOnADelayIncrease) {
+    // ACKs 3 ms apart (no train). The first gives delay_min = 100 us; the second passes the round's end and starts
+    // a new round; its RTT samples are 5 ms. After 8 samples the 9th is checked: the round's least RTT, 5 ms, is
+    // above delay_min + clamp(delay_min / 8, 4 ms, 16 ms) = 4.1 ms: found at ACK 10, cwnd 16 + 9 = 25 segments.
+    for (const uint64_t rtt : {5000 * us, 4000 * us}) {
+        hystart_run r;
+        tcp_ack_event a{1 * ms, 1000, 1000, 1500, 100 * us, 100 * us, false, false, 0};   // (the round ends at 1,500)
+        r.cc->on_increase(r.w, a);
+        int found = 0;
+        for (int k = 2; k <= 30 && !found; ++k) {
+            a = tcp_ack_event{1 * ms + static_cast<uint64_t>(k - 1) * 3 * ms,
+                              static_cast<uint64_t>(k) * 1000,
+                              1000,
+                              100000000,
+                              rtt,
+                              rtt,
+                              false,
+                              false,
+                              0};
+            r.cc->on_increase(r.w, a);
+            if (r.cu().hystart_found())
+                found = k;
+        }
+        if (rtt == 5000 * us) {
+            EXPECT_EQ(found, 10);
+            EXPECT_EQ(r.w.ssthresh, 25000u);
+        } else {
+            EXPECT_EQ(found, 0);   // 4 ms is not above 4.1 ms
+        }
+    }
 }
 
 TEST(Receiver, ADuplicateSegmentIsReportedAtOnceWithADsack) {

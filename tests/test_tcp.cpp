@@ -554,6 +554,97 @@ TEST(Tcp, DctcpAlphaAfterAKnownMarkingPattern) {
     b.ctx.run_until(1 * ms);
 }
 
+TEST(Tcp, LinuxDctcpReducesInCwrByProportionalRateReduction) {
+    // ecn_reduction = cwr (Linux tcp_enter_cwr with dctcp_ssthresh, then tcp_cwnd_reduction per ACK). IW 10, an
+    // ACK per segment, no receiver: we play the ACKs.
+    bench b(1 * us);
+    b.cfg.transport = "dctcp";
+    b.cfg.init_cwnd = 10;
+    b.cfg.ecn_reduction = tcp_config::ecn_reduction_t::cwr;
+    tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
+    frame_pool& pool = b.net.pool();
+    const auto alpha = [&] { return dynamic_cast<const dctcp&>(s.congestion_control()).alpha(); };
+    s.write(100 * mss);
+    ASSERT_EQ(s.high_tx(), 10 * mss);
+    // ACK 1: closes the empty first window (alpha 1 -> 15/16), slow start to 11 segments; 2 new segments go out
+    s.on_frame(ack_frame(pool, mss), 0);
+    EXPECT_DOUBLE_EQ(alpha(), 15.0 / 16);
+    EXPECT_EQ(s.cwnd(), 11 * mss);
+    EXPECT_EQ(s.high_tx(), 12 * mss);
+    // ACK 2 with ECE: CWR from prior cwnd 11 segments (16,060 B) to ssthresh floor(16,060 (1 - 15/32)) = 8,531,
+    // until an ACK passes 12 segments (the highest byte sent). PRR: pipe 10 segments > ssthresh, the first
+    // segment goes at once: cwnd = pipe + 1 SMSS = 16,060 (and one segment is sent: 13 out)
+    s.on_frame(ack_frame(pool, 2 * mss, true), 0);
+    EXPECT_TRUE(s.in_cwr());
+    EXPECT_EQ(s.ssthresh(), 8531u);
+    EXPECT_EQ(s.cwnd(), 16060u);
+    EXPECT_EQ(s.high_tx(), 13 * mss);
+    // ACKs 3-5 (ECE on all; no second reduction): cwnd = pipe + ceil(8,531 x delivered / 16,060) - sent since
+    //   ACK 3: pipe 10 segments, delivered 2,920: 14,600 + 1,552 - 1,460 = 14,692
+    //   ACK 4: pipe 9, delivered 4,380: 13,140 + 2,327 - 1,460 = 14,007
+    //   ACK 5: pipe 8, delivered 5,840: 11,680 + 3,103 - 1,460 = 13,323 (and a segment goes: 14 out)
+    const uint64_t expected[] = {14692, 14007, 13323};
+    for (uint64_t k = 3; k <= 5; ++k) {
+        s.on_frame(ack_frame(pool, k * mss, true), 0);
+        EXPECT_EQ(s.cwnd(), expected[k - 3]) << "ACK " << k;
+    }
+    EXPECT_EQ(s.high_tx(), 14 * mss);
+    // ACKs 6-12 (ECE): the window never grows and ssthresh stays; ACK 11 closes alpha's window (ACKs 2-11, all
+    // marked): alpha = (15/16)^2 + 1/16
+    uint64_t last = s.cwnd();
+    for (uint64_t k = 6; k <= 12; ++k) {
+        s.on_frame(ack_frame(pool, k * mss, true), 0);
+        EXPECT_LE(s.cwnd(), last) << "ACK " << k;
+        EXPECT_TRUE(s.in_cwr());
+        EXPECT_EQ(s.ssthresh(), 8531u);
+        last = s.cwnd();
+    }
+    EXPECT_DOUBLE_EQ(alpha(), (15.0 / 16) * (15.0 / 16) + 1.0 / 16);
+    EXPECT_EQ(b.st.ecn_reductions, 1u);
+    // ACK 13 passes 12 segments: CWR ends with cwnd = ssthresh, and the same ACK grows it (congestion avoidance,
+    // SMSS^2 / cwnd: 8,531 + floor(2,131,600 / 8,531) = 8,531 + 249)
+    s.on_frame(ack_frame(pool, 13 * mss), 0);
+    EXPECT_FALSE(s.in_cwr());
+    EXPECT_EQ(s.cwnd(), 8531u + 249u);
+    // the next ECE begins a new reduction from the window of then, with the alpha of then
+    const double a = alpha();
+    s.on_frame(ack_frame(pool, 14 * mss, true), 0);
+    EXPECT_TRUE(s.in_cwr());
+    EXPECT_EQ(b.st.ecn_reductions, 2u);
+    EXPECT_EQ(s.ssthresh(), static_cast<uint64_t>(8780.0 * (1 - a / 2)));
+    b.ctx.run_until(1 * ms);
+}
+
+TEST(Tcp, DctcpReceiverAcksAtOnceWhenTheCeStateChanges) {
+    // Delayed ACKs (no quick ACKs): a first unmarked segment waits; a marked one changes the CE state, so the first
+    // is ACKed at once without ECE and the marked one at once with ECE (RFC 8257 3.2, Linux ICSK_ACK_NOW); the next
+    // marked one waits again, and an unmarked one after it changes the state back.
+    bench b(1 * us);
+    b.cfg.transport = "dctcp";
+    b.cfg.delayed_ack = true;
+    b.cfg.quickacks = 0;
+    tcp_receiver r(b.net.stack(0), 0, 1, b.cfg, b.rx_st);
+    frame_pool& pool = b.net.pool();
+    auto data = [&](uint64_t seq, bool ce) {
+        frame* f = pool.acquire();
+        f->kind = frame_kind::tcp;
+        f->seq = seq;
+        f->payload = mss;
+        f->bytes = mss + 40;
+        f->ecn = ce ? ecn_ce : ecn_ect0;
+        r.on_frame(f, 0);
+    };
+    data(0, false);
+    EXPECT_EQ(b.rx_st.acks_sent, 0u);
+    data(mss, true);
+    EXPECT_EQ(b.rx_st.acks_sent, 2u);
+    data(2 * mss, true);
+    EXPECT_EQ(b.rx_st.acks_sent, 2u);
+    data(3 * mss, false);
+    EXPECT_EQ(b.rx_st.acks_sent, 4u);
+    b.ctx.run_until(1 * ms);
+}
+
 TEST(Tcp, ReceiverBuffersOutOfOrderDataAndAcksCumulatively) {
     bench b(1 * us);
     tcp_receiver r(b.net.stack(0), 0, 1, b.cfg, b.rx_st);

@@ -42,6 +42,7 @@ struct tcp_ack_event {
     uint64_t delay_ps;
     bool ece;   // ECN-Echo set
     bool in_recovery;   // the sender is in loss recovery (after processing the ACK)
+    uint64_t pacing_bps = 0;   // the sender's pacing rate (Linux sk_pacing_rate) before this ACK; 0: none yet
 };
 
 // How a receiver echoes CE marks: RFC 3168 (ECE from a CE mark until the sender's CWR) or per segment (DCTCP:
@@ -68,8 +69,10 @@ public:
     virtual bool wants_on_acked() const { return false; }
     // Whether it reads tcp_ack_event::delay_ps (the sender measures it only then).
     virtual bool wants_delay_samples() const { return false; }
-    // ECN-Echo on an ACK outside loss recovery. Returns whether the window was reduced and whether the sender
-    // must set CWR on its next segment (RFC 3168).
+    // ECN-Echo on an ACK outside loss recovery, with tcp_config::ecn_reduction = cut: the algorithm reduces the
+    // window at once (at most once per window, by its own rule). Returns whether the window was reduced and
+    // whether the sender must set CWR on its next segment (RFC 3168). With ecn_reduction = cwr the sender runs the
+    // reduction instead (Linux's CWR state) and asks ecn_ssthresh.
     struct ecn_response {
         bool reduced = false;
         bool send_cwr = false;
@@ -83,6 +86,9 @@ public:
     // window the sender's loss rule chose (tcp_config::ssthresh_from). Default: max(x / 2, 2 SMSS) (RFC 5681). An
     // algorithm may keep state of it (CUBIC's W_max).
     virtual uint64_t loss_ssthresh(uint64_t x) { return std::max<uint64_t>(x / 2, 2 * uint64_t{m_mss}); }
+    // The ssthresh a reduction for ECN aims at, from the window when it begins (Linux: the algorithm's ssthresh
+    // operation, which tcp_enter_cwr calls). Default: the loss response's.
+    virtual uint64_t ecn_ssthresh(uint64_t cwnd) { return loss_ssthresh(cwnd); }
     // A retransmission timeout (after the sender has reset its window).
     virtual void on_timeout() {}
 
@@ -90,6 +96,12 @@ public:
     uint32_t mss() const { return m_mss; }
     void set_byte_counting(bool abc) { m_abc = abc; }
     bool byte_counting() const { return m_abc; }
+    // Whether the host paces the flow (fq with pacing; Linux: sk_pacing_status), as the sender found it.
+    void set_paced(bool paced) { m_paced = paced; }
+    bool paced() const { return m_paced; }
+    // The largest segment the stack hands below TCP (Linux sk_gso_max_size; 0: no GSO).
+    void set_gso_max_bytes(uint32_t b) { m_gso_max = b; }
+    uint32_t gso_max_bytes() const { return m_gso_max; }
 
 protected:
     // Slow start as the sender's settings say (the default on_increase's), for algorithms that share it.
@@ -98,6 +110,8 @@ protected:
 private:
     uint32_t m_mss = 1460;
     bool m_abc = false;
+    bool m_paced = false;
+    uint32_t m_gso_max = 0;
 };
 
 // One registered algorithm.

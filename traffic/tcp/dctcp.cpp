@@ -18,10 +18,14 @@ void dctcp::on_acked(tcp_window&, const tcp_ack_event& a) {
     }
 }
 
+uint64_t dctcp::ecn_ssthresh(uint64_t cwnd) {
+    return std::max(static_cast<uint64_t>(static_cast<double>(cwnd) * (1 - m_alpha / 2)), 2 * uint64_t{mss()});
+}
+
 tcp_congestion_control::ecn_response dctcp::on_ecn_echo(tcp_window& w, const tcp_ack_event&) {
     if (m_reduced)
         return {};
-    w.ssthresh = std::max(static_cast<uint64_t>(static_cast<double>(w.cwnd) * (1 - m_alpha / 2)), 2 * uint64_t{mss()});
+    w.ssthresh = ecn_ssthresh(w.cwnd);
     w.cwnd = w.ssthresh;
     m_reduced = true;
     return {true, false};

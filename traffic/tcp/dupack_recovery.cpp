@@ -29,8 +29,9 @@ void dupack_recovery::on_new_ack(const tcp_ack_info& a, tcp_ack_event& ev, uint6
     m_limited_sent = 0;
     m_limited_bytes = 0;
     if (!s.m_in_fr) {
-        s.grow_window(ev);
         s.m_snd_una = ack;
+        if (!s.cwr_step(ev, newly, true, false))
+            s.grow_window(ev);
     } else if (ack >= s.m_recover) {   // full ACK: leave loss recovery
         // RFC 6582 option (2), as Linux and ns-2 do (not cut to FlightSize + 1 SMSS, which after the last
         // segment of an application write leaves 2 SMSS for the next one)
@@ -58,6 +59,7 @@ bool dupack_recovery::may_recover() const {
 void dupack_recovery::begin_recovery(uint64_t now) {
     tcp_sender& s = m_s;
     s.notify(tcp_event::fast_retransmit, now);   // with the state the third duplicate ACK found
+    s.m_in_cwr = false;   // (the loss response replaces a CWR reduction)
     s.m_w.ssthresh = s.loss_ssthresh();
     s.m_recover = s.m_high_tx;   // RFC 6582 recover / RFC 6675 RecoveryPoint = HighData
     s.m_recover_valid = true;

@@ -43,7 +43,9 @@ void rack_tlp_recovery::on_ack(const tcp_ack_info& a, uint64_t now) {
         arm_after_ack(now);
     // the window: proportional rate reduction in recovery, growth (if cwnd-limited) otherwise
     if (s.m_in_fr)
-        prr(delivered, advanced, newly_lost);
+        s.m_prr.on_ack(s.m_w.cwnd, delivered, m_rack.pipe(), s.m_w.ssthresh, s.m_cfg.mss, advanced, newly_lost > 0);
+    else if (s.cwr_step(ev, delivered, advanced, newly_lost > 0))
+        ;   // (the reduction set the window)
     else if (advanced && !exited)
         s.grow_window(ev);
     if (advanced)
@@ -74,8 +76,6 @@ void rack_tlp_recovery::update_recovery_state(uint64_t now, bool& exited) {
 void rack_tlp_recovery::transmit(uint64_t seq, uint32_t len, uint64_t now, bool direct) {
     tcp_sender& s = m_s;
     m_rack.on_send(seq, len, now, seq < s.m_high_tx);
-    if (s.m_in_fr)
-        m_prr_out += len;
     s.send_segment(seq, len, now, direct);
 }
 
@@ -97,37 +97,15 @@ void rack_tlp_recovery::enter_recovery(uint64_t now) {
     tcp_sender& s = m_s;
     s.notify(tcp_event::fast_retransmit, now);   // with the state that found the loss
     s.m_stats.fast_retransmits++;
-    m_prior_cwnd = s.m_w.cwnd;
-    m_prr_delivered = m_prr_out = 0;
-    s.m_w.ssthresh = s.loss_ssthresh();
+    if (!s.m_in_cwr) {   // (a recovery that begins in CWR goes on with its reduction, as Linux)
+        s.m_prr.begin(s.m_w.cwnd);
+        s.m_w.ssthresh = s.loss_ssthresh();
+    }
+    s.m_in_cwr = false;
     s.m_recover = s.m_high_tx;
     s.m_recover_valid = true;
     s.m_in_fr = true;
     m_tlp_high_seq = 0;
-}
-
-// RFC 6937 PRR with slow-start reduction bound, in bytes (Linux tcp_cwnd_reduction, in segments).
-void rack_tlp_recovery::prr(uint64_t delivered, bool una_advanced, uint64_t newly_lost) {
-    tcp_sender& s = m_s;
-    if (delivered == 0 || m_prior_cwnd == 0)
-        return;
-    const auto mss = static_cast<int64_t>(s.m_cfg.mss);
-    m_prr_delivered += delivered;
-    const uint64_t pipe = m_rack.pipe();
-    int64_t sndcnt;
-    if (pipe > s.m_w.ssthresh) {   // proportional: ssthresh / prior_cwnd of what was delivered, less what was sent
-        const uint128 dividend = static_cast<uint128>(s.m_w.ssthresh) * m_prr_delivered + m_prior_cwnd - 1;
-        sndcnt = static_cast<int64_t>(dividend / m_prior_cwnd) - static_cast<int64_t>(m_prr_out);
-    } else {   // slow-start reduction bound: back up to ssthresh no faster than slow start
-        const int64_t delta = static_cast<int64_t>(s.m_w.ssthresh) - static_cast<int64_t>(pipe);
-        sndcnt = std::max(static_cast<int64_t>(m_prr_delivered) - static_cast<int64_t>(m_prr_out),
-                          static_cast<int64_t>(delivered));
-        if (una_advanced && newly_lost == 0)
-            sndcnt += mss;
-        sndcnt = std::min(delta, sndcnt);
-    }
-    sndcnt = std::max<int64_t>(sndcnt, m_prr_out ? 0 : mss);   // the first retransmission goes at once
-    s.m_w.cwnd = pipe + static_cast<uint64_t>(std::max<int64_t>(sndcnt, 0));
 }
 
 void rack_tlp_recovery::rearm_rto_from_head(uint64_t now) {
@@ -270,7 +248,7 @@ void rack_tlp_recovery::on_reorder_timeout(uint64_t now) {
     if (m_rack.pipe() != prior_pipe) {
         if (!s.m_in_fr && !m_in_loss) {
             enter_recovery(now);
-            prr(s.m_cfg.mss, false, lost);
+            s.m_prr.on_ack(s.m_w.cwnd, s.m_cfg.mss, m_rack.pipe(), s.m_w.ssthresh, s.m_cfg.mss, false, lost > 0);
         }
         send(now);
     }

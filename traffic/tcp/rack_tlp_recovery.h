@@ -5,8 +5,9 @@
 //     RACK.rtt + the reordering window; one not yet that old sets the reorder timer (its wait + Linux's 2 ms floor);
 //  3. the first loss starts recovery: ssthresh by the loss response, recover = the highest byte sent; recovery ends
 //     when the cumulative ACK reaches recover (cwnd = ssthresh);
-//  4. in recovery the window follows proportional rate reduction (RFC 6937 with the slow-start reduction bound, as
-//     Linux tcp_cwnd_reduction): ssthresh / prior cwnd of what was delivered, the first retransmission at once;
+//  4. in recovery the window follows proportional rate reduction (prr.h, the sender's): ssthresh / prior cwnd of
+//     what was delivered, the first retransmission at once; a recovery that begins in CWR goes on with its
+//     reduction (its ssthresh and counts);
 //  5. sending: the lost segments first (Linux tcp_xmit_retransmit_queue), then new data, while the pipe fits the
 //     window;
 //  6. a tail loss probe 2 SRTT after the last send (+ 2 ms, or + the minimum RTO when one segment is out; RFC 8985
@@ -39,7 +40,6 @@ private:
     void update_recovery_state(uint64_t now, bool& exited);   // (3)
     uint64_t detect(uint64_t now, bool* armed);   // (2); armed: set the reorder timer if one waits (and say so)
     void enter_recovery(uint64_t now);
-    void prr(uint64_t delivered, bool una_advanced, uint64_t newly_lost);   // (4)
     void arm_after_ack(uint64_t now);
     bool schedule_loss_probe(uint64_t now, bool advancing_rto);   // (6)
     void rearm_rto_from_head(uint64_t now);
@@ -49,7 +49,6 @@ private:
 
     rack_scoreboard m_rack;
     bool m_in_loss = false;   // after a timeout, until recover is acknowledged
-    uint64_t m_prr_delivered = 0, m_prr_out = 0, m_prior_cwnd = 0;
     uint64_t m_tlp_high_seq = 0;   // 0: no probe outstanding
     bool m_tlp_retrans = false;
 };

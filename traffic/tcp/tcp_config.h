@@ -31,6 +31,11 @@ struct tcp_config {
     uint64_t initial_rto_ps = 0;   // before the first RTT sample; 0: min_rto (a handshake's datacentre RTT sample)
     std::string transport = "newreno";   // the congestion control: a registered algorithm (congestion_control.h)
     bool ecn = false;   // newreno, cubic: ECN-capable with the RFC 3168 response (dctcp always is)
+    // The response to an ECN echo: cut (the algorithm sets cwnd = ssthresh at once, at most once per window: ns-2,
+    // RFC 3168, RFC 8257) or cwr (Linux's CWR state: ssthresh from the algorithm, the window brought down to it by
+    // proportional rate reduction, no growth and no further reduction until an ACK passes the highest byte sent
+    // when it began, then cwnd = ssthresh)
+    enum class ecn_reduction_t { cut, cwr } ecn_reduction = ecn_reduction_t::cut;
     // every algorithm's own parameter block, declared by the algorithm (its header)
     dctcp_params dctcp;
     vegas_params vegas;

@@ -30,7 +30,7 @@ void tcp_receiver::on_frame(frame* f, uint64_t now) {
     count_arrival(*f, now);
     m_host.nic().pool().release(f);
 
-    track_ce(ce, cwr, now);
+    const bool ce_changed = track_ce(ce, cwr, now);
     // RFC 7323 4.3: TS.Recent follows segments at or below the last ACK sent, so that an ACK echoes the
     // timestamp of the segment that moved the window (a hole-filling retransmission, not data beyond a hole)
     if (seq <= m_last_ack_sent && tsval >= m_ts_recent)   // RFC 7323 TS.Recent (echoed in every ACK, below)
@@ -48,7 +48,8 @@ void tcp_receiver::on_frame(frame* f, uint64_t now) {
     }
     ++m_unacked;
     m_unacked_bytes += payload;
-    if (!m_cfg.delayed_ack || at.immediate || at.dsack_end || m_quick > 0 || m_unacked_bytes > m_cfg.mss) {
+    if (!m_cfg.delayed_ack || at.immediate || at.dsack_end || m_quick > 0 || m_unacked_bytes > m_cfg.mss ||
+        ce_changed) {
         send_ack(now, ece(), at.dsack_end);
     } else {
         m_delack_deadline = now + m_cfg.delack_ps;
@@ -67,15 +68,16 @@ void tcp_receiver::count_arrival(const frame& f, uint64_t now) {
     m_stats.rx_delay_max_ps = std::max(m_stats.rx_delay_max_ps, delay);
 }
 
-void tcp_receiver::track_ce(bool ce, bool cwr, uint64_t now) {
+bool tcp_receiver::track_ce(bool ce, bool cwr, uint64_t now) {
     if (m_feedback == ecn_feedback::per_segment) {
-        if (ce != m_ce_state) {
-            // DCTCP: on a change of CE state, acknowledge what came before with the old state at once
-            if (m_unacked > 0)
-                send_ack(now, m_ce_state);
-            m_ce_state = ce;
-        }
-        return;
+        if (ce == m_ce_state)
+            return false;
+        // DCTCP (RFC 8257 3.2, Linux dctcp_ece_ack_update): on a change of CE state, acknowledge what came before
+        // with the old state at once, and this segment at once too (ICSK_ACK_NOW)
+        if (m_unacked > 0)
+            send_ack(now, m_ce_state);
+        m_ce_state = ce;
+        return true;
     }
     if (cwr)
         m_ece_latch = false;
@@ -83,6 +85,7 @@ void tcp_receiver::track_ce(bool ce, bool cwr, uint64_t now) {
         m_quick = std::max<uint32_t>(m_quick, std::min<uint32_t>(2, m_cfg.quickacks));
     if (ce)
         m_ece_latch = true;
+    return false;
 }
 
 tcp_receiver::placement tcp_receiver::place(uint64_t seq, uint64_t end) {

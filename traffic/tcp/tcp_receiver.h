@@ -43,7 +43,8 @@ private:
         uint64_t dsack_end = 0;
     };
     void count_arrival(const frame& f, uint64_t now);
-    void track_ce(bool ce, bool cwr, uint64_t now);   // the ECN echo's state (before the segment is placed)
+    // the ECN echo's state (before the segment is placed); returns whether this segment is to be ACKed at once
+    bool track_ce(bool ce, bool cwr, uint64_t now);
     placement place(uint64_t seq, uint64_t end);   // rcv_nxt and the out-of-order blocks
     void insert_out_of_order(uint64_t seq, uint64_t end);   // merged with its neighbours; the SACK order
     void send_ack(uint64_t now, bool ece, uint64_t dsack_end = 0);

@@ -39,8 +39,11 @@ tcp_sender::tcp_sender(host_stack& host, uint32_t flow, int dst, shared_tcp_conf
 
 void tcp_sender::write(uint64_t bytes) {
     m_app_end += bytes;
-    if (!m_sent_any && m_host_shaped)
+    if (!m_sent_any && m_host_shaped) {
+        const host_egress_config& e = m_host.nic().qdisc().config();
+        m_cc->set_paced(e.qdisc == host_egress_config::qdisc_kind::fq && e.pacing);
         update_pacing_rate();
+    }
     try_send(now_ps());
 }
 
@@ -90,7 +93,7 @@ uint64_t tcp_sender::loss_ssthresh() const {
 }
 
 tcp_ack_event tcp_sender::ack_event(const tcp_ack_info& a, uint64_t now) const {
-    tcp_ack_event ev{now, a.ack, 0, 0, 0, 0, a.ece, false};   // what the congestion control is told
+    tcp_ack_event ev{now, a.ack, 0, 0, 0, 0, a.ece, false, m_pacing_bps};   // what the congestion control is told
     if (m_cc_delay && a.echo && a.echo <= now)
         ev.delay_ps = now - a.echo;
     return ev;
@@ -122,12 +125,43 @@ void tcp_sender::tell_acked(tcp_ack_event& ev) {
 }
 
 void tcp_sender::answer_ecn_echo(tcp_ack_event& ev) {
+    if (m_cfg.ecn_reduction == tcp_config::ecn_reduction_t::cwr) {
+        if (!m_in_cwr)   // (an ECN-Echo on an ACK of new data began it in cwr_step already)
+            enter_cwr();
+        return;
+    }
     ev.snd_nxt = m_snd_nxt;
     const tcp_congestion_control::ecn_response r = m_cc->on_ecn_echo(m_w, ev);
     if (r.reduced)
         m_stats.ecn_reductions++;
     if (r.send_cwr)
         m_send_cwr = true;
+}
+
+// Linux tcp_fastretrans_alert (the CWR state's exit, tcp_try_to_open's tcp_enter_cwr), then tcp_cong_control (in
+// a reduction, tcp_cwnd_reduction; otherwise growth)
+bool tcp_sender::cwr_step(const tcp_ack_event& ev, uint64_t delivered, bool una_advanced, bool newly_lost) {
+    if (m_cfg.ecn_reduction != tcp_config::ecn_reduction_t::cwr)
+        return false;
+    if (m_in_cwr && ev.ack > m_cwr_high) {   // tcp_end_cwnd_reduction
+        m_in_cwr = false;
+        m_w.cwnd = m_w.ssthresh;
+    }
+    if (ev.ece && !m_in_cwr)
+        enter_cwr();
+    if (!m_in_cwr)
+        return false;
+    m_prr.on_ack(m_w.cwnd, delivered, m_recovery->pipe(), m_w.ssthresh, m_cfg.mss, una_advanced, newly_lost);
+    return true;
+}
+
+void tcp_sender::enter_cwr() {   // Linux tcp_enter_cwr, tcp_init_cwnd_reduction
+    m_in_cwr = true;
+    m_cwr_high = m_high_tx;
+    m_prr.begin(m_w.cwnd);
+    m_w.ssthresh = m_cc->ecn_ssthresh(m_w.cwnd);
+    m_send_cwr = true;   // (tcp_ecn_queue_cwr; a DCTCP receiver ignores it)
+    m_stats.ecn_reductions++;
 }
 
 void tcp_sender::ack_done(uint64_t now) {
@@ -195,6 +229,8 @@ void tcp_sender::send_segment(uint64_t seq, uint32_t len, uint64_t now, bool dir
     m_sent_any = true;
     m_stats.segments_sent++;
     m_stats.bytes_sent += len;
+    if (m_in_fr || m_in_cwr)
+        m_prr.out += len;   // (read by the reductions that use it: rack_tlp recovery, CWR)
     if (seq < m_high_tx) {
         m_stats.retransmitted_segments++;
         m_stats.retransmitted_bytes += std::min<uint64_t>(len, m_high_tx - seq);
@@ -292,6 +328,7 @@ void tcp_sender::on_rto(uint64_t now) {
     m_recover = m_high_tx;   // no new recovery until the ACK passes what was sent before the timeout
     m_recover_valid = true;
     m_in_fr = false;
+    m_in_cwr = false;
     m_dupacks = 0;
     m_w.cwnd = m_cfg.mss;
     m_timing = false;

@@ -24,6 +24,7 @@
 #include "traffic/rtt_estimator.h"
 #include "traffic/tcp/congestion_control.h"
 #include "traffic/tcp/loss_recovery.h"
+#include "traffic/tcp/prr.h"
 #include "traffic/tcp/tcp_config.h"
 #include "traffic/transport_listener.h"
 
@@ -97,6 +98,7 @@ public:
     double rttvar_ps() const { return m_rtt.rttvar(); }
     const tcp_congestion_control& congestion_control() const { return *m_cc; }
     bool in_fast_recovery() const { return m_in_fr; }
+    bool in_cwr() const { return m_in_cwr; }   // reducing the window for ECN (tcp_config::ecn_reduction = cwr)
     // Bytes in the network by the loss recovery's estimate (RFC 6675 pipe; without SACK, the flight).
     uint64_t pipe() const { return m_recovery->pipe(); }
 
@@ -116,7 +118,12 @@ private:
     void take_rtt_sample(const tcp_ack_info& a, tcp_ack_event& ev, uint64_t now);   // an ACK of new data
     void grow_window(tcp_ack_event& ev);   // the algorithm's increase, if the flow is cwnd-limited
     void tell_acked(tcp_ack_event& ev);   // the algorithm's on_acked, if it wants it
-    void answer_ecn_echo(tcp_ack_event& ev);   // the algorithm's response to an ECN echo
+    void answer_ecn_echo(tcp_ack_event& ev);   // the response to an ECN echo (ecn_reduction = cut: the algorithm's)
+    // ecn_reduction = cwr, on an ACK of new data outside loss recovery, before the window grows: the end of a CWR
+    // episode (cwnd = ssthresh), the start of one on ECN-Echo, and in one the reduction's step (prr.h). Returns
+    // whether the ACK's window step was the reduction's (then the window does not grow).
+    bool cwr_step(const tcp_ack_event& ev, uint64_t delivered, bool una_advanced, bool newly_lost);
+    void enter_cwr();
     void ack_done(uint64_t now);   // the observer and the cwnd trace, after an ACK
     // direct: sent in immediate response to a duplicate or partial ACK (fast retransmit, NewReno partial-ACK
     // retransmission, limited transmit, a loss probe), as opposed to from the window
@@ -183,6 +190,11 @@ private:
     uint64_t m_rto_deadline = 0, m_rto_entry_ps = 0;
     uint32_t m_rto_gen = 0;
     bool m_send_cwr = false;   // RFC 3168: CWR on the next segment
+    // a window reduction in progress: loss recovery with rack_tlp, or CWR (ecn_reduction = cwr) until an ACK passes
+    // m_cwr_high
+    tcp_prr m_prr;
+    bool m_in_cwr = false;
+    uint64_t m_cwr_high = 0;
     timer_kind m_timer_kind = timer_kind::rto;
     // cwnd validation (Linux tcp_cwnd_validate): cwnd-limited in the current window, the most in flight
     bool m_is_cwnd_limited = false;
