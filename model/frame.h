@@ -34,6 +34,7 @@ enum ecn_bits : uint8_t { ecn_not_ect = 0, ecn_ect1 = 1, ecn_ect0 = 2, ecn_ce = 
 // tcp_dsack: the ACK reports a duplicate segment (RFC 2883), ending at the frame's seq
 enum tcp_flags : uint8_t { tcp_ack = 1, tcp_ece = 2, tcp_cwr = 4, tcp_fin = 8, tcp_dsack = 16 };
 // kind == rdma: an ACK (ack = next byte expected) or a NACK (go back to ack); neither: data at seq.
+enum host_bit : uint8_t { host_counted = 1, host_gso_cont = 2 };
 enum rdma_flags : uint8_t { rdma_ack = 1, rdma_nack = 2 };
 
 // kind == sctp: the chunks a packet carries. DATA: TSNs [seq, seq + ctl.sctp.chunks), payload bytes in all. SACK:
@@ -64,7 +65,10 @@ struct frame_fields {
     uint32_t payload = 0;   // application bytes carried
     uint16_t ingress = 0xffff;   // inside a switch: the port it arrived on (PAUSE/PFC accounting); else 0xffff
     uint8_t sack_blocks = 0;   // TCP ACK: SACK blocks carried (RFC 2018), each [ack + begin, ack + end)
-    uint8_t host_counted = 0;   // at its source host: counted below its socket (host_qdisc.h) until it transmits
+    // at its source host (host_bit): counted below its socket until it transmits (host_qdisc.h); continues the
+    // previous frame of its flow in one GSO segment, a Linux skb the NIC segments, so that the host's qdisc and
+    // NIC ring move the segment's frames together (TCP sets it)
+    uint8_t host_bits = 0;
     // bookkeeping of the block that holds the frame (in the first 64 bytes with the wire fields: a queue's
     // enqueue and dequeue touch one cache line of a frame)
     struct frame* next = nullptr;   // intrusive link: pool free list, FIFO queues

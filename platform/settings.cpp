@@ -24,6 +24,7 @@ const std::vector<host_profile_entry>& host_profiles() {
           {"rack_tlp", "false"},
           {"delayed_ack", "false"},
           {"abc", "false"},
+          {"gso_max_kb", "0"},
           {"cwnd_validation", "false"},
           {"host_qdisc", "fifo"},
           {"small_queues", "false"},
@@ -40,6 +41,7 @@ const std::vector<host_profile_entry>& host_profiles() {
           {"rack_tlp", "true"},
           {"delayed_ack", "true"},
           {"abc", "true"},
+          {"gso_max_kb", "64"},
           {"cwnd_validation", "true"},
           {"host_qdisc", "fq"},
           {"small_queues", "true"},
@@ -182,6 +184,11 @@ std::vector<std::string> declare_host(param_table& t, tcp_settings& s) {
                "byte counting (RFC 3465, as Linux): slow start grows by the bytes each ACK acknowledges, congestion "
                "avoidance by one segment per window acknowledged (delayed ACKs grow it as fast as ACKs per segment)");
     profiled("tcp_abc");
+    t.add_kb("gso_max_kb", &c.gso_max_bytes, 0, 64,
+             "GSO/TSO: TCP hands its host new data in segments of up to this much payload, sized as Linux's "
+             "tcp_tso_autosize (about 1 ms at the pacing rate, the whole size below 512 us of minimum RTT, at least 2 "
+             "SMSS), and the NIC sends each segment's frames back to back; 0: a frame at a time");
+    profiled("tcp_gso_max_kb");
     t.add_time("jitter_ns", &c.jitter_ps, 0, 1e6, "ns",
                "random delay in [0, jitter] before each segment reaches its NIC (breaks the lockstep of identical "
                "senders)");
@@ -228,7 +235,8 @@ tcp_settings resolve(const tcp_settings& s) {
     tcp_settings r = s;
     param_table t;
     declare_host(t, r);
-    const bool rack_tlp_given = t.given("rack_tlp"), pacing_given = t.given("pacing");
+    const bool rack_tlp_given = t.given("rack_tlp"), pacing_given = t.given("pacing"),
+               gso_given = t.given("gso_max_kb");
     for (const auto& [name, value] : host_profile(s.host_profile).values) {
         const auto p =
             std::find_if(t.params().begin(), t.params().end(), [&](const auto& q) { return q.name == name; });
@@ -238,7 +246,7 @@ tcp_settings resolve(const tcp_settings& s) {
             t.set(name, value);
     }
     // a profile's value gives way to a setting given that excludes it (sack = false: no RACK-TLP; host_qdisc =
-    // fifo: no pacing)
+    // fifo: no pacing; jitter_ns > 0: no GSO)
     if (!rack_tlp_given && !r.tcp.sack)
         r.tcp.rack_tlp = false;
     if (r.tcp.rack_tlp && !r.tcp.sack)
@@ -248,6 +256,15 @@ tcp_settings resolve(const tcp_settings& s) {
     if (r.egress.pacing && !r.egress.fq())
         throw config_error("pacing = true needs host_qdisc = fq (fq holds paced frames; Linux's TCP paces by "
                            "itself only for BBR)");
+    if (!gso_given && r.tcp.jitter_ps)
+        r.tcp.gso_max_bytes = 0;
+    if (r.tcp.gso_max_bytes && r.tcp.jitter_ps)
+        throw config_error("gso_max_kb > 0 cannot go with jitter_ns > 0 (the jitter delays each frame alone, and a GSO "
+                           "segment's frames leave together): set one of them to 0");
+    if (r.tcp.gso_max_bytes && r.tcp.gso_max_bytes < 2 * uint64_t{r.tcp.mss})
+        throw config_error("gso_max_kb = " + std::to_string(r.tcp.gso_max_bytes) +
+                           " B: allowed values are 0 (no GSO) or at least 2 segments (" +
+                           std::to_string(2 * r.tcp.mss) + " B)");
     if (r.tcp.timestamps)
         r.tcp.mss -= tcp_config::timestamp_option_bytes;   // the frame stays 1500 bytes, as Linux does
     return r;
@@ -280,6 +297,7 @@ void report_host(result& r, const tcp_settings& s) {
         case param_table::kind::flag: r.set(key, p.flag_value()); break;
         case param_table::kind::integer: r.set(key, p.int_value()); break;
         case param_table::kind::choice: r.set(key, p.choice_value()); break;
+        case param_table::kind::real: r.set(key, p.real_value()); break;
         default: throw model_error("report_host: profiled setting '" + p.name + "' of an unreported kind");
         }
     }

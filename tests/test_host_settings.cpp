@@ -71,7 +71,7 @@ TEST(HostSettings, EachProfileIsAListOfValuesForEveryProfiledSetting) {
     for (const auto& p : t.params())
         if (p.is_set)
             profiled.insert(p.name);
-    EXPECT_EQ(profiled.size(), 15u);
+    EXPECT_EQ(profiled.size(), 16u);
     for (const auto& p : host_profiles()) {
         std::set<std::string> named;
         for (const auto& v : p.values)
@@ -106,6 +106,12 @@ TEST(HostSettings, EachProfileIsAListOfValuesForEveryProfiledSetting) {
     t.set("rack_tlp", "profile");   // back to the profile's value
     EXPECT_EQ(t.value_text("rack_tlp"), "profile");
     EXPECT_NO_THROW(make_tcp_config(s));
+    // the profile's 64 KB GSO gives way to a jitter (each frame delayed alone); GSO given with it is refused
+    EXPECT_EQ(make_tcp_config(s).gso_max_bytes, 65536u);
+    t.set("jitter_ns", "100");
+    EXPECT_EQ(make_tcp_config(s).gso_max_bytes, 0u);
+    t.set("gso_max_kb", "16");
+    EXPECT_THROW(make_tcp_config(s), config_error);
 }
 
 TEST(HostSettings, TheReportSaysWhatTheProfileDecided) {

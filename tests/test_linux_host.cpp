@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Linux-like host against hand-computed values: RACK (RFC 8985 section 6), the tail loss probe (section 7,
 // Linux's timer), CUBIC (RFC 9438), D-SACK and quick-ACK at the receiver, cwnd validation (Linux
-// tcp_is_cwnd_limited), and the host egress below TCP: fq's round robin by quantum, TCP small queues.
+// tcp_is_cwnd_limited), and the host egress below TCP: fq's round robin by quantum, TCP small queues, GSO segments
+// (tcp_tso_autosize, one skb through the small queue, fq and the NIC ring, one paced departure per skb).
 #include "platform/network.h"
 #include "testing.h"
 #include "traffic/tcp/cubic.h"
@@ -89,11 +90,12 @@ struct recorder final : public flow_endpoint {
         acks.push_back(f->ack);
         times.push_back(now);
         named.push_back(f->endpoint);
+        bits.push_back(f->host_bits);
         pool.release(f);
     }
     frame_pool& pool;
     std::vector<uint32_t> order;
-    std::vector<uint8_t> flags;
+    std::vector<uint8_t> flags, bits;
     std::vector<uint64_t> seqs, acks, times;
     std::vector<const flow_endpoint*> named;   // the endpoint each frame named (frame::endpoint)
 };
@@ -620,4 +622,78 @@ TEST(Fq, TwoSocketsTakeTurnsByQuantum) {
         }
     b.ctx.run_until(1 * ms);
     EXPECT_EQ(seen.order, (std::vector<uint32_t>{1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2}));
+}
+
+TEST(Gso, TsoAutosizeByHand) {
+    constexpr uint64_t gso = 65536;
+    // 10 Gb/s, min RTT 10 us: 1.25e9 B/s >> 10 = 1,220,703 B plus 64 KB >> (10 >> 9 = 0), capped at 64 KB: 44 SMSS
+    EXPECT_EQ(tso_autosize_segments(10000000000ull, 10 * us, gso, mss), 44u);
+    // 100 Mb/s, min RTT 2 ms: 12,500,000 >> 10 = 12,207 B plus 65,536 >> (2000 >> 9 = 3) = 8,192 B: 20,399 B = 13 SMSS
+    EXPECT_EQ(tso_autosize_segments(100000000ull, 2 * ms, gso, mss), 13u);
+    // 100 Mb/s, min RTT 1 ms: 12,207 + 65,536 >> 1 = 44,975 B = 30 SMSS
+    EXPECT_EQ(tso_autosize_segments(100000000ull, 1 * ms, gso, mss), 30u);
+    // 1 Mb/s, 100 ms: 122 B and 64 KB >> 195 = 0: the floor of 2 segments (tcp_min_tso_segs)
+    EXPECT_EQ(tso_autosize_segments(1000000ull, 100 * ms, gso, mss), 2u);
+    // no pacing rate or no RTT sample yet: the whole 64 KB
+    EXPECT_EQ(tso_autosize_segments(0, 10 * us, gso, mss), 44u);
+    EXPECT_EQ(tso_autosize_segments(10000000000ull, UINT64_MAX, gso, mss), 44u);
+}
+
+TEST(Gso, ASegmentPassesTheSmallQueueWholeAndLeavesBackToBack) {
+    // fq with small queues capped at 2 frames (3000 B), IW 44, 44 SMSS written at t = 0 (no ACKs: the receiver
+    // only records). With GSO of 64 KB the window goes as one 44-frame skb: the small queue is checked per skb, so
+    // all of it goes below TCP at once, and the NIC takes it whole (the ring holds 3000 B) and sends it back to back,
+    // one 1500-byte frame per 12 us at 1 Gb/s; every frame but the first carries the continuation bit. Without GSO
+    // the small queue lets 4 frames down: the one on the wire, then one more while at most 3000 B wait below TCP
+    // (0, 1500 and 3000 B before each send).
+    for (const uint64_t gso : {uint64_t{65536}, uint64_t{0}}) {
+        host_egress_config e;
+        e.qdisc = host_egress_config::qdisc_kind::fq;
+        e.small_queues = true;
+        e.tsq_max_bytes = 3000;
+        bench b(1 * us, e);
+        b.cfg.init_cwnd = 44;
+        b.cfg.gso_max_bytes = gso;
+        tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
+        recorder seen(b.net.stack(0), {0});
+        s.write(44 * mss);
+        EXPECT_EQ(s.snd_nxt(), (gso ? 44 : 4) * mss) << gso;
+        if (!gso)
+            continue;
+        b.ctx.run_until(1 * ms);
+        ASSERT_EQ(seen.times.size(), 44u);
+        for (size_t i = 0; i < 44; ++i) {
+            EXPECT_EQ(seen.seqs[i], i * mss);
+            EXPECT_EQ((seen.bits[i] & host_gso_cont) != 0, i > 0) << i;
+            if (i > 0) {
+                EXPECT_EQ(seen.times[i] - seen.times[i - 1], 12 * us) << i;
+            }
+        }
+    }
+}
+
+TEST(Gso, APacedSkbLeavesAtOneDepartureTime) {
+    // fq pacing at 250 Mb/s on a 1 Gb/s link, every segment paced: two skbs of 4 frames (1460 B payload) queued at
+    // t = 0. The first leaves at once, its frames back to back (12 us apart); the pacing schedule moves on by the
+    // skb's payload at the pacing rate, 4 x 1460 x 8 / 250e6 = 186.88 us, when the second skb leaves whole.
+    host_egress_config e;
+    e.qdisc = host_egress_config::qdisc_kind::fq;
+    e.pacing = true;
+    e.unpaced_segments = 0;
+    bench b(1 * us, e);
+    recorder seen(b.net.stack(0), {1});
+    b.net.nic(1).set_pacing_rate(1, 250000000ull);
+    frame_pool& pool = b.net.pool();
+    for (int i = 0; i < 8; ++i) {
+        frame* f = data_frame(pool, 1, static_cast<uint64_t>(i) * mss, mss);
+        f->src = 1;
+        f->dst = 0;
+        f->host_bits = i % 4 ? host_gso_cont : 0;
+        b.net.nic(1).send(f);
+    }
+    b.ctx.run_until(1 * ms);
+    ASSERT_EQ(seen.times.size(), 8u);
+    for (size_t i : {1, 2, 3, 5, 6, 7})
+        EXPECT_EQ(seen.times[i] - seen.times[i - 1], 12 * us) << i;
+    EXPECT_EQ(seen.times[4] - seen.times[0], 186880000u);
 }

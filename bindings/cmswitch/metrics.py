@@ -28,7 +28,7 @@ MEANINGS: List[Tuple[str, str]] = [
      r"flow_sizes|baseline|sctp_cc)",
      "the config's field of that name, as run"),
     (r"host_(profile|qdisc|pacing|small_queues)", r"the hosts' \1 (host_profile and what it decided)"),
-    (r"tcp_(init_cwnd|sack|dsack|rack_tlp|timestamps|delayed_ack|quickacks|cwnd_validation|abc|rto_rule|ecn_reduction|hystart)",
+    (r"tcp_(init_cwnd|sack|dsack|rack_tlp|timestamps|delayed_ack|quickacks|cwnd_validation|abc|rto_rule|ecn_reduction|hystart|gso_max_kb)",
      r"the TCP hosts' \1 setting, as the host profile decided it"),
     (r"flow_size_mean_bytes", "mean of the flow-size distribution (bytes)"),
     (r"offered_load_measured", "payload the completed Poisson flows carried over the measured time, as a share of "

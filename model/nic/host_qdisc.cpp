@@ -32,6 +32,8 @@ void host_qdisc::reset() {
     m_throttled.clear();
     m_wakeup_at = UINT64_MAX;
     m_frames = m_bytes = 0;
+    m_gso_slot = m_dequeued_slot = none;
+    m_gso_bytes = 0;
     m_below = m_below_max = m_socket_below_max = 0;
     m_excess_max = INT64_MIN;
     m_filling = false;
@@ -152,9 +154,16 @@ void host_qdisc::set_pacing_rate(uint32_t flow, uint64_t bps) {
 void host_qdisc::enqueue(frame* f, uint64_t now) {
     const uint32_t slot = slot_of(f->flow);
     socket& k = m_sockets[slot];
-    f->host_counted = 1;
+    f->host_bits |= host_counted;
     k.below += f->bytes;
-    k.frame_max = std::max(k.frame_max, f->bytes);
+    // the rest of the GSO segment begun last
+    const bool gso_rest = (f->host_bits & host_gso_cont) && slot == m_gso_slot;
+    if (!gso_rest) {
+        m_gso_slot = slot;
+        m_gso_bytes = 0;
+    }
+    m_gso_bytes += f->bytes;
+    k.frame_max = std::max(k.frame_max, m_gso_bytes);
     m_socket_below_max = std::max(m_socket_below_max, k.below);
     if (f->payload > 0 && m_cfg.small_queues) {
         const uint64_t limit = limit_of(k);
@@ -175,20 +184,35 @@ void host_qdisc::enqueue(frame* f, uint64_t now) {
     }
     k.queue = static_cast<uint8_t>(m_owner->ring_queue_of(f->prio));
     uint64_t departure = now;
-    if (m_cfg.pacing && f->payload > 0) {   // Linux's TCP earliest-departure-time stamp
-        const uint64_t prior = k.wstamp_ps;
-        k.wstamp_ps = std::max(k.wstamp_ps, now);
-        departure = k.wstamp_ps;
+    if (m_cfg.pacing && f->payload > 0) {   // Linux's TCP earliest-departure-time stamp, per GSO segment
+        uint64_t credit = 0;   // time the socket lost idle
+        if (gso_rest) {
+            departure = m_gso_departure;
+            credit = m_gso_credit;
+        } else {
+            const uint64_t prior = k.wstamp_ps;
+            k.wstamp_ps = std::max(k.wstamp_ps, now);
+            departure = m_gso_departure = k.wstamp_ps;
+            credit = k.wstamp_ps - prior;
+        }
         if (k.pacing_bps > 0 && k.data_sent >= m_cfg.unpaced_segments) {
             uint64_t gap = mul_div(f->payload, 8000000000000ull, k.pacing_bps);
-            gap -= std::min(gap / 2, k.wstamp_ps - prior);   // time lost while the socket was idle, up to half
+            const uint64_t lost = std::min(gap / 2, credit);   // up to half the segment's time
+            gap -= lost;
+            credit -= lost;
             k.wstamp_ps += gap;
         }
+        m_gso_credit = credit;
         ++k.data_sent;
     }
     f->enq_ps = departure;   // (the NIC queue overwrites it when the frame gets there)
     if (f->kind == frame_kind::tcp && f->payload > 0 && departure > f->ts_ps)
         f->ts_ps = departure;   // Linux's TCP timestamp is the departure time it stamps (TSval, RTT samples)
+    if (gso_rest && k.q.frames == 0) {   // its segment's first frames are in the ring already: it follows them
+        k.credit -= f->bytes;
+        hand_to_ring(f, now);
+        return;
+    }
     k.q.push(f);
     ++m_frames;
     m_bytes += f->bytes;
@@ -207,7 +231,7 @@ void host_qdisc::hand_to_ring(frame* f, uint64_t now) {
 }
 
 void host_qdisc::forget(const frame& f) {
-    if (!f.host_counted)
+    if (!(f.host_bits & host_counted))
         return;
     const uint32_t s = find(f.flow);
     m_sockets[s].below -= f.bytes;
@@ -215,7 +239,7 @@ void host_qdisc::forget(const frame& f) {
 }
 
 void host_qdisc::on_tx_start(const frame& f, uint64_t now) {
-    if (f.host_counted) {
+    if (f.host_bits & host_counted) {
         const uint32_t slot = find(f.flow);
         socket& k = m_sockets[slot];
         k.below -= f.bytes;
@@ -270,6 +294,19 @@ void host_qdisc::release_throttled(uint64_t now) {
 // Linux fq_dequeue for one NIC queue: new sockets before old ones; a socket out of credit gets a quantum and goes
 // to the end of the old list; a socket whose head frame is not due waits in the throttled heap; an empty socket
 // leaves (through the old list once if it was new and old sockets wait, so that new ones cannot starve them).
+frame* host_qdisc::take_gso_rest(uint32_t slot) {
+    socket& k = m_sockets[slot];
+    frame* f = k.q.head;
+    if (!f || !(f->host_bits & host_gso_cont))
+        return nullptr;
+    k.q.pop();
+    --m_frames;
+    --m_queue_frames[k.queue];
+    m_bytes -= f->bytes;
+    k.credit -= f->bytes;
+    return f;
+}
+
 frame* host_qdisc::fq_dequeue(int queue, uint64_t now) {
     fq_lists& l = m_lists[queue];
     for (;;) {
@@ -311,6 +348,7 @@ frame* host_qdisc::fq_dequeue(int queue, uint64_t now) {
             continue;
         }
         k.q.pop();
+        m_dequeued_slot = slot;
         // The socket's next frame, cold since it was queued (its line is read when the socket's turn comes back,
         // a frame time or more from now: time enough for the fetch, and a large network's traffic in between
         // is a fraction of the L2)
@@ -338,8 +376,13 @@ void host_qdisc::fill(uint64_t now) {
                 frame* f = fq_dequeue(q, now);
                 if (!f)
                     break;
+                const uint32_t slot = m_dequeued_slot;
                 hand_to_ring(f, now);
                 moved = true;
+                // the rest of its GSO segment goes with it, whatever the ring holds (Linux hands the NIC whole
+                // skbs); frames of it TCP has not sent yet follow on their own (enqueue)
+                while (frame* g = take_gso_rest(slot))
+                    hand_to_ring(g, now);
             }
             if (m_queue_frames[q] == 0)
                 m_backlog &= static_cast<uint8_t>(~(1u << q));

@@ -158,7 +158,8 @@ private:
     void grow_index();
     uint64_t limit_of(const socket& s) const;
     void push_tail(int queue, uint32_t slot, place list);
-    frame* fq_dequeue(int queue, uint64_t now);
+    frame* fq_dequeue(int queue, uint64_t now);   // (sets m_dequeued_slot)
+    frame* take_gso_rest(uint32_t slot);   // the socket's next frame if it continues a GSO segment
     void release_throttled(uint64_t now);
     void fill(uint64_t now);
     void hand_to_ring(frame* f, uint64_t now);
@@ -192,6 +193,11 @@ private:
     std::vector<index_entry> m_index;
     fq_lists m_lists[num_priorities];
     std::vector<std::pair<uint64_t, uint32_t>> m_throttled;   // min-heap of (departure time, slot)
+    // GSO: the socket whose segment came last, its bytes so far, its departure and the idle credit it has left;
+    // the socket fq_dequeue took a frame from
+    uint32_t m_gso_slot = none, m_dequeued_slot = none;
+    uint32_t m_gso_bytes = 0;
+    uint64_t m_gso_departure = 0, m_gso_credit = 0;
 };
 
 }   // namespace cmswitch

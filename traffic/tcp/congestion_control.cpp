@@ -91,6 +91,7 @@ std::unique_ptr<tcp_congestion_control> make_congestion_control(const tcp_config
     std::unique_ptr<tcp_congestion_control> cc = find_congestion_control(cfg.transport).make(cfg);
     cc->set_mss(cfg.mss);
     cc->set_byte_counting(cfg.abc);
+    cc->set_gso_max_bytes(static_cast<uint32_t>(cfg.gso_max_bytes));
     return cc;
 }
 

@@ -71,6 +71,10 @@ struct tcp_config {
     // with delayed_ack: the first segments of a connection, and those after out-of-order data, are ACKed at once
     // (Linux quick-ACK mode, TCP_MAX_QUICKACKS)
     uint32_t quickacks = 0;
+    // GSO/TSO (Linux tcp_tso_autosize): new data leaves TCP in segments (skbs) of up to gso_max_bytes of payload,
+    // sized to about 1 ms at the pacing rate plus gso_max_bytes >> (min_rtt / 512 us), at least 2 SMSS, and at
+    // most the window's room; the NIC sends a segment's frames back to back. 0: every frame its own segment.
+    uint64_t gso_max_bytes = 0;
     uint64_t jitter_ps = 0;   // random delay in [0, jitter] before each segment reaches the NIC
     // Which segments the jitter delays: all of them, or only those sent from the window (new data, timeout
     // retransmissions), not those sent in direct response to a duplicate or partial ACK -- the semantics of

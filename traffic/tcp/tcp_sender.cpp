@@ -73,7 +73,20 @@ void tcp_sender::on_frame(frame* f, uint64_t now) {
         update_pacing_rate();
 }
 
+uint32_t tso_autosize_segments(uint64_t pacing_bps, uint64_t min_rtt_ps, uint64_t gso_max_bytes, uint32_t mss) {
+    uint64_t bytes = gso_max_bytes;
+    if (pacing_bps > 0 && min_rtt_ps != UINT64_MAX) {
+        bytes = (pacing_bps / 8) >> 10;   // sk_pacing_rate >> sk_pacing_shift
+        const uint64_t r = (min_rtt_ps / 1000000) >> 9;   // tcp_min_rtt >> tcp_tso_rtt_log
+        if (r < 32)
+            bytes += gso_max_bytes >> r;
+        bytes = std::min<uint64_t>(bytes, gso_max_bytes);
+    }
+    return std::max<uint32_t>(static_cast<uint32_t>(bytes / mss), 2);
+}
+
 void tcp_sender::rtt_sample(uint64_t r) {
+    m_min_rtt = std::min(m_min_rtt, r);
     const double rto = m_rtt.sample(static_cast<double>(r));   // SRTT + 4 RTTVAR, rounded up as Linux's jiffies
     if (m_cfg.rto_rule == tcp_config::rto_rule_t::linux_tcp) {   // SRTT + max(4 RTTVAR, min_rto)
         const double srtt = m_rtt.srtt(), min_rto = static_cast<double>(m_cfg.min_rto_ps);
@@ -187,7 +200,9 @@ void tcp_sender::restart_after_idle(uint64_t now) {
 bool tcp_sender::host_takes(uint64_t len, bool retransmission) {
     host_nic& nic = m_host.nic();
     // Linux sends whatever the small queue holds when at most one segment is unacknowledged
-    const bool exempt = m_host_shaped && m_high_tx - m_snd_una <= m_cfg.mss;
+    // (and the rest of a GSO segment goes with its first frame: Linux checks the small queue per skb)
+    const bool exempt = m_host_shaped && (m_high_tx - m_snd_una <= m_cfg.mss ||
+                                          (!retransmission && continues_gso(m_high_tx, len, now_ps())));
     if (nic.room(m_flow, retransmission, exempt) >= len + m_cfg.header_bytes)
         return true;
     nic.want_room(m_flow);
@@ -223,7 +238,19 @@ void tcp_sender::update_pacing_rate() {
 }
 
 void tcp_sender::send_segment(uint64_t seq, uint32_t len, uint64_t now, bool direct) {
-    const segment seg{seq, len, m_send_cwr, now};
+    bool gso_cont = false;
+    if (m_cfg.gso_max_bytes) {
+        gso_cont = continues_gso(seq, len, now);
+        if (!gso_cont) {   // a new GSO segment (or a retransmission, alone in its own)
+            const uint64_t segs = tso_autosize_segments(m_pacing_bps, m_min_rtt, m_cfg.gso_max_bytes, m_cfg.mss);
+            m_gso_goal = seq == m_high_tx ? segs * m_cfg.mss : 0;
+            m_gso_bytes = 0;
+            m_gso_time = now;
+        }
+        m_gso_bytes += len;
+        m_gso_end = seq + len;
+    }
+    const segment seg{seq, len, m_send_cwr, now, gso_cont};
     m_send_cwr = false;
     m_last_send_ps = now;
     m_sent_any = true;
@@ -267,6 +294,7 @@ void tcp_sender::to_nic(const segment& seg) {
     f->prio = m_cfg.prio;
     f->ecn = m_ecn_codepoint;
     f->flags = seg.cwr ? tcp_cwr : 0;
+    f->host_bits = seg.gso_cont ? host_gso_cont : 0;
     f->ts_ps = seg.t_ps;
     f->created_ps = seg.t_ps;
     m_host.name_peer(f, m_peer_ep);

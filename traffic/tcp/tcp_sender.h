@@ -40,6 +40,11 @@ namespace cmswitch {
 enum class tcp_event : uint8_t { timeout, fast_retransmit, recovery_exit, limited_transmit, ack, loss_probe };
 const char* tcp_event_name(tcp_event e);
 
+// Linux tcp_tso_autosize: the payload of one GSO segment, in whole SMSS: (pacing rate >> 10 in bytes/s) +
+// (gso_max_bytes >> (min_rtt in us >> 9)), at most gso_max_bytes, at least 2 SMSS (tcp_min_tso_segs). Without a
+// pacing rate or an RTT sample yet (Linux: an unlimited initial pacing rate), gso_max_bytes.
+uint32_t tso_autosize_segments(uint64_t pacing_bps, uint64_t min_rtt_ps, uint64_t gso_max_bytes, uint32_t mss);
+
 class tcp_sender;
 class tcp_observer {
 public:
@@ -104,6 +109,7 @@ public:
 
     // RFC 6298 estimator step, exposed for tests: a new RTT sample r (ps).
     void rtt_sample(uint64_t r);
+    uint64_t min_rtt_ps() const { return m_min_rtt; }   // UINT64_MAX: no sample yet
 
 private:
     friend class tcp_loss_recovery;
@@ -133,7 +139,14 @@ private:
         uint32_t len;
         bool cwr;
         uint64_t t_ps;   // when TCP sent it (the frame's timestamp)
+        bool gso_cont;   // continues the previous frame's GSO segment (frame::gso_cont)
     };
+    // GSO: whether new data [seq, seq + len) sent now goes in the GSO segment begun last (same send, contiguous,
+    // within its size), and the size of a new one
+    bool continues_gso(uint64_t seq, uint64_t len, uint64_t now) const {
+        return m_cfg.gso_max_bytes && seq == m_gso_end && seq == m_high_tx && now == m_gso_time &&
+               m_gso_bytes + len <= m_gso_goal;
+    }
     void to_nic(const segment& s);
     void arm_rto(uint64_t now);
     void set_timer(timer_kind kind, uint64_t deadline);
@@ -184,6 +197,9 @@ private:
     uint64_t m_rtt_seq = 0, m_rtt_start = 0;
     rtt_estimator m_rtt;
     uint64_t m_rto;
+    uint64_t m_min_rtt = UINT64_MAX;   // the least RTT sample (Linux tcp_min_rtt)
+    // the GSO segment being built: its end, payload so far, size, and the time it was begun
+    uint64_t m_gso_end = 0, m_gso_bytes = 0, m_gso_goal = 0, m_gso_time = 0;
     // Lazy RTO timer: the deadline moves without rescheduling while a timer entry at or before it is pending; a
     // deadline earlier than the pending entry schedules a new entry (generation in the tag; stale ones do nothing).
     bool m_rto_armed = false, m_rto_entry_pending = false;
