@@ -28,6 +28,10 @@ const std::vector<host_profile_entry>& host_profiles() {
           {"cwnd_validation", "false"},
           {"host_qdisc", "fifo"},
           {"small_queues", "false"},
+          {"bql", "false"},
+          {"nic_ring_kb", "3"},
+          {"tx_coalesce_us", "16"},
+          {"tx_coalesce_frames", "32"},
           {"pacing", "false"}}},
         {"linux",
          {{"rto_rule", "linux"},
@@ -45,6 +49,10 @@ const std::vector<host_profile_entry>& host_profiles() {
           {"cwnd_validation", "true"},
           {"host_qdisc", "fq"},
           {"small_queues", "true"},
+          {"bql", "true"},
+          {"nic_ring_kb", "3"},
+          {"tx_coalesce_us", "16"},
+          {"tx_coalesce_frames", "32"},
           {"pacing", "true"}}},
     };
     return all;
@@ -217,8 +225,24 @@ void declare_egress(param_table& t, host_egress_config& e, profile_marker& profi
                "departure times; the first 10 segments unpaced)");
     profiled("host_pacing");
     t.add_kb("nic_ring_kb", &e.ring_bytes, 0.001, 1 << 20,
-             "with fq: bytes per NIC queue handed over by the qdisc and not yet transmitting (two frames by "
-             "default: the model's completions come at once, so the NIC needs only the next frame)");
+             "with fq and no BQL: bytes per NIC queue handed over by the qdisc and not yet transmitting (two frames "
+             "by default: without BQL a frame's completion is the start of its transmission, so the NIC needs only "
+             "the next frame)");
+    profiled("host_nic_ring_kb");
+    t.add_flag("bql", &e.bql,
+               "with fq: byte queue limits (Linux BQL): the bytes per NIC queue handed over and not yet completed "
+               "are held to a limit that grows when the NIC starves between completions and shrinks by the slack "
+               "seen over a second, as dynamic_queue_limits.c; frames complete at the NIC's transmit interrupt "
+               "(tx_coalesce_us, tx_coalesce_frames) and free their small-queue bytes then");
+    profiled("host_bql");
+    t.add_time("tx_coalesce_us", &e.tx_coalesce_ps, 0, 10000, "us",
+               "with bql: the transmit interrupt comes this long after the end of the first frame sent since the "
+               "previous one (ethtool tx-usecs; mlx5 16); 0: at the end of every frame");
+    profiled("host_tx_coalesce_us");
+    t.add_count("tx_coalesce_frames", &e.tx_coalesce_frames, 0, 1 << 16, "skbs",
+                "with bql: or once this many skbs (a GSO segment counts once) have been sent since the previous "
+                "interrupt (ethtool tx-frames; mlx5 32); 0: no count");
+    profiled("host_tx_coalesce_frames");
     t.add_time("tsq_us", &e.tsq_ps, 0.001, 1e6, "us",
                "small-queue limit: this much time at the socket's pacing rate (Linux: 2^-10 s)");
     t.add_kb("tsq_max_kb", &e.tsq_max_bytes, 1, 1 << 20,
@@ -236,7 +260,8 @@ tcp_settings resolve(const tcp_settings& s) {
     param_table t;
     declare_host(t, r);
     const bool rack_tlp_given = t.given("rack_tlp"), pacing_given = t.given("pacing"),
-               gso_given = t.given("gso_max_kb");
+               gso_given = t.given("gso_max_kb"), bql_given = t.given("bql"), ring_given = t.given("nic_ring_kb"),
+               coalesce_us_given = t.given("tx_coalesce_us"), coalesce_frames_given = t.given("tx_coalesce_frames");
     for (const auto& [name, value] : host_profile(s.host_profile).values) {
         const auto p =
             std::find_if(t.params().begin(), t.params().end(), [&](const auto& q) { return q.name == name; });
@@ -256,6 +281,20 @@ tcp_settings resolve(const tcp_settings& s) {
     if (r.egress.pacing && !r.egress.fq())
         throw config_error("pacing = true needs host_qdisc = fq (fq holds paced frames; Linux's TCP paces by "
                            "itself only for BBR)");
+    if (!bql_given && (!r.egress.fq() || ring_given))
+        r.egress.bql = false;
+    if (r.egress.bql && !r.egress.fq())
+        throw config_error("bql = true needs host_qdisc = fq (the qdisc holds the frames the queue limit keeps "
+                           "out of the NIC; fifo hands every frame to the NIC at once)");
+    if (r.egress.bql && ring_given)
+        throw config_error("nic_ring_kb cannot go with bql = true (the queue limit sizes the NIC ring): give one "
+                           "of them");
+    for (const auto& [name, given] :
+         {std::pair{"tx_coalesce_us", coalesce_us_given}, std::pair{"tx_coalesce_frames", coalesce_frames_given}})
+        if (!r.egress.bql && given)
+            throw config_error(std::string(name) +
+                               " needs bql = true (transmit completions are modelled with byte queue limits; "
+                               "without them a frame completes as it starts)");
     if (!gso_given && r.tcp.jitter_ps)
         r.tcp.gso_max_bytes = 0;
     if (r.tcp.gso_max_bytes && r.tcp.jitter_ps)

@@ -8,8 +8,8 @@
 //           algorithm's own parameter block (declared by the algorithm, traffic/tcp/congestion_control.h), ecn,
 //           min_rto_ms, init_cwnd, limited_transmit, slow_start_after_idle, ssthresh_rule, sack, dsack,
 //           timestamps, rack_tlp, cwnd_validation, pacing ratios, rwnd_segments, delayed_ack, quickacks,
-//           jitter_ns, jitter_scope; and its egress below TCP (host_qdisc, small_queues, pacing, nic_ring_kb,
-//           fq quanta, small-queue limit). The settings marked "profile" take the host profile's value unless set.
+//           gso_max_kb, jitter_ns, jitter_scope; and its egress below TCP (host_qdisc, small_queues, pacing,
+//           nic_ring_kb, bql with tx_coalesce_us and tx_coalesce_frames, fq quanta, small-queue limit). The settings marked "profile" take the host profile's value unless set.
 //   buffer: the switch buffer and its class handling (scenario.h: declare_buffer)
 #ifndef CMSWITCH_PLATFORM_SETTINGS_H
 #define CMSWITCH_PLATFORM_SETTINGS_H
@@ -59,7 +59,6 @@ struct tcp_settings {
     tcp_config tcp;
     host_egress_config egress;
     std::array<bool, 32> given{};   // the profiled settings given, in declare_tcp's order
-    tcp_settings() { egress.ring_bytes = 3 * 1024; }   // two full frames (the struct's 3000 B), in KB
 };
 void declare_tcp(param_table& t, tcp_settings& s);
 // The tcp_config of the settings (the priority left at 0), profile values filled in.

@@ -58,7 +58,8 @@ TEST(HostSettings, UnitAdaptorsStoreTheModelsUnitAndReadBackTheUsers) {
     param_table td;
     declare_tcp(td, d);
     EXPECT_EQ(td.value_text("min_rto_ms"), "200");
-    EXPECT_EQ(td.value_text("nic_ring_kb"), "3");
+    EXPECT_EQ(td.value_text("nic_ring_kb"), "profile");   // 3 KB in both profiles
+    EXPECT_EQ(make_host_egress(d).ring_bytes, 3072u);
     EXPECT_EQ(td.value_text("tsq_max_kb"), "4096");
     EXPECT_EQ(td.value_text("pacing_ca_ratio"), "120");
 }
@@ -71,7 +72,7 @@ TEST(HostSettings, EachProfileIsAListOfValuesForEveryProfiledSetting) {
     for (const auto& p : t.params())
         if (p.is_set)
             profiled.insert(p.name);
-    EXPECT_EQ(profiled.size(), 16u);
+    EXPECT_EQ(profiled.size(), 20u);
     for (const auto& p : host_profiles()) {
         std::set<std::string> named;
         for (const auto& v : p.values)
@@ -91,7 +92,9 @@ TEST(HostSettings, EachProfileIsAListOfValuesForEveryProfiledSetting) {
     EXPECT_EQ(lx.quickacks, 16u);
     EXPECT_TRUE(lx.sack && lx.dsack && lx.timestamps && lx.rack_tlp && lx.delayed_ack && lx.abc);
     EXPECT_EQ(lx.mss, 1448u);   // 1500-byte frames beside the 12 timestamp option bytes
-    EXPECT_TRUE(le.fq() && le.pacing && le.small_queues);
+    EXPECT_TRUE(le.fq() && le.pacing && le.small_queues && le.bql);
+    EXPECT_EQ(le.tx_coalesce_ps, 16000000u);   // mlx5's TX moderation: 16 us, 32 completions
+    EXPECT_EQ(le.tx_coalesce_frames, 32u);
     // the unresolved settings keep their own values: resolving twice gives the same (the option is not taken twice)
     EXPECT_EQ(make_tcp_config(s).mss, 1448u);
     // a setting given wins over the profile; a profile's value gives way to a setting given that excludes it
@@ -112,6 +115,33 @@ TEST(HostSettings, EachProfileIsAListOfValuesForEveryProfiledSetting) {
     EXPECT_EQ(make_tcp_config(s).gso_max_bytes, 0u);
     t.set("gso_max_kb", "16");
     EXPECT_THROW(make_tcp_config(s), config_error);
+}
+
+TEST(HostSettings, ByteQueueLimitsNeedFqAndSizeTheRingThemselves) {
+    tcp_settings s;
+    param_table t;
+    declare_tcp(t, s);
+    t.set("host_profile", "linux");
+    EXPECT_TRUE(make_host_egress(s).bql);
+    // the profile's BQL gives way to a fifo qdisc or a ring size given; given with either, it is refused
+    t.set("host_qdisc", "fifo");
+    EXPECT_FALSE(make_host_egress(s).bql);
+    t.set("bql", "true");
+    EXPECT_THROW(make_host_egress(s), config_error);
+    t.set("host_qdisc", "profile");
+    EXPECT_TRUE(make_host_egress(s).bql);
+    t.set("nic_ring_kb", "64");
+    EXPECT_THROW(make_host_egress(s), config_error);
+    t.set("bql", "profile");
+    EXPECT_FALSE(make_host_egress(s).bql);
+    EXPECT_EQ(make_host_egress(s).ring_bytes, 65536u);
+    // interrupt coalescing is BQL's: given without it, refused
+    t.set("tx_coalesce_us", "8");
+    EXPECT_THROW(make_host_egress(s), config_error);
+    t.set("nic_ring_kb", "profile");
+    EXPECT_EQ(make_host_egress(s).tx_coalesce_ps, 8000000u);
+    t.set("host_profile", "ns2");
+    EXPECT_THROW(make_host_egress(s), config_error);
 }
 
 TEST(HostSettings, TheReportSaysWhatTheProfileDecided) {

@@ -697,3 +697,93 @@ TEST(Gso, APacedSkbLeavesAtOneDepartureTime) {
         EXPECT_EQ(seen.times[i] - seen.times[i - 1], 12 * us) << i;
     EXPECT_EQ(seen.times[4] - seen.times[0], 186880000u);
 }
+
+TEST(Dql, TheLimitGrowsWhenTheQueueStarvesAndShrinksByTheLowestSlackOncePerHold) {
+    dynamic_queue_limit d(100 * us);   // a hold time of 100 us (Linux: 1 s)
+    EXPECT_EQ(d.limit(), 0u);
+    // limit 0: one skb goes, then the queue stops
+    EXPECT_TRUE(d.open());
+    d.queued(1500, false);
+    EXPECT_FALSE(d.open());
+    // it completes and nothing is left: starved, over the limit by 1500. The limit grows by the bytes queued and
+    // completed since the last batch (1500 - 0) plus the last overshoot (0): 1500
+    d.completed(1500, 10 * us);
+    EXPECT_EQ(d.limit(), 1500u);
+    // two skbs (the second goes while 1500 <= 1500 are in flight), both complete: starved again, over by 1500;
+    // the limit grows by 4500 completed - 1500 queued at the last batch = 3000, to 4500
+    d.queued(1500, false);
+    EXPECT_TRUE(d.open());
+    d.queued(1500, false);
+    EXPECT_FALSE(d.open());
+    d.completed(3000, 20 * us);
+    EXPECT_EQ(d.limit(), 4500u);
+    // four skbs (6000 in flight, over by 1500), half complete; nothing was in flight at the last batch, so the
+    // limit stays; the overshoot (1500) and the last skb (1500) are kept
+    for (int i = 0; i < 4; ++i)
+        d.queued(1500, false);
+    d.completed(3000, 30 * us);
+    EXPECT_EQ(d.limit(), 4500u);
+    EXPECT_EQ(d.in_flight(), 3000u);
+    // busy throughout (3000 in flight, 1500 left after 1500 complete, not all of the last batch's 10500 done):
+    // slack = max(4500 + 1500 - 2 x 1500, 1500 - 1500) = 3000; before the hold time ends the limit stays
+    d.completed(1500, 40 * us);
+    EXPECT_EQ(d.limit(), 4500u);
+    // busy again (13500 queued, 10000 complete < 10500): slack = 4500 + 0 - 2 x 1000 = 2500, the lowest so far;
+    // 200 us is past the hold (100 us after the last growth at 20 us): the limit loses it, 4500 - 2500 = 2000
+    d.queued(1500, false);
+    d.queued(1500, false);
+    d.completed(1000, 200 * us);
+    EXPECT_EQ(d.limit(), 2000u);
+    EXPECT_EQ(d.max_limit_seen(), 4500u);
+    // a GSO segment's frames are one skb: its size is the last skb's (the slack's second term)
+    d.queued(1500, false);
+    d.queued(1500, true);
+    EXPECT_EQ(d.in_flight(), 3500u + 3000u);
+}
+
+TEST(Bql, TheLimitSettlesWithinTwiceTheBytesOfACompletionInterval) {
+    // fq with BQL, 1 Gb/s: 2500 UDP frames of 1500 B queued at t = 0 (30 ms of them). The NIC's completions come
+    // tx_coalesce after the end of the first frame since the last interrupt (frame count off). With the NIC busy,
+    // the frame on the wire at an interrupt ends at the next multiple of 12 us, so interrupts come 12 us x
+    // ceil(tx_coalesce / 12 us) apart: 60 us (5 frames, 7500 B) at 50 us, 204 us (17 frames, 25500 B) at 200 us.
+    // A limit below one interval's bytes starves the NIC before the interrupt and grows; the limit then stays
+    // (it shrinks by slack only once per second) between 1x and 2x of them, and the NIC never idles: the last
+    // frames arrive 12 us apart. Third case: a count of 8 skbs with the timer at 1 ms, so the count decides: an
+    // interrupt when the 9th frame starts completes 8 frames, 12000 B.
+    struct run {
+        uint64_t coalesce_ps;
+        uint32_t frames;
+        double interval_bytes;
+    };
+    for (const run c : {run{50 * us, 0, 7500}, run{200 * us, 0, 25500}, run{1 * ms, 8, 12000}}) {
+        host_egress_config e;
+        e.qdisc = host_egress_config::qdisc_kind::fq;
+        e.bql = true;
+        e.tx_coalesce_ps = c.coalesce_ps;
+        e.tx_coalesce_frames = c.frames;
+        e.fq_flow_limit = e.fq_limit = 10000;
+        bench b(1 * us, e);
+        recorder seen(b.net.stack(0), {1});
+        frame_pool& pool = b.net.pool();
+        for (int i = 0; i < 2500; ++i) {
+            frame* f = pool.acquire();
+            f->kind = frame_kind::udp;
+            f->flow = 1;
+            f->bytes = 1500;
+            f->src = 1;
+            f->dst = 0;
+            b.net.nic(1).send(f);
+        }
+        b.ctx.run_until(100 * ms);
+        ASSERT_EQ(seen.times.size(), 2500u);
+        const host_nic& nic = b.net.nic(1);
+        const auto limit = static_cast<double>(nic.qdisc().bql_limit(nic.egress().queue_of(0)));
+        EXPECT_GE(limit, c.interval_bytes) << c.coalesce_ps;
+        EXPECT_LE(limit, c.interval_bytes * 2) << c.coalesce_ps;
+        for (size_t i = 2000; i < 2500; ++i)
+            EXPECT_EQ(seen.times[i] - seen.times[i - 1], 12 * us) << i;
+        // everything completed: no bytes in flight, the small-queue count back at 0
+        EXPECT_EQ(nic.qdisc().below_bytes(1), 0u);
+        EXPECT_GT(nic.qdisc().tx_interrupts(), 2500 * 12 * us / (c.coalesce_ps + 12 * us) / 2);
+    }
+}

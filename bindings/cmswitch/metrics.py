@@ -27,7 +27,8 @@ MEANINGS: List[Tuple[str, str]] = [
     (r"(senders|load|link_gbps|buffer_kb|buffer_policy|min_rto_ms|transport|marking|cm|pause|uplinks|"
      r"flow_sizes|baseline|sctp_cc)",
      "the config's field of that name, as run"),
-    (r"host_(profile|qdisc|pacing|small_queues)", r"the hosts' \1 (host_profile and what it decided)"),
+    (r"host_(profile|qdisc|pacing|small_queues|bql|nic_ring_kb|tx_coalesce_us|tx_coalesce_frames)",
+     r"the hosts' \1 (host_profile and what it decided)"),
     (r"tcp_(init_cwnd|sack|dsack|rack_tlp|timestamps|delayed_ack|quickacks|cwnd_validation|abc|rto_rule|ecn_reduction|hystart|gso_max_kb)",
      r"the TCP hosts' \1 setting, as the host profile decided it"),
     (r"flow_size_mean_bytes", "mean of the flow-size distribution (bytes)"),
@@ -77,6 +78,7 @@ MEANINGS: List[Tuple[str, str]] = [
     (r"host_queue_max_kb", "the most any host held below TCP (qdisc and NIC queue, KB; 0 where the hosts do not "
      "account below TCP)"),
     (r"host_socket_queue_max_kb", "the most one socket held below TCP in any host (KB; 0 as host_queue_max_kb)"),
+    (r"host_bql_limit_max_kb", "the largest byte queue limit any host's NIC queue reached (BQL, KB; 0 without BQL)"),
     (r"small_queue_excess_max_bytes", "the most a socket went over its small-queue limit (TSQ; 0 without one)"),
     # PAUSE
     (r"pause_frames", "PAUSE/PFC frames the switches sent (XOFF and refreshes)"),

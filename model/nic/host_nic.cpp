@@ -129,6 +129,7 @@ void host_nic::on_event(uint32_t kind, uint32_t index, void* ptr) {
     }
     case ev_pause_expiry: m_port.on_pause_expiry(now_ps()); break;
     case ev_qdisc: m_qdisc.on_timer(now_ps()); break;
+    case ev_tx_interrupt: m_qdisc.on_tx_interrupt(now_ps()); break;
     default: static_cast<timer_client*>(ptr)->on_timer(index); break;
     }
 }

@@ -158,7 +158,13 @@ public:
     }
 
 private:
-    enum : uint32_t { ev_arrival = event_domain::frame_arrival_kind, ev_timer = 2, ev_pause_expiry = 3, ev_qdisc = 4 };
+    enum : uint32_t {
+        ev_arrival = event_domain::frame_arrival_kind,
+        ev_timer = 2,
+        ev_pause_expiry = 3,
+        ev_qdisc = 4,
+        ev_tx_interrupt = 5
+    };
     void receive(int, frame& f, sc_core::sc_time& delay);
     void on_event(uint32_t kind, uint32_t index, void* ptr) override;
     void transmit(frame* f, uint64_t now_ps) override { m_port.enqueue(f, now_ps); }
@@ -179,6 +185,11 @@ private:
     void qdisc_wakeup_at(uint64_t t_ps) override { m_events.schedule(t_ps, this, ev_qdisc, 0, nullptr); }
     void socket_writable(uint32_t flow, uint64_t now_ps) override { flow_writable(flow, now_ps); }
     void qdisc_drop(frame* f) override { drop(f, drop_reason::qdisc_limit); }
+    uint64_t tx_end_ps(const frame& f, uint64_t now_ps) override {
+        link_timing& l = m_port.link();
+        return l.rate_bps() ? now_ps + l.serialization_ps(f.bytes, now_ps) : now_ps;
+    }
+    void tx_interrupt_at(uint64_t t_ps) override { m_events.schedule(t_ps, this, ev_tx_interrupt, 0, nullptr); }
     // Into the NIC queue or the reaction point's limiter, or dropped at the NIC's limit (false).
     bool admit(frame* f, uint64_t now_ps, bool backpressured);
     void update_dequeue_listener();

@@ -37,6 +37,13 @@ void host_qdisc::reset() {
     m_below = m_below_max = m_socket_below_max = 0;
     m_excess_max = INT64_MIN;
     m_filling = false;
+    m_dql.assign(m_cfg.bql ? num_priorities : 0, dynamic_queue_limit{});
+    m_tx.clear();
+    m_tx_head = 0;
+    m_irq_at = UINT64_MAX;
+    m_tx_interrupts = 0;
+    m_skbs_done = 0;
+    m_skb_open = false;
 }
 
 // ------------------------------------------------------------------------------------------- socket index
@@ -227,7 +234,17 @@ void host_qdisc::enqueue(frame* f, uint64_t now) {
 }
 
 void host_qdisc::hand_to_ring(frame* f, uint64_t now) {
-    m_owner->to_ring(f, now);
+    if (!m_cfg.bql) {
+        m_owner->to_ring(f, now);
+        return;
+    }
+    // counted as queued before the NIC may start it (its start refills the ring against the limit), taken back
+    // if the NIC drops it
+    dynamic_queue_limit& dql = m_dql[static_cast<size_t>(m_owner->ring_queue_of(f->prio))];
+    const uint32_t bytes = f->bytes;
+    dql.queued(bytes, (f->host_bits & host_gso_cont) != 0);
+    if (!m_owner->to_ring(f, now))
+        dql.unqueue(bytes);
 }
 
 void host_qdisc::forget(const frame& f) {
@@ -242,21 +259,92 @@ void host_qdisc::on_tx_start(const frame& f, uint64_t now) {
     if (f.host_bits & host_counted) {
         const uint32_t slot = find(f.flow);
         socket& k = m_sockets[slot];
-        k.below -= f.bytes;
-        m_below -= f.bytes;
         if (f.payload > 0 && f.created_ps <= now) {
             const uint64_t wait = now - f.created_ps;
             k.data_frames++;
             k.wait_sum_ps += wait;
             k.wait_max_ps = std::max(k.wait_max_ps, wait);
         }
-        if (k.want_room && !over_limit(k.flow)) {
-            k.want_room = false;
-            m_owner->socket_writable(k.flow, now);   // (may queue more here: m_sockets may grow)
-        }
+        if (m_cfg.bql)
+            await_completion(f, slot, now);
+        else
+            free_bytes(slot, f.bytes, now);
     }
     if (m_cfg.fq())
         fill(now);
+}
+
+void host_qdisc::free_bytes(uint32_t slot, uint32_t bytes, uint64_t now) {
+    socket& k = m_sockets[slot];
+    k.below -= bytes;
+    m_below -= bytes;
+    if (k.want_room && !over_limit(k.flow)) {
+        k.want_room = false;
+        m_owner->socket_writable(k.flow, now);   // (may queue more here: m_sockets may grow)
+    }
+}
+
+// ------------------------------------------------------------------------------------- BQL completions
+
+void host_qdisc::await_completion(const frame& f, uint32_t slot, uint64_t now) {
+    // the skb before this one ended with the previous frame: one more completion entry for the frame count
+    const bool skb_start = !(f.host_bits & host_gso_cont);
+    if (skb_start && m_skb_open)
+        ++m_skbs_done;
+    m_skb_open = true;
+    const uint64_t end = m_owner->tx_end_ps(f, now);
+    m_tx.push_back(tx_entry{end, slot, f.bytes, static_cast<uint8_t>(m_owner->ring_queue_of(f.prio))});
+    uint64_t at = m_irq_at == UINT64_MAX ? end + m_cfg.tx_coalesce_ps : m_irq_at;
+    if (m_cfg.tx_coalesce_frames && m_skbs_done >= m_cfg.tx_coalesce_frames)
+        at = std::min(at, now);
+    if (at != m_irq_at) {
+        m_irq_at = at;
+        m_owner->tx_interrupt_at(at);
+    }
+}
+
+void host_qdisc::on_tx_interrupt(uint64_t now) {
+    if (now != m_irq_at)   // superseded by an earlier one, or from before a reset
+        return;
+    m_irq_at = UINT64_MAX;
+    m_skbs_done = 0;
+    ++m_tx_interrupts;
+    const size_t first = m_tx_head;
+    size_t stop = first;
+    uint64_t done[num_priorities] = {};
+    unsigned queues = 0;
+    for (; stop < m_tx.size() && m_tx[stop].end_ps <= now; ++stop) {
+        done[m_tx[stop].queue] += m_tx[stop].bytes;
+        queues |= 1u << m_tx[stop].queue;
+    }
+    m_tx_head = stop;
+    // the NAPI poll reports the batch to the queue limits, then the freed skbs wake their sockets (Linux's TSQ
+    // handler runs after the poll); a woken socket may send, and its frames may start and join m_tx
+    for (; queues; queues &= queues - 1) {
+        const int q = __builtin_ctz(queues);
+        m_dql[static_cast<size_t>(q)].completed(done[q], now);
+    }
+    for (size_t i = first; i < stop; ++i)
+        free_bytes(m_tx[i].slot, m_tx[i].bytes, now);
+    if (m_tx_head == m_tx.size()) {
+        m_tx.clear();
+        m_tx_head = 0;
+    } else if (m_tx_head > 256 && m_tx_head * 2 > m_tx.size()) {
+        m_tx.erase(m_tx.begin(), m_tx.begin() + static_cast<std::ptrdiff_t>(m_tx_head));
+        m_tx_head = 0;
+    }
+    if (m_tx_head < m_tx.size() && m_irq_at == UINT64_MAX) {   // a frame still transmitting starts the next
+        m_irq_at = std::max(now, m_tx[m_tx_head].end_ps + m_cfg.tx_coalesce_ps);
+        m_owner->tx_interrupt_at(m_irq_at);
+    }
+    fill(now);
+}
+
+uint64_t host_qdisc::bql_limit_max() const {
+    uint64_t m = 0;
+    for (const dynamic_queue_limit& d : m_dql)
+        m = std::max(m, d.max_limit_seen());
+    return m;
 }
 
 void host_qdisc::on_timer(uint64_t now) {
@@ -372,7 +460,7 @@ void host_qdisc::fill(uint64_t now) {
         for (unsigned pending = m_backlog; pending;) {   // the queues with frames, highest first
             const int q = 31 - __builtin_clz(pending);
             pending &= ~(1u << q);
-            while (m_owner->ring_queue_bytes(q) < m_cfg.ring_bytes) {
+            while (ring_open(q)) {
                 frame* f = fq_dequeue(q, now);
                 if (!f)
                     break;

@@ -7,7 +7,9 @@
 //    point's limiter) are counted from the transport's send to the start of their transmission (the model's TX
 //    completion), and a socket over its limit is told when it falls back under it;
 //  - the NIC ring: with fq, the NIC queue of a traffic class holds at most ring_bytes that the qdisc handed over,
-//    so that frames wait in per-socket queues, not in one FIFO.
+//    so that frames wait in per-socket queues, not in one FIFO; or, with BQL, the bytes handed over and not yet
+//    completed are held to a limit that adapts as Linux's dynamic queue limits do (dynamic_queue_limit.h), and
+//    transmit completions come in batches at the NIC's transmit interrupt (coalesced as a NIC's TX moderation).
 // Per socket it keeps what a report splits a flow completion time with: how long its data frames waited in the
 // host (from the transport's send to the start of transmission); per host, the most bytes below the transports
 // and below one socket.
@@ -16,6 +18,7 @@
 #define CMSWITCH_MODEL_NIC_HOST_QDISC_H
 
 #include "model/frame.h"
+#include "model/nic/dynamic_queue_limit.h"
 #include "model/port/egress_port.h"
 #include "model/types.h"
 
@@ -50,6 +53,15 @@ struct host_egress_config {
     bool small_queues = false;
     uint64_t tsq_ps = 976562500;   // 2^-10 s
     uint64_t tsq_max_bytes = 4u << 20;
+    // BQL, with fq: each NIC queue's bytes handed over and not yet completed are held to a dynamic queue limit in
+    // place of ring_bytes. A frame completes at the NIC's transmit interrupt: tx_coalesce_ps after the end of the
+    // first frame transmitted since the previous interrupt, or once tx_coalesce_frames skbs (a GSO segment counts
+    // once, as one completion entry) have been transmitted since it (0: no count); tx_coalesce_ps 0: at the end
+    // of each frame. mlx5's defaults are 16 us and 32. With BQL a socket's small queue frees a frame's bytes at
+    // its completion (Linux frees the skb then), not at the start of its transmission.
+    bool bql = false;
+    uint64_t tx_coalesce_ps = 16000000;
+    uint32_t tx_coalesce_frames = 32;
 
     bool fq() const { return qdisc == qdisc_kind::fq; }
     bool active() const { return fq() || small_queues; }   // anything beyond the plain FIFO path
@@ -77,6 +89,10 @@ public:
     virtual void socket_writable(uint32_t flow, uint64_t now_ps) = 0;
     // A frame the qdisc refused (fq limits): counted and released by the NIC.
     virtual void qdisc_drop(frame* f) = 0;
+    // BQL: when f, starting transmission now, has been transmitted (its last bit out).
+    virtual uint64_t tx_end_ps(const frame& f, uint64_t now_ps) = 0;
+    // BQL: calls host_qdisc::on_tx_interrupt at t_ps (>= now; a later call for an earlier time supersedes it).
+    virtual void tx_interrupt_at(uint64_t t_ps) = 0;
 
 protected:
     ~host_qdisc_owner() = default;
@@ -96,6 +112,13 @@ public:
     void forget(const frame& f);
     // The wake-up asked for with qdisc_wakeup_at.
     void on_timer(uint64_t now);
+    // BQL: the transmit interrupt asked for with tx_interrupt_at: the frames transmitted by now complete (the
+    // queue limits first, then the sockets' small queues, as Linux's NAPI poll and TSQ handler run).
+    void on_tx_interrupt(uint64_t now);
+    // BQL: the limit of NIC queue `queue` now, and the largest any of its queues had.
+    uint64_t bql_limit(int queue) const { return m_dql.empty() ? 0 : m_dql[static_cast<size_t>(queue)].limit(); }
+    uint64_t bql_limit_max() const;
+    uint64_t tx_interrupts() const { return m_tx_interrupts; }
 
     // Small queues: whether `flow`'s socket is over its limit (retransmission: twice the limit, as Linux).
     bool over_limit(uint32_t flow, bool retransmission = false) const;
@@ -163,6 +186,12 @@ private:
     void release_throttled(uint64_t now);
     void fill(uint64_t now);
     void hand_to_ring(frame* f, uint64_t now);
+    bool ring_open(int queue) const {
+        return m_cfg.bql ? m_dql[static_cast<size_t>(queue)].open()
+                         : m_owner->ring_queue_bytes(queue) < m_cfg.ring_bytes;
+    }
+    void free_bytes(uint32_t slot, uint32_t bytes, uint64_t now);   // below the socket no more: may wake it
+    void await_completion(const frame& f, uint32_t slot, uint64_t now);
 
     // (in the order a frame reads them: the configuration, the scalars and maxima every frame updates, the
     // sockets and their index, the lists; four lines of the object for a frame of one traffic class)
@@ -198,6 +227,21 @@ private:
     uint32_t m_gso_slot = none, m_dequeued_slot = none;
     uint32_t m_gso_bytes = 0;
     uint64_t m_gso_departure = 0, m_gso_credit = 0;
+    // BQL (cold unless on): a limit per NIC queue; the frames transmitting or transmitted and not yet completed,
+    // oldest first from m_tx_head; the pending interrupt; skbs transmitted since the last one
+    struct tx_entry {
+        uint64_t end_ps;
+        uint32_t slot;
+        uint32_t bytes;
+        uint8_t queue;
+    };
+    std::vector<dynamic_queue_limit> m_dql;
+    std::vector<tx_entry> m_tx;
+    size_t m_tx_head = 0;
+    uint64_t m_irq_at = UINT64_MAX;
+    uint64_t m_tx_interrupts = 0;
+    uint32_t m_skbs_done = 0;
+    bool m_skb_open = false;
 };
 
 }   // namespace cmswitch

@@ -160,7 +160,11 @@ def test_each_flows_network_queueing_is_zero_alone_and_shows_under_an_incast():
     alone = cmswitch.run(cmswitch.WorkloadConfig(topology="star", hosts=2, load=0.01, duration_s=0.5, drain_ms=50,
                                                  flow_table=True, host_profile="linux"))
     f = alone.flows
-    assert len(f) >= 5 and (f["net_queue_mean_us"] < 0.1).all() and (f["slowdown"] < 1.01).all()
+    assert len(f) >= 5 and (f["net_queue_mean_us"] < 0.1).all()
+    # the slowdown is 1 to within the host's own time, except for each host's first flow: its NIC's byte queue
+    # limit starts at 0 (Linux's BQL) and grows only at transmit interrupts, so its first skbs wait for them
+    first = f.sort_values("start_ms").groupby("src").head(1).index
+    assert (f.drop(first)["slowdown"] < 1.01).all() and (f.loc[first, "slowdown"] < 1.1).all()
     assert (f["delay_excess_max_us"] >= f["net_queue_mean_us"] - 1e-9).all()
     # 7 senders' 64 KB each into one 25 Gb/s port: the incast's port queues; the small flows to that host wait
     busy = cmswitch.run(cmswitch.WorkloadConfig(topology="star", hosts=8, load=0.3, incast_fanin=7, incast_kb=256,
