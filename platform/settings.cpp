@@ -32,6 +32,7 @@ const std::vector<host_profile_entry>& host_profiles() {
           {"nic_ring_kb", "3"},
           {"tx_coalesce_us", "16"},
           {"tx_coalesce_frames", "32"},
+          {"host_latency_us", "0"},
           {"pacing", "false"}}},
         {"linux",
          {{"rto_rule", "linux"},
@@ -53,6 +54,7 @@ const std::vector<host_profile_entry>& host_profiles() {
           {"nic_ring_kb", "3"},
           {"tx_coalesce_us", "16"},
           {"tx_coalesce_frames", "32"},
+          {"host_latency_us", "0"},
           {"pacing", "true"}}},
     };
     return all;
@@ -243,6 +245,11 @@ void declare_egress(param_table& t, host_egress_config& e, profile_marker& profi
                 "with bql: or once this many skbs (a GSO segment counts once) have been sent since the previous "
                 "interrupt (ethtool tx-frames; mlx5 32); 0: no count");
     profiled("host_tx_coalesce_frames");
+    t.add_time("host_latency_us", &e.latency_ps, 0, 10000, "us",
+               "the hosts' software latency, each way: a frame a transport sends reaches the qdisc this long "
+               "later, and an arriving frame reaches its transport this long after its last bit (host waits "
+               "are counted after it; workload slowdowns divide by an ideal that includes it twice)");
+    profiled("host_latency_us");
     t.add_time("tsq_us", &e.tsq_ps, 0.001, 1e6, "us",
                "small-queue limit: this much time at the socket's pacing rate (Linux: 2^-10 s)");
     t.add_kb("tsq_max_kb", &e.tsq_max_bytes, 1, 1 << 20,

@@ -42,6 +42,17 @@ struct bench {
           }()) {}
 };
 
+// A 1500-byte UDP frame of `flow` from host 1 to host 0, handed to host 1's NIC.
+void send_udp_frame(bench& b, uint32_t flow) {
+    frame* f = b.net.pool().acquire();
+    f->kind = frame_kind::udp;
+    f->flow = flow;
+    f->bytes = 1500;
+    f->src = 1;
+    f->dst = 0;
+    b.net.nic(1).send(f);
+}
+
 class at_time final : public timer_client {
 public:
     at_time(host_nic& nic, uint64_t t_ps, std::function<void()> fn) : m_fn(std::move(fn)) {
@@ -609,17 +620,9 @@ TEST(Fq, TwoSocketsTakeTurnsByQuantum) {
     e.ring_bytes = 1;
     bench b(1 * us, e);
     recorder seen(b.net.stack(0), {1, 2});
-    frame_pool& pool = b.net.pool();
     for (uint32_t flow : {1u, 2u})
-        for (int i = 0; i < 6; ++i) {
-            frame* f = pool.acquire();
-            f->kind = frame_kind::udp;
-            f->flow = flow;
-            f->bytes = 1500;
-            f->src = 1;
-            f->dst = 0;
-            b.net.nic(1).send(f);
-        }
+        for (int i = 0; i < 6; ++i)
+            send_udp_frame(b, flow);
     b.ctx.run_until(1 * ms);
     EXPECT_EQ(seen.order, (std::vector<uint32_t>{1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2}));
 }
@@ -764,16 +767,8 @@ TEST(Bql, TheLimitSettlesWithinTwiceTheBytesOfACompletionInterval) {
         e.fq_flow_limit = e.fq_limit = 10000;
         bench b(1 * us, e);
         recorder seen(b.net.stack(0), {1});
-        frame_pool& pool = b.net.pool();
-        for (int i = 0; i < 2500; ++i) {
-            frame* f = pool.acquire();
-            f->kind = frame_kind::udp;
-            f->flow = 1;
-            f->bytes = 1500;
-            f->src = 1;
-            f->dst = 0;
-            b.net.nic(1).send(f);
-        }
+        for (int i = 0; i < 2500; ++i)
+            send_udp_frame(b, 1);
         b.ctx.run_until(100 * ms);
         ASSERT_EQ(seen.times.size(), 2500u);
         const host_nic& nic = b.net.nic(1);
@@ -785,5 +780,26 @@ TEST(Bql, TheLimitSettlesWithinTwiceTheBytesOfACompletionInterval) {
         // everything completed: no bytes in flight, the small-queue count back at 0
         EXPECT_EQ(nic.qdisc().below_bytes(1), 0u);
         EXPECT_GT(nic.qdisc().tx_interrupts(), 2500 * 12 * us / (c.coalesce_ps + 12 * us) / 2);
+    }
+}
+
+TEST(HostLatency, AFrameReachesTheQdiscAndItsTransportTheLatencyLaterAndStaysAccounted) {
+    // 1 Gb/s links of 1 us through one switch: a 1500-byte frame sent at t = 0 is on the wire for 12 us on each
+    // link (store and forward), so its last bit is in at 2 x (12 + 1) = 26 us. A host latency of 5 us each way
+    // adds 5 us before the NIC and 5 us after the arrival: the transport gets it at 36 us. Meanwhile it is counted
+    // as queued in a host, and the books balance at every step.
+    for (const uint64_t latency : {uint64_t{0}, 5 * us}) {
+        host_egress_config e;
+        e.latency_ps = latency;
+        bench b(1 * us, e);
+        recorder seen(b.net.stack(0), {1});
+        send_udp_frame(b, 1);
+        for (const uint64_t t : {2 * us, 20 * us, 28 * us, 40 * us}) {
+            b.ctx.run_until(t);
+            EXPECT_NO_THROW(b.net.check_conservation()) << t;
+        }
+        ASSERT_EQ(seen.times.size(), 1u);
+        EXPECT_EQ(seen.times[0], 26 * us + 2 * latency) << latency;
+        EXPECT_EQ(b.net.nic(0).delivered_frames(), 1u);
     }
 }

@@ -27,7 +27,7 @@ MEANINGS: List[Tuple[str, str]] = [
     (r"(senders|load|link_gbps|buffer_kb|buffer_policy|min_rto_ms|transport|marking|cm|pause|uplinks|"
      r"flow_sizes|baseline|sctp_cc)",
      "the config's field of that name, as run"),
-    (r"host_(profile|qdisc|pacing|small_queues|bql|nic_ring_kb|tx_coalesce_us|tx_coalesce_frames)",
+    (r"host_(profile|qdisc|pacing|small_queues|bql|nic_ring_kb|tx_coalesce_us|tx_coalesce_frames|latency_us)",
      r"the hosts' \1 (host_profile and what it decided)"),
     (r"tcp_(init_cwnd|sack|dsack|rack_tlp|timestamps|delayed_ack|quickacks|cwnd_validation|abc|rto_rule|ecn_reduction|hystart|gso_max_kb)",
      r"the TCP hosts' \1 setting, as the host profile decided it"),
@@ -121,7 +121,8 @@ MEANINGS: List[Tuple[str, str]] = [
     # flows and FCT
     (r"flows_(started|completed)", r"Poisson flows \1 (after the warm-up)"),
     (r"flows_in_warmup", "flows left out: started before the warm-up ended"),
-    (r"slowdown_(p50|p99)", r"FCT slowdown (FCT / the flow alone on an idle network), \1 over every flow"),
+    (r"slowdown_(p50|p99)", r"FCT slowdown (FCT / the flow alone on an idle network, host_latency_us at each end), \1 over every "
+     "flow"),
     (r"slowdown_p99_small", "p99 FCT slowdown of flows up to 10 KB (10,240 B)"),
     (r"slowdown_p99_large", "p99 FCT slowdown of flows of 1-10 MB"),
     (r"host_wait_(p50|p99)_small_us", r"\1 of the small flows' longest wait in their host (us; 0 where the hosts "

@@ -35,6 +35,7 @@ void host_nic::reset() {
     m_offered_frames = m_offered_bytes = 0;
     m_delivered_frames = m_delivered_bytes = 0;
     m_dropped_frames = m_dropped_bytes = 0;
+    m_held_frames = m_held_bytes = 0;
     for (auto& d : m_drop_frames)
         d = 0;
     m_qdisc.reset();
@@ -53,6 +54,7 @@ void host_nic::set_reaction_point(std::unique_ptr<reaction_point> rp) {
 void host_nic::configure_egress(const host_egress_config& cfg) {
     m_qdisc.configure(cfg, this);
     m_shaped = cfg.active();
+    m_latency_ps = cfg.latency_ps;
     update_dequeue_listener();
 }
 
@@ -63,6 +65,16 @@ void host_nic::update_dequeue_listener() {
 bool host_nic::send(frame* f, bool backpressured) {
     m_offered_frames++;
     m_offered_bytes += f->bytes;
+    if (m_latency_ps) {
+        ++m_held_frames;
+        m_held_bytes += f->bytes;
+        m_events.schedule(now_ps() + m_latency_ps, this, ev_sent, backpressured ? 1 : 0, f);
+        return true;
+    }
+    return send_now(f, backpressured);
+}
+
+bool host_nic::send_now(frame* f, bool backpressured) {
     if (m_shaped) {
         m_qdisc.enqueue(f, now_ps());
         return true;
@@ -120,10 +132,29 @@ void host_nic::on_event(uint32_t kind, uint32_t index, void* ptr) {
         } else {
             if (m_rp_receives)
                 m_rp->on_receive(*f, now_ps());
-            if (m_upper)
-                m_upper->receive(f, now_ps());
-            else
-                m_pool.release(f);
+            if (m_latency_ps) {   // counted as delivered when it reaches the stack
+                m_delivered_frames--;
+                m_delivered_bytes -= f->bytes;
+                ++m_held_frames;
+                m_held_bytes += f->bytes;
+                m_events.schedule(now_ps() + m_latency_ps, this, ev_received, 0, f);
+            } else {
+                deliver(f);
+            }
+        }
+        break;
+    }
+    case ev_sent:
+    case ev_received: {
+        frame* f = static_cast<frame*>(ptr);
+        --m_held_frames;
+        m_held_bytes -= f->bytes;
+        if (kind == ev_sent) {
+            send_now(f, index != 0);
+        } else {
+            m_delivered_frames++;
+            m_delivered_bytes += f->bytes;
+            deliver(f);
         }
         break;
     }
@@ -134,9 +165,16 @@ void host_nic::on_event(uint32_t kind, uint32_t index, void* ptr) {
     }
 }
 
+void host_nic::deliver(frame* f) {
+    if (m_upper)
+        m_upper->receive(f, now_ps());
+    else
+        m_pool.release(f);
+}
+
 void host_nic::queued(uint64_t& frames, uint64_t& bytes) const {
-    frames += m_port.frames() + m_qdisc.queued_frames();
-    bytes += m_port.bytes() + m_qdisc.queued_bytes();
+    frames += m_port.frames() + m_qdisc.queued_frames() + m_held_frames;
+    bytes += m_port.bytes() + m_qdisc.queued_bytes() + m_held_bytes;
     if (m_rp) {
         frames += m_rp->queued_frames();
         bytes += m_rp->queued_bytes();

@@ -40,6 +40,7 @@ protected:
     frame_receiver* m_upper = nullptr;
     std::unique_ptr<reaction_point> m_rp;
     uint64_t m_delivered_frames = 0, m_delivered_bytes = 0;
+    uint64_t m_latency_ps = 0;   // host_egress_config::latency_ps
     int m_host = 0;
     bool m_rp_receives = false;   // m_rp wants on_receive
     bool m_rp_dequeues = false;   // m_rp wants on_egress_dequeue
@@ -75,6 +76,7 @@ public:
 
     // Hands f to the NIC for transmission (ownership passes). Counts it as offered to the network.
     // Returns false if the queue limit dropped it. backpressured: the sender checks room() first (TCP).
+    // With a host latency, f reaches the qdisc that much later (and a drop then is counted, not returned).
     bool send(frame* f, bool backpressured = false);
 
     // Back-pressure for senders that can wait (TCP): bytes the flow may hand to send() now without its
@@ -93,7 +95,8 @@ public:
             m_rp->want_room(flow);
     }
 
-    // The host's egress below its transports (qdisc, small queues, NIC ring; host_qdisc.h). Before any frame.
+    // The host's egress below its transports (qdisc, small queues, NIC ring; host_qdisc.h) and its software
+    // latency both ways. Before any frame.
     void configure_egress(const host_egress_config& cfg);
     const host_qdisc& qdisc() const { return m_qdisc; }
     // Whether anything beyond a plain FIFO runs (a transport then reports its pacing rate).
@@ -163,12 +166,20 @@ private:
         ev_timer = 2,
         ev_pause_expiry = 3,
         ev_qdisc = 4,
-        ev_tx_interrupt = 5
+        ev_tx_interrupt = 5,
+        ev_sent = 6,   // a frame through the send latency (index: backpressured)
+        ev_received = 7   // a frame through the receive latency
     };
+    bool send_now(frame* f, bool backpressured);
+    void deliver(frame* f);
     void receive(int, frame& f, sc_core::sc_time& delay);
     void on_event(uint32_t kind, uint32_t index, void* ptr) override;
     void transmit(frame* f, uint64_t now_ps) override { m_port.enqueue(f, now_ps); }
-    void send_own(frame* f) override { send(f, false); }
+    void send_own(frame* f) override {   // the NIC's own frames (CNPs): no software on the way
+        m_offered_frames++;
+        m_offered_bytes += f->bytes;
+        send_now(f, false);
+    }
     frame_pool& frames() override { return m_pool; }
     uint64_t egress_backlog_bytes() const override { return m_port.bytes(); }
     uint64_t egress_free_at() const override { return m_port.busy_until(); }
@@ -214,6 +225,7 @@ private:
     size_t m_drop_log_limit = 0;
     void drop(frame* f, drop_reason why);
     uint64_t m_consumed_frames = 0;
+    uint64_t m_held_frames = 0, m_held_bytes = 0;   // frames in the host latency, either way
 };
 
 }   // namespace cmswitch

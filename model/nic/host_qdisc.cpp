@@ -259,8 +259,8 @@ void host_qdisc::on_tx_start(const frame& f, uint64_t now) {
     if (f.host_bits & host_counted) {
         const uint32_t slot = find(f.flow);
         socket& k = m_sockets[slot];
-        if (f.payload > 0 && f.created_ps <= now) {
-            const uint64_t wait = now - f.created_ps;
+        if (f.payload > 0 && f.created_ps + m_cfg.latency_ps <= now) {
+            const uint64_t wait = now - f.created_ps - m_cfg.latency_ps;
             k.data_frames++;
             k.wait_sum_ps += wait;
             k.wait_max_ps = std::max(k.wait_max_ps, wait);

@@ -62,9 +62,13 @@ struct host_egress_config {
     bool bql = false;
     uint64_t tx_coalesce_ps = 16000000;
     uint32_t tx_coalesce_frames = 32;
+    // The host's software latency (the stack between the socket and the driver, interrupt and softirq on the way
+    // up): every frame a transport sends reaches the qdisc this long after the send, every frame that arrives
+    // reaches its transport this long after its last bit (the NIC applies it; host waits are counted after it).
+    uint64_t latency_ps = 0;
 
     bool fq() const { return qdisc == qdisc_kind::fq; }
-    bool active() const { return fq() || small_queues; }   // anything beyond the plain FIFO path
+    bool active() const { return fq() || small_queues; }   // anything beyond the plain FIFO path (a latency aside)
 };
 
 // What one socket (a flow's endpoint on this host) did below its transport (host_qdisc::socket_stats).

@@ -71,7 +71,7 @@ double flow_path_model::ideal_ps(int src, int dst, uint64_t bytes) const {
         }
         t += static_cast<double>(wire - first) * 8e12 / slowest;
         return t + static_cast<double>(n) * static_cast<double>(link_delay_ps) +
-               static_cast<double>(n - 1) * static_cast<double>(pipeline_ps);
+               static_cast<double>(n - 1) * static_cast<double>(pipeline_ps) + 2 * static_cast<double>(host_latency_ps);
     }
     const uint64_t a = host_rate_bps[static_cast<size_t>(src)], b = host_rate_bps[static_cast<size_t>(dst)];
     const double slow_rate = static_cast<double>(std::min(a, b));
@@ -79,7 +79,7 @@ double flow_path_model::ideal_ps(int src, int dst, uint64_t bytes) const {
     double t = static_cast<double>(wire) * 8e12 / slow_rate;
     t += static_cast<double>(first) * 8e12 / fast_rate;   // the other host link
     t += (n - 2) * static_cast<double>(first) * 8e12 / static_cast<double>(fabric_rate_bps);
-    return t + static_cast<double>(n) * static_cast<double>(link_delay_ps);
+    return t + static_cast<double>(n) * static_cast<double>(link_delay_ps) + 2 * static_cast<double>(host_latency_ps);
 }
 
 double flow_path_model::frames_ideal_ps(int src, int dst, uint64_t frames, uint64_t wire_bytes) const {
@@ -94,13 +94,15 @@ double flow_path_model::frames_ideal_ps(int src, int dst, uint64_t frames, uint6
             t += bytes * 8e12 / r[k];
         }
         return t + static_cast<double>(frames) * (static_cast<double>(n) * static_cast<double>(link_delay_ps) +
-                                                  static_cast<double>(n - 1) * static_cast<double>(pipeline_ps));
+                                                  static_cast<double>(n - 1) * static_cast<double>(pipeline_ps) +
+                                                  2 * static_cast<double>(host_latency_ps));
     }
     const double a = static_cast<double>(host_rate_bps[static_cast<size_t>(src)]);
     const double b = static_cast<double>(host_rate_bps[static_cast<size_t>(dst)]);
     const double per_bit = 1e12 / a + 1e12 / b + (n - 2) * 1e12 / static_cast<double>(fabric_rate_bps);
     return static_cast<double>(wire_bytes) * 8 * per_bit +
-           static_cast<double>(frames) * static_cast<double>(n) * static_cast<double>(link_delay_ps);
+           static_cast<double>(frames) *
+               (static_cast<double>(n) * static_cast<double>(link_delay_ps) + 2 * static_cast<double>(host_latency_ps));
 }
 
 namespace {

@@ -41,6 +41,8 @@ struct flow_path_model {
     // that much of it is in, where its egress link is not slower than its ingress link
     uint64_t pipeline_ps = 0;
     uint32_t cut_through_bytes = 0;
+    // the hosts' software latency, each way (host_latency_us): in every ideal twice, once at each end
+    uint64_t host_latency_ps = 0;
     double ideal_ps(int src, int dst, uint64_t bytes) const;
     // The one-way delays frames of `wire_bytes` in all (`frames` of them) would take alone from src to dst:
     // serialization on every link (store and forward; the first bytes only where a switch cuts through),

@@ -188,6 +188,7 @@ scenario_plan workload_scenario::plan(result& r) {
         paths.host_rate_bps.push_back(h < pl->down_hosts ? host_rate : uplink_rate);
     paths.fabric_rate_bps = fabric_rate;
     paths.link_delay_ps = delay;
+    paths.host_latency_ps = topo.host_egress.latency_ps;
     if (!c.cable_m.empty()) {   // cables given in metres set the links' propagation (their mean, for a list)
         double sum = 0;
         for (double m : c.cable_m)

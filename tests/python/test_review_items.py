@@ -175,6 +175,23 @@ def test_each_flows_network_queueing_is_zero_alone_and_shows_under_an_incast():
     assert busy.summary["net_queue_p99_small_us"] >= 0 and 0 <= busy.summary["timed_out_share_small"] <= 1
 
 
+def test_the_host_latency_delays_every_flow_and_enters_its_ideal_twice():
+    # one flow at a time: a latency of 5 us each way puts 10 us into every flow's ideal (fct / slowdown), and at
+    # least that into its completion time (more where the flow waits for ACKs: an RTT is 20 us longer)
+    runs = {}
+    for latency in (0, 5):
+        r = cmswitch.run(cmswitch.WorkloadConfig(topology="star", hosts=2, load=0.01, duration_s=0.2, drain_ms=50,
+                                                 flow_table=True, host_latency_us=latency))
+        assert r.summary["host_latency_us"] == latency
+        runs[latency] = r.flows.set_index("start_ms")
+    a, b = runs[0], runs[5]
+    assert len(a) >= 3 and list(a.index) == list(b.index)
+    ideal_a, ideal_b = a["fct_us"] / a["slowdown"], b["fct_us"] / b["slowdown"]
+    assert ((ideal_b - ideal_a - 10).abs() < 1e-6).all()
+    assert (b["fct_us"] >= a["fct_us"] + 10 - 1e-6).all()
+    assert (b["net_queue_mean_us"] < 0.1).all()
+
+
 def test_a_workload_warm_up_leaves_the_first_flows_and_incasts_out():
     base = cmswitch.WorkloadConfig(topology="star", hosts=8, duration_s=0.02, incast_fanin=4, incast_period_ms=1)
     whole = cmswitch.run(base).summary

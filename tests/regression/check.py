@@ -33,7 +33,7 @@ ADDED = {"drops_rate_limiter_full", "qcn_cp", "qcn_rp", "pause_xoff_bytes", "pau
          "host_profile", "host_qdisc", "host_small_queues", "host_pacing", "tcp_init_cwnd", "tcp_sack", "tcp_rack_tlp",
          "tcp_timestamps", "tcp_delayed_ack", "tcp_cwnd_validation", "tcp_abc", "tcp_dsack", "tcp_quickacks",
          "tcp_rto_rule", "tcp_ecn_reduction", "tcp_hystart", "tcp_gso_max_kb", "host_bql", "host_nic_ring_kb",
-         "host_tx_coalesce_us", "host_tx_coalesce_frames", "host_bql_limit_max_kb",
+         "host_tx_coalesce_us", "host_tx_coalesce_frames", "host_bql_limit_max_kb", "host_latency_us",
          # the buffer's accounting unit (cells) and its peaks in cells
          "cell_bytes", "pool_max_cells_max_switch", "shared_peak_cells",
          # the service-pool MMU's drop reasons (ingress side, egress static limit)
