@@ -18,13 +18,14 @@ enum class drop_reason : uint8_t {
     rate_limiter_full,   // host NIC: the flow's rate limiter (a reaction point's queue) is full
     port_packet_limit,   // a transmit queue counted in frames ("packets" buffer policy) is full: tail drop
     aqm,   // an active queue manager refused the frame before the buffer (Stewart et al.'s DBL)
-    qdisc_limit,   // host: the queueing discipline's per-socket or total packet limit (fq)
+    qdisc_limit,   // host: the queueing discipline's per-socket or total packet limit (fq, fq_codel)
     // a service-pool MMU's ingress side ("pools"): a lossy priority group at its shared limit (its dynamic
     // threshold or static limit), or its ingress pool without room for the frame (ingress_limit: a lossless
     // group whose headroom is used up)
     ingress_threshold,
     ingress_pool_full,
     queue_limit,   // an egress queue at its static limit ("pools"; dynamic_threshold and pool_full are the egress's)
+    qdisc_codel,   // host: fq_codel's CoDel dropped a frame that was not ECN-capable
     count_
 };
 constexpr int num_drop_reasons = static_cast<int>(drop_reason::count_);
@@ -45,6 +46,7 @@ inline const char* drop_reason_name(drop_reason r) {
     case drop_reason::ingress_threshold: return "ingress_threshold";
     case drop_reason::ingress_pool_full: return "ingress_pool_full";
     case drop_reason::queue_limit: return "queue_limit";
+    case drop_reason::qdisc_codel: return "qdisc_codel";
     case drop_reason::count_: break;
     }
     return "?";

@@ -32,9 +32,13 @@ enum class frame_kind : uint8_t {
 enum ecn_bits : uint8_t { ecn_not_ect = 0, ecn_ect1 = 1, ecn_ect0 = 2, ecn_ce = 3 };
 
 // tcp_dsack: the ACK reports a duplicate segment (RFC 2883), ending at the frame's seq
-enum tcp_flags : uint8_t { tcp_ack = 1, tcp_ece = 2, tcp_cwr = 4, tcp_fin = 8, tcp_dsack = 16 };
+// tcp_psh: the segment ends an application write (Linux sets PSH on the last skb of each sendmsg)
+enum tcp_flags : uint8_t { tcp_ack = 1, tcp_ece = 2, tcp_cwr = 4, tcp_fin = 8, tcp_dsack = 16, tcp_psh = 32 };
 // kind == rdma: an ACK (ack = next byte expected) or a NACK (go back to ack); neither: data at seq.
-enum host_bit : uint8_t { host_counted = 1, host_gso_cont = 2 };
+// host_counted, host_gso_cont: at the sending host (host_qdisc.h); host_gro_more, host_rx_held: at the receiving host
+// (receive_poll.h): more frames of its GRO aggregate follow it up the stack; it waited in the NIC's receive ring
+// from enq_ps
+enum host_bit : uint8_t { host_counted = 1, host_gso_cont = 2, host_gro_more = 4, host_rx_held = 8 };
 enum rdma_flags : uint8_t { rdma_ack = 1, rdma_nack = 2 };
 
 // kind == sctp: the chunks a packet carries. DATA: TSNs [seq, seq + ctl.sctp.chunks), payload bytes in all. SACK:

@@ -182,7 +182,7 @@ void network::build() {
         run_control::poll_build();   // Ctrl-C and progress while a large network builds
         event_domain& d = shared ? *shared : new_domain("events_host" + std::to_string(h));
         m_nics.emplace_back(new host_nic(("host" + std::to_string(h)).c_str(), h, m_topo.nic_queue_bytes, m_pool, d));
-        if (m_topo.host_egress.active() || m_topo.host_egress.latency_ps)
+        if (m_topo.host_egress.active() || m_topo.host_egress.latency_ps || m_topo.host_egress.receive.active())
             m_nics.back()->configure_egress(m_topo.host_egress);
         m_stacks.emplace_back(new host_stack(*m_nics.back(), m_flows));
         m_created.push_back({block::host, m_nics.size() - 1});

@@ -11,52 +11,70 @@
 namespace cmswitch {
 
 const std::vector<host_profile_entry>& host_profiles() {
-    static const std::vector<host_profile_entry> all = {
-        {"ns2",
-         {{"rto_rule", "rfc6298"},
-          {"ecn_reduction", "cut"},
-          {"cubic_hystart", "false"},
-          {"init_cwnd", "2"},
-          {"quickacks", "0"},
-          {"sack", "false"},
-          {"dsack", "false"},
-          {"timestamps", "false"},
-          {"rack_tlp", "false"},
-          {"delayed_ack", "false"},
-          {"abc", "false"},
-          {"gso_max_kb", "0"},
-          {"cwnd_validation", "false"},
-          {"host_qdisc", "fifo"},
-          {"small_queues", "false"},
-          {"bql", "false"},
-          {"nic_ring_kb", "3"},
-          {"tx_coalesce_us", "16"},
-          {"tx_coalesce_frames", "32"},
-          {"host_latency_us", "0"},
-          {"pacing", "false"}}},
-        {"linux",
-         {{"rto_rule", "linux"},
-          {"ecn_reduction", "cwr"},
-          {"cubic_hystart", "true"},
-          {"init_cwnd", "10"},
-          {"quickacks", "16"},
-          {"sack", "true"},
-          {"dsack", "true"},
-          {"timestamps", "true"},
-          {"rack_tlp", "true"},
-          {"delayed_ack", "true"},
-          {"abc", "true"},
-          {"gso_max_kb", "64"},
-          {"cwnd_validation", "true"},
-          {"host_qdisc", "fq"},
-          {"small_queues", "true"},
-          {"bql", "true"},
-          {"nic_ring_kb", "3"},
-          {"tx_coalesce_us", "16"},
-          {"tx_coalesce_frames", "32"},
-          {"host_latency_us", "0"},
-          {"pacing", "true"}}},
-    };
+    static const std::vector<host_profile_entry> all = [] {
+        std::vector<host_profile_entry> profiles = {
+            {"ns2",
+             {{"rto_rule", "rfc6298"},
+              {"ecn_reduction", "cut"},
+              {"cubic_hystart", "false"},
+              {"init_cwnd", "2"},
+              {"quickacks", "0"},
+              {"sack", "false"},
+              {"dsack", "false"},
+              {"timestamps", "false"},
+              {"rack_tlp", "false"},
+              {"delayed_ack", "false"},
+              {"abc", "false"},
+              {"gso_max_kb", "0"},
+              {"cwnd_validation", "false"},
+              {"host_qdisc", "fifo"},
+              {"small_queues", "false"},
+              {"bql", "false"},
+              {"nic_ring_kb", "3"},
+              {"tx_coalesce_us", "16"},
+              {"tx_coalesce_frames", "32"},
+              {"host_latency_us", "0"},
+              {"rx_coalesce_us", "0"},
+              {"rx_coalesce_frames", "0"},
+              {"gro_max_kb", "0"},
+              {"pacing", "false"}}},
+            {"linux",
+             {{"rto_rule", "linux"},
+              {"ecn_reduction", "cwr"},
+              {"cubic_hystart", "true"},
+              {"init_cwnd", "10"},
+              {"quickacks", "16"},
+              {"sack", "true"},
+              {"dsack", "true"},
+              {"timestamps", "true"},
+              {"rack_tlp", "true"},
+              {"delayed_ack", "true"},
+              {"abc", "true"},
+              {"gso_max_kb", "64"},
+              {"cwnd_validation", "true"},
+              {"host_qdisc", "fq"},
+              {"small_queues", "true"},
+              {"bql", "true"},
+              {"nic_ring_kb", "3"},
+              {"tx_coalesce_us", "16"},
+              {"tx_coalesce_frames", "32"},
+              {"host_latency_us", "0"},
+              {"rx_coalesce_us", "3"},
+              {"rx_coalesce_frames", "32"},
+              {"gro_max_kb", "64"},
+              {"pacing", "true"}}},
+        };
+        // a distribution's server: the linux profile with fq_codel, which does not pace (systemd's default qdisc)
+        host_profile_entry codel{"linux-fq-codel", profiles[1].values};
+        for (auto& [name, value] : codel.values) {
+            if (name == "host_qdisc")
+                value = "fq_codel";
+            else if (name == "pacing")
+                value = "false";
+        }
+        profiles.push_back(std::move(codel));
+        return profiles;
+    }();
     return all;
 }
 
@@ -126,10 +144,11 @@ std::vector<std::string> declare_host(param_table& t, tcp_settings& s) {
     tcp_config& c = s.tcp;
     profile_marker profiled{t, s, {}};
     t.add_choice("host_profile", &s.host_profile, host_profile_names(),
-                 "the hosts: ns2 (the TCP validated against ns-2 2.35: IW 2, no SACK, a FIFO NIC queue) or linux (a "
+                 "the hosts: ns2 (the TCP validated against ns-2 2.35: IW 2, no SACK, a FIFO NIC queue), linux (a "
                  "Linux 6.x server: IW 10, SACK, timestamps, RACK-TLP, delayed ACKs, cwnd grows only while "
-                 "cwnd-limited, fq with pacing, TCP small queues); every setting marked [profile: ...] takes the "
-                 "profile's value unless given");
+                 "cwnd-limited, fq with pacing, TCP small queues, TSO/GSO, BQL, receive interrupt moderation and "
+                 "GRO) or linux-fq-codel (the same with fq_codel, which does not pace: a distribution's default); "
+                 "every setting marked [profile: ...] takes the profile's value unless given");
     t.add_choice("transport", &c.transport, congestion_control_names(), "TCP congestion control");
     declare_congestion_control_params(t, c);
     profiled("tcp_hystart", "cubic_hystart");
@@ -213,10 +232,12 @@ std::vector<std::string> declare_host(param_table& t, tcp_settings& s) {
 // The host's egress below TCP (model/nic/host_qdisc.h).
 void declare_egress(param_table& t, host_egress_config& e, profile_marker& profiled) {
     using qdisc = host_egress_config::qdisc_kind;
-    t.add_enum("host_qdisc", &e.qdisc, {{"fifo", qdisc::fifo}, {"fq", qdisc::fq}},
-               "the hosts' queueing below TCP: fifo (one queue, the NIC's) or fq (Linux sch_fq: a queue per socket, "
-               "served round robin by quantum, sockets back from idle first, paced frames held to their time, "
-               "into a NIC ring of nic_ring_kb)");
+    t.add_enum("host_qdisc", &e.qdisc, {{"fifo", qdisc::fifo}, {"fq", qdisc::fq}, {"fq_codel", qdisc::fq_codel}},
+               "the hosts' queueing below TCP: fifo (one queue, the NIC's), fq (Linux sch_fq: a queue per socket, "
+               "served round robin by quantum, sockets back from idle first, paced frames held to their time) or "
+               "fq_codel (Linux sch_fq_codel: a queue per socket, round robin by a 1514-byte quantum, CoDel on each "
+               "queue marking ECN-capable frames and dropping others, no pacing); either into a NIC ring of "
+               "nic_ring_kb or BQL's limit");
     profiled("host_qdisc");
     t.add_flag("small_queues", &e.small_queues,
                "TCP small queues: a socket sends while it has at most max(2 frames, tsq_us at its pacing rate) "
@@ -250,6 +271,19 @@ void declare_egress(param_table& t, host_egress_config& e, profile_marker& profi
                "later, and an arriving frame reaches its transport this long after its last bit (host waits "
                "are counted after it; workload slowdowns divide by an ideal that includes it twice)");
     profiled("host_latency_us");
+    t.add_time("rx_coalesce_us", &e.receive.coalesce_ps, 0, 10000, "us",
+               "receive interrupt moderation: an arriving frame waits in the NIC's ring until this long passes with "
+               "no new frame (each arrival restarts it: mlx5's CQE-based mode, 3 us) or rx_coalesce_frames wait; "
+               "then the poll takes them up (GRO); 0: every frame goes up as it arrives");
+    profiled("host_rx_coalesce_us");
+    t.add_count("rx_coalesce_frames", &e.receive.coalesce_frames, 0, 1 << 16, "frames",
+                "with rx_coalesce_us: or once this many frames wait (ethtool rx-frames; mlx5 32); 0: no count");
+    profiled("host_rx_coalesce_frames");
+    t.add_kb("gro_max_kb", &e.receive.gro_max_bytes, 0, 64,
+             "GRO at the receiver: the poll merges a flow's in-order TCP segments with the same ECN field into one "
+             "of up to this size (Linux gro_max_size, 64 KB), which TCP takes and acknowledges as one; a gap, a "
+             "CE change or a short segment ends it; needs rx_coalesce_us > 0; 0: none");
+    profiled("host_gro_max_kb");
     t.add_time("tsq_us", &e.tsq_ps, 0.001, 1e6, "us",
                "small-queue limit: this much time at the socket's pacing rate (Linux: 2^-10 s)");
     t.add_kb("tsq_max_kb", &e.tsq_max_bytes, 1, 1 << 20,
@@ -258,6 +292,12 @@ void declare_egress(param_table& t, host_egress_config& e, profile_marker& profi
                 "fq: bytes a socket sends per round (Linux 2 x 1514)");
     t.add_count("fq_initial_quantum_bytes", &e.fq_initial_quantum_bytes, 0, 1 << 24, "B",
                 "fq: a new socket's first credit (Linux 10 x 1514)");
+    t.add_time("codel_target_us", &e.codel.target_ps, 1, 1e7, "us",
+               "fq_codel: CoDel's target sojourn time (Linux 5000 us)");
+    t.add_time("codel_interval_us", &e.codel.interval_ps, 1, 1e8, "us", "fq_codel: CoDel's interval (Linux 100000 us)");
+    t.add_time("codel_ce_threshold_us", &e.codel.ce_threshold_ps, 0, 1e7, "us",
+               "fq_codel: an ECN-capable frame that waited longer than this is marked CE (Linux's ce_threshold, for "
+               "DCTCP hosts); 0: off");
 }
 
 // The settings with every profiled value filled in, the combinations checked, and the values that follow from
@@ -268,7 +308,8 @@ tcp_settings resolve(const tcp_settings& s) {
     declare_host(t, r);
     const bool rack_tlp_given = t.given("rack_tlp"), pacing_given = t.given("pacing"),
                gso_given = t.given("gso_max_kb"), bql_given = t.given("bql"), ring_given = t.given("nic_ring_kb"),
-               coalesce_us_given = t.given("tx_coalesce_us"), coalesce_frames_given = t.given("tx_coalesce_frames");
+               coalesce_us_given = t.given("tx_coalesce_us"), coalesce_frames_given = t.given("tx_coalesce_frames"),
+               gro_given = t.given("gro_max_kb"), rx_frames_given = t.given("rx_coalesce_frames");
     for (const auto& [name, value] : host_profile(s.host_profile).values) {
         const auto p =
             std::find_if(t.params().begin(), t.params().end(), [&](const auto& q) { return q.name == name; });
@@ -286,13 +327,13 @@ tcp_settings resolve(const tcp_settings& s) {
     if (!pacing_given && !r.egress.fq())
         r.egress.pacing = false;
     if (r.egress.pacing && !r.egress.fq())
-        throw config_error("pacing = true needs host_qdisc = fq (fq holds paced frames; Linux's TCP paces by "
-                           "itself only for BBR)");
-    if (!bql_given && (!r.egress.fq() || ring_given))
+        throw config_error("pacing = true needs host_qdisc = fq (fq holds paced frames; fq_codel and fifo do not "
+                           "pace, and Linux's TCP paces by itself only for BBR)");
+    if (!bql_given && (!r.egress.per_socket() || ring_given))
         r.egress.bql = false;
-    if (r.egress.bql && !r.egress.fq())
-        throw config_error("bql = true needs host_qdisc = fq (the qdisc holds the frames the queue limit keeps "
-                           "out of the NIC; fifo hands every frame to the NIC at once)");
+    if (r.egress.bql && !r.egress.per_socket())
+        throw config_error("bql = true needs host_qdisc = fq or fq_codel (the qdisc holds the frames the queue limit "
+                           "keeps out of the NIC; fifo hands every frame to the NIC at once)");
     if (r.egress.bql && ring_given)
         throw config_error("nic_ring_kb cannot go with bql = true (the queue limit sizes the NIC ring): give one "
                            "of them");
@@ -302,6 +343,18 @@ tcp_settings resolve(const tcp_settings& s) {
             throw config_error(std::string(name) +
                                " needs bql = true (transmit completions are modelled with byte queue limits; "
                                "without them a frame completes as it starts)");
+    if (!gro_given && !r.egress.receive.coalesce_ps)
+        r.egress.receive.gro_max_bytes = 0;
+    if (r.egress.receive.gro_max_bytes && !r.egress.receive.coalesce_ps)
+        throw config_error("gro_max_kb > 0 needs rx_coalesce_us > 0 (GRO merges the frames one receive poll takes up; "
+                           "without interrupt moderation each frame is polled alone)");
+    if (r.egress.receive.gro_max_bytes && r.egress.receive.gro_max_bytes < 2 * uint64_t{r.tcp.mss})
+        throw config_error("gro_max_kb = " + std::to_string(r.egress.receive.gro_max_bytes) +
+                           " B: allowed values are 0 (no GRO) or at least 2 segments (" +
+                           std::to_string(2 * r.tcp.mss) + " B)");
+    if (rx_frames_given && !r.egress.receive.coalesce_ps)
+        throw config_error("rx_coalesce_frames needs rx_coalesce_us > 0 (without interrupt moderation every frame "
+                           "goes up as it arrives)");
     if (!gso_given && r.tcp.jitter_ps)
         r.tcp.gso_max_bytes = 0;
     if (r.tcp.gso_max_bytes && r.tcp.jitter_ps)

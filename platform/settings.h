@@ -8,8 +8,10 @@
 //           algorithm's own parameter block (declared by the algorithm, traffic/tcp/congestion_control.h), ecn,
 //           min_rto_ms, init_cwnd, limited_transmit, slow_start_after_idle, ssthresh_rule, sack, dsack,
 //           timestamps, rack_tlp, cwnd_validation, pacing ratios, rwnd_segments, delayed_ack, quickacks,
-//           gso_max_kb, jitter_ns, jitter_scope; and its egress below TCP (host_qdisc, small_queues, pacing,
-//           nic_ring_kb, bql with tx_coalesce_us and tx_coalesce_frames, fq quanta, small-queue limit). The settings marked "profile" take the host profile's value unless set.
+//           gso_max_kb, jitter_ns, jitter_scope; its egress below TCP (host_qdisc, small_queues, pacing,
+//           nic_ring_kb, bql with tx_coalesce_us and tx_coalesce_frames, fq quanta, small-queue limit, the software
+//           latency host_latency_us) and its receive path (rx_coalesce_us, rx_coalesce_frames, gro_max_kb). The
+//           settings marked "profile" take the host profile's value unless set.
 //   buffer: the switch buffer and its class handling (scenario.h: declare_buffer)
 #ifndef CMSWITCH_PLATFORM_SETTINGS_H
 #define CMSWITCH_PLATFORM_SETTINGS_H
@@ -41,7 +43,8 @@ void declare_link_delay(param_table& t, double& delay_us);
 //   ns2:   the set-up validated against ns-2 2.35 (validation/ns2): IW 2, no SACK or timestamps, no RACK-TLP, an
 //          ACK per segment, cwnd grows on every ACK, a FIFO NIC queue, no small queues, no pacing.
 //   linux: a Linux server (6.x defaults): IW 10, SACK, DSACK and timestamps, RACK-TLP, delayed ACKs with quick-ACK,
-//          cwnd grows only while cwnd-limited, fq with pacing, TCP small queues.
+//          cwnd grows only while cwnd-limited, fq with pacing, TCP small queues, TSO/GSO, BQL, receive interrupt
+//          moderation and GRO.
 struct host_profile_entry {
     std::string name;
     std::vector<std::pair<std::string, std::string>> values;   // (parameter, value as text)

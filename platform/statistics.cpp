@@ -196,7 +196,8 @@ void report_switch_ports(result& r, const network& net, uint64_t end_ps) {
         }
     table& hosts = r.add_table("hosts");
     bool accounted = false;   // hosts count what waits below TCP (host_qdisc.h)
-    uint64_t below_max = 0, socket_max = 0, bql_max = 0;
+    uint64_t below_max = 0, socket_max = 0, bql_max = 0, rx_polls = 0, gro_aggregates = 0, gro_frames = 0,
+             codel_marks = 0;
     int64_t excess = INT64_MIN;
     for (int h = 0; h < net.num_hosts(); ++h) {
         const host_nic& nic = net.nic(h);
@@ -208,6 +209,10 @@ void report_switch_ports(result& r, const network& net, uint64_t end_ps) {
         socket_max = std::max(socket_max, nic.qdisc().socket_below_max_bytes());
         excess = std::max(excess, nic.qdisc().excess_max_bytes());
         bql_max = std::max(bql_max, nic.qdisc().bql_limit_max());
+        rx_polls += nic.rx_poll().interrupts();
+        gro_aggregates += nic.rx_poll().aggregates();
+        gro_frames += nic.rx_poll().merged_frames();
+        codel_marks += nic.qdisc().codel_marks();
     }
     if (accounted) {   // what the hosts held below TCP (qdisc, NIC queue): per host, and its largest
         for (int h = 0; h < net.num_hosts(); ++h)
@@ -218,6 +223,10 @@ void report_switch_ports(result& r, const network& net, uint64_t end_ps) {
     r.set("host_queue_max_kb", accounted ? static_cast<double>(below_max) / 1024 : 0.0);
     r.set("host_socket_queue_max_kb", accounted ? static_cast<double>(socket_max) / 1024 : 0.0);
     r.set("host_bql_limit_max_kb", static_cast<double>(bql_max) / 1024);
+    r.set("host_rx_polls", static_cast<int64_t>(rx_polls));
+    r.set("host_gro_aggregates", static_cast<int64_t>(gro_aggregates));
+    r.set("host_gro_merged_frames", static_cast<int64_t>(gro_frames));
+    r.set("host_codel_marks", static_cast<int64_t>(codel_marks));
     const bool small = accounted && net.num_hosts() > 0 && net.nic(0).qdisc().config().small_queues;
     r.set("small_queue_excess_max_bytes", small && excess != INT64_MIN ? excess : int64_t{0});
     // PAUSE seen from both ends of each link: a switch port paused as a receiver of PAUSE (its transmitter held,

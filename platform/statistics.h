@@ -6,7 +6,9 @@
 #include "config/result.h"
 #include "platform/network.h"
 #include "traffic/flow_stats.h"
+#include "traffic/tcp/tcp_config.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,23 @@ namespace cmswitch {
 // <prefix>throughput_mbps, utilization, mean/max queue bytes and KB, mean/max wait (us), frames sent, and a
 // table <prefix>histogram with the time fraction per occupancy band. duration_ps: the run length.
 void report_port(result& r, const std::string& prefix, const egress_port& port, uint64_t rate_bps, uint64_t now_ps);
+// TCP's retransmissions by cause, over every flow: retransmitted_bytes, of them retransmitted_bytes_loss (sent for
+// data found lost: timeout, duplicate ACKs, RACK) and retransmitted_bytes_probe (tail loss probes), and
+// retransmitted_bytes_spurious (payload the receivers got twice: retransmissions that were not needed, of either
+// cause).
+template <typename TcpStats>   // a container of tcp_stats
+void report_retransmissions(result& r, const TcpStats& stats) {
+    uint64_t all = 0, probe = 0, spurious = 0;
+    for (const tcp_stats& st : stats) {
+        all += st.retransmitted_bytes;
+        probe += st.probe_retransmitted_bytes;
+        spurious += st.duplicate_bytes_received;
+    }
+    r.set("retransmitted_bytes", static_cast<int64_t>(all));
+    r.set("retransmitted_bytes_loss", static_cast<int64_t>(all - probe));
+    r.set("retransmitted_bytes_probe", static_cast<int64_t>(probe));
+    r.set("retransmitted_bytes_spurious", static_cast<int64_t>(spurious));
+}
 // drops (total frames), drops_<reason> per reason, dropped_bytes; over all switches and NICs.
 void report_drops(result& r, const network& net);
 // Frames dropped inside the network (by the switches, every reason).

@@ -72,7 +72,7 @@ TEST(HostSettings, EachProfileIsAListOfValuesForEveryProfiledSetting) {
     for (const auto& p : t.params())
         if (p.is_set)
             profiled.insert(p.name);
-    EXPECT_EQ(profiled.size(), 21u);
+    EXPECT_EQ(profiled.size(), 24u);
     for (const auto& p : host_profiles()) {
         std::set<std::string> named;
         for (const auto& v : p.values)

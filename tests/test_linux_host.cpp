@@ -2,7 +2,8 @@
 // The Linux-like host against hand-computed values: RACK (RFC 8985 section 6), the tail loss probe (section 7,
 // Linux's timer), CUBIC (RFC 9438), D-SACK and quick-ACK at the receiver, cwnd validation (Linux
 // tcp_is_cwnd_limited), and the host egress below TCP: fq's round robin by quantum, TCP small queues, GSO segments
-// (tcp_tso_autosize, one skb through the small queue, fq and the NIC ring, one paced departure per skb).
+// (tcp_tso_autosize, one skb through the small queue, fq and the NIC ring, one paced departure per skb), BQL, the
+// host latency, and the receive path (interrupt moderation, GRO and the one ACK per skb).
 #include "platform/network.h"
 #include "testing.h"
 #include "traffic/tcp/cubic.h"
@@ -13,9 +14,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -296,6 +299,8 @@ TEST(Tlp, TheProbeGoesTwoSrttAfterTheLastAckAndResendsTheTail) {
     b.ctx.run_until(2400 * us);
     EXPECT_EQ(b.st.loss_probes, 1u);
     EXPECT_EQ(b.st.retransmitted_segments, 1u);
+    EXPECT_EQ(b.st.retransmitted_bytes, mss);
+    EXPECT_EQ(b.st.probe_retransmitted_bytes, mss);   // a probe's, not a loss's
     ASSERT_EQ(seen.seqs.size(), 11u);
     EXPECT_EQ(seen.seqs.back(), 9 * mss);   // the tail segment again
     EXPECT_EQ(s.timer(), tcp_sender::timer_kind::rto);   // then the RTO, from the probe
@@ -499,6 +504,47 @@ TEST(Receiver, ADuplicateSegmentIsReportedAtOnceWithADsack) {
     EXPECT_TRUE(acks.flags[1] & tcp_dsack);
     EXPECT_EQ(acks.seqs[1], 1000u);   // the duplicate's end
     EXPECT_EQ(acks.acks[1], 1000u);
+    EXPECT_EQ(b.rx_st.duplicate_bytes_received, 1000u);   // a retransmission that was not needed
+}
+
+TEST(Receiver, ASegmentThatEndsAWriteIsAcknowledgedOnceReadAsLinuxDoes) {
+    // Linux (tcp_measure_rcv_mss, tcp_cleanup_rbuf): with delayed ACKs and quick-ACK spent, an skb shorter than the
+    // receiver's MSS estimate (536 B at first, then the largest seen) or a full one with PSH is acknowledged as soon
+    // as the application has read everything; a full one without PSH waits for the 40 ms timer.
+    struct one_case {
+        uint32_t len;
+        uint8_t flags;
+        bool at_once;
+    };
+    for (const one_case& k : {one_case{500, 0, true}, one_case{1448, 0, false}, one_case{1448, tcp_psh, true}}) {
+        bench b(1 * us);
+        b.cfg.delayed_ack = true;
+        b.cfg.quickacks = 0;
+        b.cfg.mss = 1448;
+        tcp_receiver r(b.net.stack(0), 0, 1, b.cfg, b.rx_st);
+        recorder acks(b.net.stack(1), {0});
+        frame* f = data_frame(b.net.pool(), 0, 0, k.len);
+        f->flags = k.flags;
+        r.on_frame(f, 0);
+        b.ctx.run_until(1 * ms);
+        EXPECT_EQ(acks.acks.size(), k.at_once ? 1u : 0u) << k.len << " " << int{k.flags};
+        b.ctx.run_until(50 * ms);
+        ASSERT_EQ(acks.acks.size(), 1u);
+        EXPECT_EQ(acks.acks[0], k.len);
+    }
+    // after a full segment the estimate is 1448 B: a 1000-byte segment then is short, and read at once, ACKed
+    bench b(1 * us);
+    b.cfg.delayed_ack = true;
+    b.cfg.quickacks = 0;
+    b.cfg.mss = 1448;
+    tcp_receiver r(b.net.stack(0), 0, 1, b.cfg, b.rx_st);
+    recorder acks(b.net.stack(1), {0});
+    r.on_frame(data_frame(b.net.pool(), 0, 0, 1448), 0);
+    r.on_frame(data_frame(b.net.pool(), 0, 1448, 1448), 0);   // two full: ACKed (more than one MSS)
+    r.on_frame(data_frame(b.net.pool(), 0, 2896, 1000), 0);
+    b.ctx.run_until(1 * ms);
+    ASSERT_EQ(acks.acks.size(), 2u);
+    EXPECT_EQ(acks.acks[1], 3896u);
 }
 
 TEST(Receiver, QuickAcksFirstThenOneAckPerTwoFullSegments) {
@@ -802,4 +848,210 @@ TEST(HostLatency, AFrameReachesTheQdiscAndItsTransportTheLatencyLaterAndStaysAcc
         EXPECT_EQ(seen.times[0], 26 * us + 2 * latency) << latency;
         EXPECT_EQ(b.net.nic(0).delivered_frames(), 1u);
     }
+}
+
+namespace {
+// Host 1 sends `n` contiguous 1448-byte TCP segments of flow 0 to host 0 back to back (1 Gb/s: 12 us apart on
+// every link); frames from `ce_from` on carry CE. Host 0's receive path: interrupt moderation of `coalesce`
+// (restarted by each arrival) or `frames` frames, GRO up to 64 KB.
+struct gro_run {
+    static constexpr uint32_t seg = 1448;
+    bench b;
+    tcp_receiver rx;
+    recorder acks;
+    static host_egress_config receive_path(uint64_t coalesce, uint32_t frames) {
+        host_egress_config e;
+        e.receive.coalesce_ps = coalesce;
+        e.receive.coalesce_frames = frames;
+        e.receive.gro_max_bytes = 64 * 1024;
+        return e;
+    }
+    static tcp_config receiver_config(const std::string& transport) {
+        tcp_config c;
+        c.transport = transport;
+        c.mss = seg;
+        c.delayed_ack = true;
+        c.quickacks = 0;
+        return c;
+    }
+    gro_run(uint64_t coalesce, uint32_t frames, int n, int ce_from = INT32_MAX, const std::string& cc = "newreno")
+        : b(1 * us, receive_path(coalesce, frames)), rx(b.net.stack(0), 0, 1, receiver_config(cc), b.rx_st),
+          acks(b.net.stack(1), {0}) {
+        for (int i = 0; i < n; ++i) {
+            frame* f = data_frame(b.net.pool(), 0, uint64_t{seg} * static_cast<uint64_t>(i), seg);
+            f->bytes = 1500;
+            f->src = 1;
+            f->dst = 0;
+            f->ecn = i >= ce_from ? ecn_ce : ecn_ect0;
+            b.net.nic(1).send(f);
+        }
+    }
+};
+}   // namespace
+
+TEST(Gro, A64KbInOrderBurstGivesOneAck) {
+    // 44 segments of 1448 B (63,712 B, one 64 KB GSO skb) arrive 12 us apart, the first's last bit at
+    // 2 x (12 + 1) = 26 us, the last's at 26 + 43 x 12 = 542 us. A 20 us moderation period restarted by each arrival
+    // polls once, at 562 us; GRO makes the 44 one skb (1500 + 43 x 1448 = 63,764 B <= 64 KB) and TCP sends one ACK
+    // for all of it then. The 40-byte ACK is in at host 1 after 2 x (0.32 + 1) us and waits its own 20 us there.
+    gro_run g(20 * us, 0, 44);
+    for (const uint64_t t : {100 * us, 545 * us}) {   // frames wait in host 0's ring, accounted
+        g.b.ctx.run_until(t);
+        EXPECT_NO_THROW(g.b.net.check_conservation()) << t;
+    }
+    g.b.ctx.run_until(2 * ms);
+    ASSERT_EQ(g.acks.acks.size(), 1u);
+    EXPECT_EQ(g.acks.acks[0], 44u * gro_run::seg);
+    EXPECT_EQ(g.acks.times[0], 562 * us + 2 * (320000 + us) + 20 * us);
+    const receive_poll& p = g.b.net.nic(0).rx_poll();
+    EXPECT_EQ(p.interrupts(), 1u);
+    EXPECT_EQ(p.aggregates(), 1u);
+    EXPECT_EQ(p.merged_frames(), 44u);
+    EXPECT_EQ(g.b.rx_st.acks_sent, 1u);
+    EXPECT_EQ(g.b.rx_st.bytes_delivered, 44u * gro_run::seg);
+    // each frame waited in the ring from its arrival to the poll: 20 + 32 + ... + (20 + 43 x 12) us
+    EXPECT_EQ(g.b.rx_st.rx_ring_wait_sum_ps, (44 * 20 + 12 * 43 * 44 / 2) * us);
+}
+
+TEST(Gro, TheFrameCountCutsABurstIntoPolls) {
+    // With a count of 32 the 32nd frame (in at 26 + 31 x 12 = 398 us) brings the interrupt at once: one skb of 32,
+    // one ACK; the other 12 go up 20 us after the last, another skb and ACK.
+    gro_run g(20 * us, 32, 44);
+    g.b.ctx.run_until(2 * ms);
+    ASSERT_EQ(g.acks.acks.size(), 2u);
+    EXPECT_EQ(g.acks.acks[0], 32u * gro_run::seg);
+    EXPECT_EQ(g.acks.times[0], 398 * us + 2 * (320000 + us) + 20 * us);
+    EXPECT_EQ(g.acks.acks[1], 44u * gro_run::seg);
+    EXPECT_EQ(g.b.net.nic(0).rx_poll().interrupts(), 2u);
+}
+
+TEST(Gro, ACeChangeInTheMiddleGivesAnImmediateAck) {
+    // DCTCP's receiver: frames 0-21 without CE, 22-43 with. GRO merges neither across the change (the IP header's
+    // ECN field differs): the first skb's ACK carries no echo, the second skb changes the CE state, which DCTCP
+    // acknowledges at once (ACK-now), with the echo. Both in the one poll at 562 us.
+    gro_run g(20 * us, 0, 44, 22, "dctcp");
+    g.b.ctx.run_until(2 * ms);
+    ASSERT_EQ(g.acks.acks.size(), 2u);
+    EXPECT_EQ(g.acks.acks[0], 22u * gro_run::seg);
+    EXPECT_FALSE(g.acks.flags[0] & tcp_ece);
+    EXPECT_EQ(g.acks.acks[1], 44u * gro_run::seg);
+    EXPECT_TRUE(g.acks.flags[1] & tcp_ece);
+    EXPECT_EQ(g.acks.times[0], g.acks.times[1]);
+    EXPECT_EQ(g.b.net.nic(0).rx_poll().aggregates(), 2u);
+}
+
+TEST(Gro, AGapFlushesWhatWasHeldAndTheOutOfOrderFrameGoesUpAlone) {
+    // Segments 0-3, then 5-7 (4 is missing): GRO delivers 0-3 as one skb when 5 does not continue it, and 5 alone
+    // (its ACK at once: out of order); 6 and 7 then merge into one more skb. The receiver answers the gap with
+    // duplicate ACKs at once (ack = 4 segments) for 5 and for the skb of 6-7.
+    bench b(1 * us, gro_run::receive_path(20 * us, 0));
+    tcp_receiver rx(b.net.stack(0), 0, 1, gro_run::receiver_config("newreno"), b.rx_st);
+    recorder acks(b.net.stack(1), {0});
+    for (const uint64_t i : {0, 1, 2, 3, 5, 6, 7}) {
+        frame* f = data_frame(b.net.pool(), 0, gro_run::seg * i, gro_run::seg);
+        f->bytes = 1500;
+        f->src = 1;
+        f->dst = 0;
+        b.net.nic(1).send(f);
+    }
+    b.ctx.run_until(2 * ms);
+    ASSERT_EQ(acks.acks.size(), 3u);
+    EXPECT_EQ(acks.acks[0], 4u * gro_run::seg);
+    EXPECT_EQ(acks.acks[1], 4u * gro_run::seg);
+    EXPECT_EQ(acks.acks[2], 4u * gro_run::seg);
+    EXPECT_EQ(b.net.nic(0).rx_poll().aggregates(), 2u);
+    EXPECT_EQ(b.net.nic(0).rx_poll().merged_frames(), 6u);
+}
+
+TEST(Codel, TheControlLawByHand) {
+    // RFC 8289 with target 5 ms and interval 100 ms, a head that waited 6 ms (above target) with 3000 B queued:
+    // above target since t = 0, so first_above = 100 ms; at 100 ms the first drop, count 1, the next at
+    // 100 + 100 / sqrt(1) = 200 ms; then 200 + 100 / sqrt(2) = 270.711 ms; then + 100 / sqrt(3) = 328.446 ms.
+    // A head below target ends the dropping state; back above target within 16 intervals, count goes on from
+    // count - lastcount.
+    codel_params p;
+    codel c;
+    using v = codel::verdict;
+    const uint64_t ms_ = 1000 * us, sojourn = 6 * ms_, backlog = 3000;
+    EXPECT_EQ(c.on_head(p, 0, sojourn, backlog, false), v::pass);
+    EXPECT_EQ(c.on_head(p, 99 * ms_, sojourn, backlog, false), v::pass);
+    EXPECT_EQ(c.on_head(p, 100 * ms_, sojourn, backlog, false), v::drop);
+    EXPECT_TRUE(c.dropping());
+    EXPECT_EQ(c.on_head(p, 100 * ms_, sojourn, backlog, false), v::pass);   // the next head: not due yet
+    EXPECT_EQ(c.on_head(p, 199 * ms_, sojourn, backlog, false), v::pass);
+    EXPECT_EQ(c.on_head(p, 200 * ms_, sojourn, backlog, false), v::drop);
+    EXPECT_EQ(c.count(), 2u);
+    EXPECT_EQ(c.on_head(p, 270710 * us, sojourn, backlog, false), v::pass);
+    EXPECT_EQ(c.on_head(p, 270712 * us, sojourn, backlog, true), v::mark);   // ECN-capable: marked, not dropped
+    EXPECT_EQ(c.count(), 3u);
+    EXPECT_EQ(c.on_head(p, 328445 * us, sojourn, backlog, false), v::pass);
+    EXPECT_EQ(c.on_head(p, 328447 * us, sojourn, backlog, false), v::drop);
+    EXPECT_EQ(c.count(), 4u);
+    // below target: the dropping state ends; one MTU or less queued counts as below target too
+    EXPECT_EQ(c.on_head(p, 330 * ms_, 1 * ms_, backlog, false), v::pass);
+    EXPECT_FALSE(c.dropping());
+    EXPECT_EQ(c.on_head(p, 331 * ms_, sojourn, 1514, false), v::pass);
+    // above target again from 340 ms: at 440 ms dropping resumes with count 4 - 1 = 3 (lastcount was 1), the next
+    // drop 100 / sqrt(3) = 57.735 ms later
+    EXPECT_EQ(c.on_head(p, 340 * ms_, sojourn, backlog, false), v::pass);
+    EXPECT_EQ(c.on_head(p, 440 * ms_, sojourn, backlog, false), v::drop);
+    EXPECT_EQ(c.count(), 3u);
+    EXPECT_EQ(c.on_head(p, 497734 * us, sojourn, backlog, false), v::pass);
+    EXPECT_EQ(c.on_head(p, 497736 * us, sojourn, backlog, false), v::drop);
+    // ce_threshold: an ECN-capable head that waited longer is marked whatever the control law says
+    codel_params dctcp;
+    dctcp.ce_threshold_ps = 1 * ms_;
+    codel d;
+    EXPECT_EQ(d.on_head(dctcp, 0, 2 * ms_, backlog, true), v::mark);
+    EXPECT_EQ(d.on_head(dctcp, 0, 2 * ms_, backlog, false), v::pass);
+}
+
+TEST(FqCodel, AFloodedQueueLosesThreeFramesInItsFirst300Ms) {
+    // 25,000 frames of one socket queued at once at 1 Gb/s (12 us each: 300 ms to drain) into fq_codel. The head's
+    // sojourn passes 5 ms after about 417 frames and stays above: CoDel drops at about 105 ms (first_above 100 ms
+    // after it went above target), 205 ms and 275.7 ms; the next would come at 333 ms, after the queue is gone.
+    // ECN-capable frames are marked instead, and nothing is dropped. The books balance throughout.
+    for (const bool ect : {false, true}) {
+        host_egress_config e;
+        e.qdisc = host_egress_config::qdisc_kind::fq_codel;
+        e.ring_bytes = 1;
+        bench b(1 * us, e);
+        recorder seen(b.net.stack(0), {1});
+        for (int i = 0; i < 25000; ++i) {
+            frame* f = b.net.pool().acquire();
+            f->kind = frame_kind::udp;
+            f->flow = 1;
+            f->bytes = 1500;
+            f->src = 1;
+            f->dst = 0;
+            f->ecn = ect ? ecn_ect0 : ecn_not_ect;
+            b.net.nic(1).send(f);
+        }
+        b.ctx.run_until(150 * ms);
+        EXPECT_NO_THROW(b.net.check_conservation());
+        b.ctx.run_until(400 * ms);
+        const host_qdisc& q = b.net.nic(1).qdisc();
+        EXPECT_EQ(q.codel_drops(), ect ? 0u : 3u);
+        EXPECT_EQ(q.codel_marks(), ect ? 3u : 0u);
+        EXPECT_EQ(b.net.nic(1).dropped_frames(drop_reason::qdisc_codel), ect ? 0u : 3u);
+        EXPECT_EQ(seen.order.size(), ect ? 25000u : 24997u);
+        EXPECT_NO_THROW(b.net.check_conservation());
+    }
+}
+
+TEST(FqCodel, TwoSocketsTakeTurnsByA1514ByteQuantumUnpaced) {
+    // fq_codel's quantum is one MTU (1514 B) and a flow gets one each time it becomes active. A's first frame goes
+    // at once (credit 1514 -> 14) and leaves A's queue empty: A is removed; its second comes back as a new flow
+    // (1514 -> 14) into the ring; its third goes next on the 14 left (-> -1486). Then A moves to the old flows with
+    // 28, and B, new, sends two (1514 -> 14 -> -1486); A its last (28 -> -1472); B its last two (28, then 42).
+    host_egress_config e;
+    e.qdisc = host_egress_config::qdisc_kind::fq_codel;
+    e.ring_bytes = 1;
+    bench b(1 * us, e);
+    recorder seen(b.net.stack(0), {1, 2});
+    for (uint32_t flow : {1u, 2u})
+        for (int i = 0; i < 4; ++i)
+            send_udp_frame(b, flow);
+    b.ctx.run_until(1 * ms);
+    EXPECT_EQ(seen.order, (std::vector<uint32_t>{1, 1, 1, 2, 2, 1, 2, 2}));
 }

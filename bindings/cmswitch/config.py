@@ -8,8 +8,8 @@ after a rebuild; the package and ``cmswitch-sim`` accept and refuse exactly the 
 raises ``ValueError`` naming the field and what is allowed, before any simulation starts.
 
 A field marked "profile" (the hosts' TCP and egress settings: ``sack``, ``init_cwnd``, ``host_qdisc`` ...) is
-``None`` by default: it takes the value of the config's ``host_profile`` (``ns2`` or ``linux``); any other value
-overrides the profile.
+``None`` by default: it takes the value of the config's ``host_profile`` (``ns2``, ``linux`` or
+``linux-fq-codel``); any other value overrides the profile.
 
 Field names carry their units (``buffer_kb`` is KB of 1024 bytes, ``min_rto_ms`` milliseconds, ``link_gbps``
 Gbit/s). A scenario ``name`` gives the class ``NameConfig`` (``rdma-incast`` -> ``RdmaIncastConfig``). A core

@@ -27,7 +27,8 @@ MEANINGS: List[Tuple[str, str]] = [
     (r"(senders|load|link_gbps|buffer_kb|buffer_policy|min_rto_ms|transport|marking|cm|pause|uplinks|"
      r"flow_sizes|baseline|sctp_cc)",
      "the config's field of that name, as run"),
-    (r"host_(profile|qdisc|pacing|small_queues|bql|nic_ring_kb|tx_coalesce_us|tx_coalesce_frames|latency_us)",
+    (r"host_(profile|qdisc|pacing|small_queues|bql|nic_ring_kb|tx_coalesce_us|tx_coalesce_frames|latency_us|rx_coalesce_us|"
+     r"rx_coalesce_frames|gro_max_kb)",
      r"the hosts' \1 (host_profile and what it decided)"),
     (r"tcp_(init_cwnd|sack|dsack|rack_tlp|timestamps|delayed_ack|quickacks|cwnd_validation|abc|rto_rule|ecn_reduction|hystart|gso_max_kb)",
      r"the TCP hosts' \1 setting, as the host profile decided it"),
@@ -79,6 +80,10 @@ MEANINGS: List[Tuple[str, str]] = [
      "account below TCP)"),
     (r"host_socket_queue_max_kb", "the most one socket held below TCP in any host (KB; 0 as host_queue_max_kb)"),
     (r"host_bql_limit_max_kb", "the largest byte queue limit any host's NIC queue reached (BQL, KB; 0 without BQL)"),
+    (r"host_rx_polls", "receive polls the hosts' NICs ran, one per receive interrupt (0 without interrupt moderation)"),
+    (r"host_gro_aggregates", "GRO skbs of more than one frame the hosts' receive polls delivered (0 without GRO)"),
+    (r"host_gro_merged_frames", "the frames those GRO skbs carried"),
+    (r"host_codel_marks", "frames the hosts' fq_codel (CoDel) marked CE (its drops: drops_qdisc_codel)"),
     (r"small_queue_excess_max_bytes", "the most a socket went over its small-queue limit (TSQ; 0 without one)"),
     # PAUSE
     (r"pause_frames", "PAUSE/PFC frames the switches sent (XOFF and refreshes)"),
@@ -97,6 +102,10 @@ MEANINGS: List[Tuple[str, str]] = [
     (r"(fast_retransmits|limited_transmits|idle_restarts|ecn_reductions|ecn_window_cuts|ecn_in_window_cuts)",
      r"TCP events: \1, every flow"),
     (r"retransmitted_bytes(_total)?", "payload bytes sent again"),
+    (r"retransmitted_bytes_loss", "of those, sent for data found lost (a timeout, duplicate ACKs, RACK)"),
+    (r"retransmitted_bytes_probe", "of those, sent by tail loss probes"),
+    (r"retransmitted_bytes_spurious", "payload the receivers got twice: retransmissions that were not needed, of "
+     "either cause"),
     (r"(retransmitted_segments|loss_probes|loss_probe_recoveries|rack_losses|dsacks)",
      r"Linux's nstat counter of the same name (\1; 0 without RACK-TLP)"),
     (r"marks", "frames the switches marked CE"),
@@ -121,7 +130,8 @@ MEANINGS: List[Tuple[str, str]] = [
     # flows and FCT
     (r"flows_(started|completed)", r"Poisson flows \1 (after the warm-up)"),
     (r"flows_in_warmup", "flows left out: started before the warm-up ended"),
-    (r"slowdown_(p50|p99)", r"FCT slowdown (FCT / the flow alone on an idle network, host_latency_us at each end), \1 over every "
+    (r"slowdown_(p50|p99)", r"FCT slowdown (FCT / the flow alone on an idle network with its hosts' latency and receive "
+     r"interrupt), \1 over every "
      "flow"),
     (r"slowdown_p99_small", "p99 FCT slowdown of flows up to 10 KB (10,240 B)"),
     (r"slowdown_p99_large", "p99 FCT slowdown of flows of 1-10 MB"),

@@ -39,6 +39,7 @@ void host_nic::reset() {
     for (auto& d : m_drop_frames)
         d = 0;
     m_qdisc.reset();
+    m_poll.reset();
 }
 
 void host_nic::set_reaction_point(std::unique_ptr<reaction_point> rp) {
@@ -53,8 +54,10 @@ void host_nic::set_reaction_point(std::unique_ptr<reaction_point> rp) {
 
 void host_nic::configure_egress(const host_egress_config& cfg) {
     m_qdisc.configure(cfg, this);
+    m_poll.configure(cfg.receive, this);
     m_shaped = cfg.active();
     m_latency_ps = cfg.latency_ps;
+    m_rx_slow = cfg.receive.active() || m_latency_ps > 0;
     update_dequeue_listener();
 }
 
@@ -118,54 +121,68 @@ void host_nic::receive(int, frame& f, sc_core::sc_time& delay) {
 
 void host_nic::on_event(uint32_t kind, uint32_t index, void* ptr) {
     switch (kind) {
-    case ev_arrival: {
-        frame* f = static_cast<frame*>(ptr);
-        m_delivered_frames++;
-        m_delivered_bytes += f->bytes;
-        if (f->kind == frame_kind::pause) {   // 802.3x / 802.1Qbb: stops this NIC's transmitter
-            m_port.on_pause(f->ctl.pause.class_enable, f->ctl.pause.quanta, now_ps());
-            ++m_consumed_frames;
-            m_pool.release(f);
-        } else if ((f->kind == frame_kind::cnm || f->kind == frame_kind::cnp) && m_rp) {
-            m_rp->on_notification(*f, now_ps());   // 802.1Qau CNM, RoCEv2 CNP: the reaction point consumes it
-            m_pool.release(f);
-        } else {
-            if (m_rp_receives)
-                m_rp->on_receive(*f, now_ps());
-            if (m_latency_ps) {   // counted as delivered when it reaches the stack
-                m_delivered_frames--;
-                m_delivered_bytes -= f->bytes;
-                ++m_held_frames;
-                m_held_bytes += f->bytes;
-                m_events.schedule(now_ps() + m_latency_ps, this, ev_received, 0, f);
-            } else {
-                deliver(f);
-            }
-        }
-        break;
-    }
+    case ev_arrival: arrive(static_cast<frame*>(ptr)); break;
     case ev_sent:
     case ev_received: {
         frame* f = static_cast<frame*>(ptr);
         --m_held_frames;
         m_held_bytes -= f->bytes;
-        if (kind == ev_sent) {
+        if (kind == ev_sent)
             send_now(f, index != 0);
-        } else {
-            m_delivered_frames++;
-            m_delivered_bytes += f->bytes;
+        else
             deliver(f);
-        }
         break;
     }
     case ev_pause_expiry: m_port.on_pause_expiry(now_ps()); break;
     case ev_qdisc: m_qdisc.on_timer(now_ps()); break;
     case ev_tx_interrupt: m_qdisc.on_tx_interrupt(now_ps()); break;
+    case ev_rx_interrupt: m_poll.on_interrupt(now_ps()); break;
     default: static_cast<timer_client*>(ptr)->on_timer(index); break;
     }
 }
 
+// A frame's last bit is in. PAUSE stops the transmitter and congestion notifications go to the reaction point
+// (the NIC consumes both at once); the rest goes up to the stack, through the receive poll and the host's
+// latency where they are on. A frame counts as delivered when the stack gets it (deliver).
+void host_nic::arrive(frame* f) {
+    if (f->kind == frame_kind::pause) {   // 802.3x / 802.1Qbb: stops this NIC's transmitter
+        m_delivered_frames++;
+        m_delivered_bytes += f->bytes;
+        m_port.on_pause(f->ctl.pause.class_enable, f->ctl.pause.quanta, now_ps());
+        ++m_consumed_frames;
+        m_pool.release(f);
+        return;
+    }
+    if ((f->kind == frame_kind::cnm || f->kind == frame_kind::cnp) && m_rp) {
+        m_delivered_frames++;
+        m_delivered_bytes += f->bytes;
+        m_rp->on_notification(*f, now_ps());   // 802.1Qau CNM, RoCEv2 CNP: the reaction point consumes it
+        m_pool.release(f);
+        return;
+    }
+    if (m_rp_receives)
+        m_rp->on_receive(*f, now_ps());
+    if (!m_rx_slow)
+        deliver(f);
+    else if (m_poll.config().active())
+        m_poll.hold(f, now_ps());
+    else
+        to_stack(f);
+}
+
+void host_nic::to_stack(frame* f) {
+    if (!m_latency_ps) {
+        deliver(f);
+        return;
+    }
+    ++m_held_frames;
+    m_held_bytes += f->bytes;
+    m_events.schedule(now_ps() + m_latency_ps, this, ev_received, 0, f);
+}
+
 void host_nic::deliver(frame* f) {
+    m_delivered_frames++;
+    m_delivered_bytes += f->bytes;
     if (m_upper)
         m_upper->receive(f, now_ps());
     else
@@ -173,8 +190,8 @@ void host_nic::deliver(frame* f) {
 }
 
 void host_nic::queued(uint64_t& frames, uint64_t& bytes) const {
-    frames += m_port.frames() + m_qdisc.queued_frames() + m_held_frames;
-    bytes += m_port.bytes() + m_qdisc.queued_bytes() + m_held_bytes;
+    frames += m_port.frames() + m_qdisc.queued_frames() + m_held_frames + m_poll.queued_frames();
+    bytes += m_port.bytes() + m_qdisc.queued_bytes() + m_held_bytes + m_poll.queued_bytes();
     if (m_rp) {
         frames += m_rp->queued_frames();
         bytes += m_rp->queued_bytes();

@@ -45,6 +45,7 @@ protected:
     bool m_rp_receives = false;   // m_rp wants on_receive
     bool m_rp_dequeues = false;   // m_rp wants on_egress_dequeue
     bool m_shaped = false;   // m_qdisc.config().active()
+    bool m_rx_slow = false;   // an arriving frame waits for the receive poll or the host latency
 
     ~host_nic_path() = default;
 };
@@ -53,7 +54,8 @@ static_assert(sizeof(host_nic_path) <= 64, "an arrival's and a departure's field
 class alignas(64) host_nic : private host_nic_path,
                              public sc_core::sc_module,
                              private nic_services,
-                             private host_qdisc_owner {
+                             private host_qdisc_owner,
+                             private receive_poll_owner {
 public:
     // The NIC's TLM sockets, made on first use (before the simulation starts): binding tx() makes it the
     // NIC's way out. A network connects the NIC directly instead (connect), without socket objects.
@@ -99,6 +101,8 @@ public:
     // latency both ways. Before any frame.
     void configure_egress(const host_egress_config& cfg);
     const host_qdisc& qdisc() const { return m_qdisc; }
+    const receive_poll& rx_poll() const { return m_poll; }
+    uint64_t latency_ps() const { return m_latency_ps; }
     // Whether anything beyond a plain FIFO runs (a transport then reports its pacing rate).
     bool shaped() const { return m_shaped; }
     void set_pacing_rate(uint32_t flow, uint64_t bps) {
@@ -168,7 +172,8 @@ private:
         ev_qdisc = 4,
         ev_tx_interrupt = 5,
         ev_sent = 6,   // a frame through the send latency (index: backpressured)
-        ev_received = 7   // a frame through the receive latency
+        ev_received = 7,   // a frame through the receive latency
+        ev_rx_interrupt = 8
     };
     bool send_now(frame* f, bool backpressured);
     void deliver(frame* f);
@@ -195,12 +200,17 @@ private:
     int ring_queue_of(int prio) const override { return m_port.queue_of(prio); }
     void qdisc_wakeup_at(uint64_t t_ps) override { m_events.schedule(t_ps, this, ev_qdisc, 0, nullptr); }
     void socket_writable(uint32_t flow, uint64_t now_ps) override { flow_writable(flow, now_ps); }
-    void qdisc_drop(frame* f) override { drop(f, drop_reason::qdisc_limit); }
+    void qdisc_drop(frame* f, drop_reason why) override { drop(f, why); }
     uint64_t tx_end_ps(const frame& f, uint64_t now_ps) override {
         link_timing& l = m_port.link();
         return l.rate_bps() ? now_ps + l.serialization_ps(f.bytes, now_ps) : now_ps;
     }
     void tx_interrupt_at(uint64_t t_ps) override { m_events.schedule(t_ps, this, ev_tx_interrupt, 0, nullptr); }
+    // receive_poll_owner
+    void rx_interrupt_at(uint64_t t_ps) override { m_events.schedule(t_ps, this, ev_rx_interrupt, 0, nullptr); }
+    void rx_deliver(frame* f) override { to_stack(f); }
+    void arrive(frame* f);   // a frame's last bit in
+    void to_stack(frame* f);   // through the receive latency, if any, to deliver()
     // Into the NIC queue or the reaction point's limiter, or dropped at the NIC's limit (false).
     bool admit(frame* f, uint64_t now_ps, bool backpressured);
     void update_dequeue_listener();
@@ -217,6 +227,7 @@ private:
     event_domain& m_events;
     egress_port m_port;
     host_qdisc m_qdisc;
+    receive_poll m_poll;
     std::unique_ptr<frame_initiator_socket> m_tx;
     std::unique_ptr<frame_target_socket<host_nic>> m_rx;
     uint64_t m_dropped_frames = 0, m_dropped_bytes = 0;

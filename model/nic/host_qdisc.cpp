@@ -17,11 +17,17 @@ size_t hash_flow(uint32_t flow) {
 void host_qdisc::configure(const host_egress_config& cfg, host_qdisc_owner* owner) {
     m_cfg = cfg;
     m_owner = owner;
+    m_quantum =
+        cfg.qdisc == host_egress_config::qdisc_kind::fq_codel ? cfg.fq_codel_quantum_bytes : cfg.fq_quantum_bytes;
     reset();
 }
 
 void host_qdisc::reset() {
     m_sockets.clear();
+    m_codel.clear();
+    m_codel_marks = m_codel_drops = 0;
+    m_codel_freed.clear();
+    m_ce_skb = false;
     m_index.clear();
     m_recent[0] = m_recent[1] = index_entry{};
     for (auto& l : m_lists)
@@ -101,6 +107,8 @@ uint32_t host_qdisc::slot_of(uint32_t flow) {
     m_sockets.emplace_back();
     m_sockets.back().flow = flow;
     m_sockets.back().credit = m_cfg.fq_initial_quantum_bytes;
+    if (m_cfg.qdisc == host_egress_config::qdisc_kind::fq_codel)
+        m_codel.emplace_back();
     return slot;
 }
 
@@ -179,14 +187,14 @@ void host_qdisc::enqueue(frame* f, uint64_t now) {
     }
     m_below += f->bytes;
     m_below_max = std::max(m_below_max, m_below);
-    if (!m_cfg.fq()) {
+    if (!m_cfg.per_socket()) {
         hand_to_ring(f, now);
         return;
     }
-    if (k.q.frames >= m_cfg.fq_flow_limit || m_frames >= m_cfg.fq_limit) {
-
+    const bool codel_on = !m_codel.empty();
+    if (codel_on ? m_frames >= m_cfg.fq_codel_limit : k.q.frames >= m_cfg.fq_flow_limit || m_frames >= m_cfg.fq_limit) {
         forget(*f);
-        m_owner->qdisc_drop(f);
+        m_owner->qdisc_drop(f, drop_reason::qdisc_limit);
         return;
     }
     k.queue = static_cast<uint8_t>(m_owner->ring_queue_of(f->prio));
@@ -226,7 +234,9 @@ void host_qdisc::enqueue(frame* f, uint64_t now) {
     ++m_queue_frames[k.queue];
     m_backlog |= static_cast<uint8_t>(1u << k.queue);
     if (k.where == place::detached) {
-        if (now > k.idle_since + m_cfg.fq_refill_delay_ps)
+        if (codel_on)   // fq_codel: a flow that becomes active gets a quantum
+            k.credit = m_quantum;
+        else if (now > k.idle_since + m_cfg.fq_refill_delay_ps)
             k.credit = std::max<int64_t>(k.credit, m_cfg.fq_quantum_bytes);
         push_tail(k.queue, slot, place::new_list);
     }
@@ -270,7 +280,7 @@ void host_qdisc::on_tx_start(const frame& f, uint64_t now) {
         else
             free_bytes(slot, f.bytes, now);
     }
-    if (m_cfg.fq())
+    if (m_cfg.per_socket())
         fill(now);
 }
 
@@ -392,7 +402,42 @@ frame* host_qdisc::take_gso_rest(uint32_t slot) {
     --m_queue_frames[k.queue];
     m_bytes -= f->bytes;
     k.credit -= f->bytes;
+    if (m_ce_skb && f->ecn != ecn_not_ect)
+        f->ecn = ecn_ce;
     return f;
+}
+
+// Linux codel_dequeue on a socket's queue of skbs: a dropped skb goes whole (its frames that wait here; a frame of it
+// TCP has not sent yet goes on alone), its bytes freed below the socket as a completion would.
+frame* host_qdisc::codel_head(uint32_t slot, uint64_t now) {
+    socket& k = m_sockets[slot];
+    m_ce_skb = false;
+    for (frame* f = k.q.head; f; f = k.q.head) {
+        const bool ect = f->ecn != ecn_not_ect;
+        const codel::verdict v = m_codel[slot].on_head(m_cfg.codel, now, now - f->enq_ps, m_bytes, ect);
+        if (v == codel::verdict::pass)
+            return f;
+        if (v == codel::verdict::mark) {
+            f->ecn = ecn_ce;
+            m_ce_skb = true;
+            ++m_codel_marks;
+            return f;
+        }
+        do {   // the whole skb
+            frame* d = k.q.pop();
+            --m_frames;
+            --m_queue_frames[k.queue];
+            m_bytes -= d->bytes;
+            ++m_codel_drops;
+            k.below -= d->bytes;   // (its socket may send again: woken once this fill is done, see fill)
+            m_below -= d->bytes;
+            m_codel_freed.push_back(slot);
+            d->host_bits = static_cast<uint8_t>(d->host_bits & ~host_counted);
+            m_owner->qdisc_drop(d, drop_reason::qdisc_codel);
+        } while (k.q.head && (k.q.head->host_bits & host_gso_cont));
+    }
+    m_codel[slot].on_empty();
+    return nullptr;
 }
 
 frame* host_qdisc::fq_dequeue(int queue, uint64_t now) {
@@ -412,12 +457,12 @@ frame* host_qdisc::fq_dequeue(int queue, uint64_t now) {
             k.next = none;
         };
         if (k.credit <= 0) {
-            k.credit += m_cfg.fq_quantum_bytes;
+            k.credit += m_quantum;
             pop_head();
             push_tail(queue, slot, place::old_list);
             continue;
         }
-        frame* f = k.q.head;
+        frame* f = m_codel.empty() ? k.q.head : codel_head(slot, now);
         if (!f) {
             pop_head();
             if (from_new && l.old_head != none) {
@@ -481,6 +526,17 @@ void host_qdisc::fill(uint64_t now) {
         m_owner->qdisc_wakeup_at(m_wakeup_at);
     }
     m_filling = false;
+    if (!m_codel_freed.empty()) {   // sockets whose skbs CoDel dropped: back under their limit, they may send
+        std::vector<uint32_t> slots;
+        slots.swap(m_codel_freed);
+        for (const uint32_t slot : slots) {
+            socket& k = m_sockets[slot];
+            if (k.want_room && !over_limit(k.flow)) {
+                k.want_room = false;
+                m_owner->socket_writable(k.flow, now);   // (may queue and fill again)
+            }
+        }
+    }
 }
 
 }   // namespace cmswitch

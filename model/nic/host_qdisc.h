@@ -17,8 +17,11 @@
 #ifndef CMSWITCH_MODEL_NIC_HOST_QDISC_H
 #define CMSWITCH_MODEL_NIC_HOST_QDISC_H
 
+#include "model/drop_reason.h"
 #include "model/frame.h"
+#include "model/nic/codel.h"
 #include "model/nic/dynamic_queue_limit.h"
+#include "model/nic/receive_poll.h"
 #include "model/port/egress_port.h"
 #include "model/types.h"
 
@@ -30,7 +33,7 @@
 namespace cmswitch {
 
 struct host_egress_config {
-    enum class qdisc_kind : uint8_t { fifo, fq };
+    enum class qdisc_kind : uint8_t { fifo, fq, fq_codel };
     qdisc_kind qdisc = qdisc_kind::fifo;
     // fq (Linux sch_fq defaults): a socket's quantum per round, a new socket's first credit, the frames one
     // socket and the whole qdisc may hold (more are dropped), and the idle time after which a socket that
@@ -41,6 +44,13 @@ struct host_egress_config {
     uint32_t fq_flow_limit = 100 * 44;
     uint32_t fq_limit = 10000 * 44;
     uint64_t fq_refill_delay_ps = 40000000000ull;   // 40 ms
+    // fq_codel (Linux sch_fq_codel.c defaults; tc-fq_codel(8)): a socket's quantum per round (psched_mtu), the
+    // frames the whole qdisc may hold (10240 packets, 44 frames each with GSO; Linux then drops from the longest
+    // queue, the model the arriving frame), and CoDel on each socket's queue (codel.h: target 5 ms, interval
+    // 100 ms, ECN-capable packets marked, no ce_threshold). It does not pace.
+    uint32_t fq_codel_quantum_bytes = 1514;
+    uint32_t fq_codel_limit = 10240 * 44;
+    codel_params codel;
     // fq: a socket's data frames leave no earlier than its pacing schedule (the earliest departure time Linux's
     // TCP stamps on each segment: a frame's time after the previous one is its payload at the pacing rate, less up
     // to half of it for time the socket lost idle; a socket's first unpaced_segments data frames are not paced)
@@ -66,9 +76,14 @@ struct host_egress_config {
     // up): every frame a transport sends reaches the qdisc this long after the send, every frame that arrives
     // reaches its transport this long after its last bit (the NIC applies it; host waits are counted after it).
     uint64_t latency_ps = 0;
+    // The receive path (receive_poll.h): the NIC's receive interrupt moderation (0: every frame goes up as it
+    // arrives) and GRO (0: none). mlx5's defaults in its CQE-based mode are 3 us and 32 frames; Linux's
+    // gro_max_size is 64 KB.
+    receive_poll_config receive;
 
     bool fq() const { return qdisc == qdisc_kind::fq; }
-    bool active() const { return fq() || small_queues; }   // anything beyond the plain FIFO path (a latency aside)
+    bool per_socket() const { return qdisc != qdisc_kind::fifo; }   // a queue per socket (fq, fq_codel)
+    bool active() const { return per_socket() || small_queues; }   // beyond the plain FIFO path (a latency aside)
 };
 
 // What one socket (a flow's endpoint on this host) did below its transport (host_qdisc::socket_stats).
@@ -91,8 +106,8 @@ public:
     virtual void qdisc_wakeup_at(uint64_t t_ps) = 0;
     // The socket of `flow` may send again (its small queue has room).
     virtual void socket_writable(uint32_t flow, uint64_t now_ps) = 0;
-    // A frame the qdisc refused (fq limits): counted and released by the NIC.
-    virtual void qdisc_drop(frame* f) = 0;
+    // A frame the qdisc refused (fq limits) or dropped (CoDel): counted and released by the NIC.
+    virtual void qdisc_drop(frame* f, drop_reason why) = 0;
     // BQL: when f, starting transmission now, has been transmitted (its last bit out).
     virtual uint64_t tx_end_ps(const frame& f, uint64_t now_ps) = 0;
     // BQL: calls host_qdisc::on_tx_interrupt at t_ps (>= now; a later call for an earlier time supersedes it).
@@ -123,6 +138,9 @@ public:
     uint64_t bql_limit(int queue) const { return m_dql.empty() ? 0 : m_dql[static_cast<size_t>(queue)].limit(); }
     uint64_t bql_limit_max() const;
     uint64_t tx_interrupts() const { return m_tx_interrupts; }
+    // fq_codel: frames CoDel marked CE and frames it dropped.
+    uint64_t codel_marks() const { return m_codel_marks; }
+    uint64_t codel_drops() const { return m_codel_drops; }
 
     // Small queues: whether `flow`'s socket is over its limit (retransmission: twice the limit, as Linux).
     bool over_limit(uint32_t flow, bool retransmission = false) const;
@@ -187,6 +205,9 @@ private:
     void push_tail(int queue, uint32_t slot, place list);
     frame* fq_dequeue(int queue, uint64_t now);   // (sets m_dequeued_slot)
     frame* take_gso_rest(uint32_t slot);   // the socket's next frame if it continues a GSO segment
+    // fq_codel: CoDel's verdict on the socket's head skb, which it may drop (the next head is asked about then);
+    // returns the head to send (null: the queue emptied), marked CE if CoDel says so
+    frame* codel_head(uint32_t slot, uint64_t now);
     void release_throttled(uint64_t now);
     void fill(uint64_t now);
     void hand_to_ring(frame* f, uint64_t now);
@@ -223,6 +244,11 @@ private:
     int64_t m_excess_max = INT64_MIN;
     uint32_t m_queue_frames[num_priorities] = {};
     std::vector<socket> m_sockets;
+    std::vector<codel> m_codel;   // fq_codel: each socket's CoDel state (by slot)
+    uint64_t m_codel_marks = 0, m_codel_drops = 0;
+    uint32_t m_quantum = 0;   // the qdisc's quantum per round (fq's or fq_codel's)
+    bool m_ce_skb = false;   // CoDel marked the skb fq_dequeue took: its other frames go marked too
+    std::vector<uint32_t> m_codel_freed;   // sockets CoDel dropped from during a fill (woken after it)
     std::vector<index_entry> m_index;
     fq_lists m_lists[num_priorities];
     std::vector<std::pair<uint64_t, uint32_t>> m_throttled;   // min-heap of (departure time, slot)

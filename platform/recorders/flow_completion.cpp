@@ -71,7 +71,7 @@ double flow_path_model::ideal_ps(int src, int dst, uint64_t bytes) const {
         }
         t += static_cast<double>(wire - first) * 8e12 / slowest;
         return t + static_cast<double>(n) * static_cast<double>(link_delay_ps) +
-               static_cast<double>(n - 1) * static_cast<double>(pipeline_ps) + 2 * static_cast<double>(host_latency_ps);
+               static_cast<double>(n - 1) * static_cast<double>(pipeline_ps) + host_ps();
     }
     const uint64_t a = host_rate_bps[static_cast<size_t>(src)], b = host_rate_bps[static_cast<size_t>(dst)];
     const double slow_rate = static_cast<double>(std::min(a, b));
@@ -79,7 +79,7 @@ double flow_path_model::ideal_ps(int src, int dst, uint64_t bytes) const {
     double t = static_cast<double>(wire) * 8e12 / slow_rate;
     t += static_cast<double>(first) * 8e12 / fast_rate;   // the other host link
     t += (n - 2) * static_cast<double>(first) * 8e12 / static_cast<double>(fabric_rate_bps);
-    return t + static_cast<double>(n) * static_cast<double>(link_delay_ps) + 2 * static_cast<double>(host_latency_ps);
+    return t + static_cast<double>(n) * static_cast<double>(link_delay_ps) + host_ps();
 }
 
 double flow_path_model::frames_ideal_ps(int src, int dst, uint64_t frames, uint64_t wire_bytes) const {
@@ -199,11 +199,13 @@ uint64_t flow_completion_recorder::report(result& r) const {
         }
         const tcp_stats& ts = m_workload.stats()[f.flow];
         timed_out[b] += ts.timeouts > 0 ? 1 : 0;
-        double queue_mean_us = 0, excess_max_us = 0;
+        double queue_mean_us = 0, excess_max_us = 0, rx_wait_mean_us = 0;
         if (ts.rx_data_frames) {
             const double n = static_cast<double>(ts.rx_data_frames);
             const double ideal = m_paths.frames_ideal_ps(f.src, f.dst, ts.rx_data_frames, ts.rx_data_wire_bytes);
-            queue_mean_us = std::max(0.0, (static_cast<double>(ts.rx_delay_sum_ps) - ideal) / n * 1e-6 - wait_mean_us);
+            rx_wait_mean_us = static_cast<double>(ts.rx_ring_wait_sum_ps) / n * 1e-6;
+            queue_mean_us = std::max(0.0, (static_cast<double>(ts.rx_delay_sum_ps) - ideal) / n * 1e-6 - wait_mean_us -
+                                              rx_wait_mean_us);
             const uint64_t full = std::min<uint64_t>(ts.rx_data_wire_bytes, m_paths.mss + m_paths.header_bytes);
             excess_max_us = std::max(
                 0.0, (static_cast<double>(ts.rx_delay_max_ps) - m_paths.frames_ideal_ps(f.src, f.dst, 1, full)) * 1e-6);
@@ -222,10 +224,13 @@ uint64_t flow_completion_recorder::report(result& r) const {
             ft->column("timeouts").push_back(static_cast<double>(ts.timeouts));
             ft->column("fast_retransmits").push_back(static_cast<double>(ts.fast_retransmits));
             ft->column("retransmitted_bytes").push_back(static_cast<double>(ts.retransmitted_bytes));
+            ft->column("retransmitted_bytes_spurious").push_back(static_cast<double>(ts.duplicate_bytes_received));
             if (accounted) {
                 ft->column("host_wait_max_us").push_back(wait_max_us);
                 ft->column("host_wait_mean_us").push_back(wait_mean_us);
             }
+            if (m_paths.rx_coalesce_ps)
+                ft->column("rx_ring_wait_mean_us").push_back(rx_wait_mean_us);
         }
     }
     r.set("flows_in_warmup", static_cast<int64_t>(in_warmup));   // left out: started before the warm-up ended

@@ -15,9 +15,11 @@
 // A flow's network queueing is its data frames' mean one-way delay (TCP's send to the last bit's arrival) less
 // their ideal (frames_ideal_ps) and less their mean host wait: the time in switch queues, paused or not
 // (fct_by_size: net_queue_p50_us, net_queue_p99_us of the flows' means; timed_out_share, the share of flows that
-// waited out at least one retransmission timeout).
+// waited out at least one retransmission timeout). Where the receivers moderate their interrupts, a frame's wait in
+// the receiving NIC's ring is taken out of it too (flows: rx_ring_wait_mean_us).
 // The ideal FCT is the flow alone on an idle network: its whole wire size at the slower of its two host links,
-// one frame at the faster one and on every further link, and the propagation of every link on its path.
+// one frame at the faster one and on every further link, the propagation of every link on its path, and what the
+// hosts add (their software latency at both ends, the receive interrupt's wait for the last frame).
 #ifndef CMSWITCH_PLATFORM_RECORDERS_FLOW_COMPLETION_H
 #define CMSWITCH_PLATFORM_RECORDERS_FLOW_COMPLETION_H
 
@@ -43,6 +45,10 @@ struct flow_path_model {
     uint32_t cut_through_bytes = 0;
     // the hosts' software latency, each way (host_latency_us): in every ideal twice, once at each end
     uint64_t host_latency_ps = 0;
+    // the receiver NIC's interrupt moderation (rx_coalesce_us): in every ideal once, the wait of the last frame
+    uint64_t rx_coalesce_ps = 0;
+    // what the hosts add to an ideal: the latency at both ends and the last frame's receive interrupt
+    double host_ps() const { return 2 * static_cast<double>(host_latency_ps) + static_cast<double>(rx_coalesce_ps); }
     double ideal_ps(int src, int dst, uint64_t bytes) const;
     // The one-way delays frames of `wire_bytes` in all (`frames` of them) would take alone from src to dst:
     // serialization on every link (store and forward; the first bytes only where a switch cuts through),

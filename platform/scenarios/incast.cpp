@@ -295,7 +295,7 @@ void report_rounds(result& r, const incast_client& app) {
 }
 
 void report_tcp(result& r, const std::vector<tcp_stats>& stats) {
-    uint64_t timeouts = 0, max_timeouts = 0, fr = 0, lt = 0, idle = 0, rexmit = 0, reductions = 0;
+    uint64_t timeouts = 0, max_timeouts = 0, fr = 0, lt = 0, idle = 0, reductions = 0;
     uint64_t segs = 0, probes = 0, probe_fixes = 0, rack = 0, dsacks = 0;
     for (const auto& st : stats) {
         segs += st.retransmitted_segments;
@@ -308,7 +308,6 @@ void report_tcp(result& r, const std::vector<tcp_stats>& stats) {
         fr += st.fast_retransmits;
         lt += st.limited_transmits;
         idle += st.idle_restarts;
-        rexmit += st.retransmitted_bytes;
         reductions += st.ecn_reductions;
     }
     r.set("timeouts_per_flow_mean", static_cast<double>(timeouts) / static_cast<double>(stats.size()));
@@ -317,7 +316,7 @@ void report_tcp(result& r, const std::vector<tcp_stats>& stats) {
     r.set("fast_retransmits", static_cast<int64_t>(fr));
     r.set("limited_transmits", static_cast<int64_t>(lt));
     r.set("idle_restarts", static_cast<int64_t>(idle));
-    r.set("retransmitted_bytes", static_cast<int64_t>(rexmit));
+    report_retransmissions(r, stats);
     r.set("ecn_reductions", static_cast<int64_t>(reductions));
     // the counters Linux's nstat shows: TcpRetransSegs, TCPLossProbes, TCPLossProbeRecovery, ... (in every run;
     // without RACK-TLP the probes and RACK's losses are 0)

@@ -87,8 +87,9 @@ workload_scenario::workload_scenario() {
     t.add_real("incast_period_ms", &c.incast_period_ms, 0.001, 1e6, "ms", "incast: time between two incasts");
     t.add_flag("flow_table", &c.flow_table,
                "include every completed flow as table flows: src, dst, start_ms, size_bytes, fct_us, slowdown, "
-               "priority, net_queue_mean_us, delay_excess_max_us, timeouts, fast_retransmits, retransmitted_bytes "
-               "(and the host wait where it is accounted)");
+               "priority, net_queue_mean_us, delay_excess_max_us, timeouts, fast_retransmits, retransmitted_bytes, "
+               "retransmitted_bytes_spurious (and the host wait where it is accounted, the wait in the receiving "
+               "NIC's ring where it moderates its interrupts)");
     t.add_flag("queue_cdfs", &c.queue_cdfs,
                "include every egress queue's occupancy CDF (table queue_cdfs; the busiest queue's is always in "
                "queue_cdf)");
@@ -189,6 +190,7 @@ scenario_plan workload_scenario::plan(result& r) {
     paths.fabric_rate_bps = fabric_rate;
     paths.link_delay_ps = delay;
     paths.host_latency_ps = topo.host_egress.latency_ps;
+    paths.rx_coalesce_ps = topo.host_egress.receive.coalesce_ps;
     if (!c.cable_m.empty()) {   // cables given in metres set the links' propagation (their mean, for a list)
         double sum = 0;
         for (double m : c.cable_m)
@@ -211,7 +213,7 @@ scenario_plan workload_scenario::plan(result& r) {
     tcp = make_tcp_config(c);
     tcp.prio = static_cast<uint8_t>(c.flow_prio);
     paths.mss = tcp.mss;
-    paths.header_bytes = tcp.header_bytes;
+    paths.header_bytes = tcp.header_bytes + (tcp.timestamps ? tcp_config::timestamp_option_bytes : 0);
     m_plan = pl;
     r.set("scenario", std::string(name()));
     return {std::move(topo), pl->end_ps};
@@ -313,6 +315,7 @@ void workload_scenario::report(network& net, scenario_run& run, result& r) {
     }
     r.set("switch_frames_sent", static_cast<int64_t>(frames_sent));
     r.set("timeouts", static_cast<int64_t>(timeouts));
+    report_retransmissions(r, st.w.stats());
     r.set("marks", static_cast<int64_t>(marks));
     r.set("shared_peak_kb_max_switch", static_cast<double>(shared_peak) / 1024);
     report_drops(r, net);

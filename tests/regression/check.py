@@ -34,6 +34,9 @@ ADDED = {"drops_rate_limiter_full", "qcn_cp", "qcn_rp", "pause_xoff_bytes", "pau
          "tcp_timestamps", "tcp_delayed_ack", "tcp_cwnd_validation", "tcp_abc", "tcp_dsack", "tcp_quickacks",
          "tcp_rto_rule", "tcp_ecn_reduction", "tcp_hystart", "tcp_gso_max_kb", "host_bql", "host_nic_ring_kb",
          "host_tx_coalesce_us", "host_tx_coalesce_frames", "host_bql_limit_max_kb", "host_latency_us",
+         "host_rx_coalesce_us", "host_rx_coalesce_frames", "host_gro_max_kb", "host_rx_polls", "host_gro_aggregates",
+         "host_gro_merged_frames", "retransmitted_bytes", "retransmitted_bytes_loss", "retransmitted_bytes_probe",
+         "retransmitted_bytes_spurious", "drops_qdisc_codel", "host_codel_marks",
          # the buffer's accounting unit (cells) and its peaks in cells
          "cell_bytes", "pool_max_cells_max_switch", "shared_peak_cells",
          # the service-pool MMU's drop reasons (ingress side, egress static limit)
@@ -54,7 +57,7 @@ ADDED = {"drops_rate_limiter_full", "qcn_cp", "qcn_rp", "pause_xoff_bytes", "pau
          "transport", "marking", "marks"}
 # tables and table columns added on purpose (compared only where the expected output has them)
 ADDED_TABLES = {"pause_episodes", "queue_cdf", "bottleneck_queue_cdf", "ports", "hosts", "priorities"}
-ADDED_COLUMNS = {"pool_max_cells", "cell_bytes", "queue_p99_kb", "queue_p50_kb", "paused_ports_switch0", "paused_ports_switch1", "paused_ports_switch2",
+ADDED_COLUMNS = {"retransmitted_bytes_spurious", "rx_ring_wait_mean_us", "pool_max_cells", "cell_bytes", "queue_p99_kb", "queue_p50_kb", "paused_ports_switch0", "paused_ports_switch1", "paused_ports_switch2",
                  "paused_ports_switch3", "paused_transmitters",
                  "flow"}   # sctp-incast's incidents: the request's association
 SPLIT = {"drops_nic_queue_full"}   # was every NIC drop; now the queue-limit ones (+ drops_rate_limiter_full)

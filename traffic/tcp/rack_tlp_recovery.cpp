@@ -228,6 +228,7 @@ void rack_tlp_recovery::on_loss_probe(uint64_t now) {
             const rack_scoreboard::segment& t = m_rack.tail();
             const uint64_t seq = t.end - std::min(t.end - t.begin, mss);
             transmit(seq, static_cast<uint32_t>(t.end - seq), now, true);
+            s.m_stats.probe_retransmitted_bytes += t.end - seq;
             m_tlp_retrans = true;
             sent = true;
         }

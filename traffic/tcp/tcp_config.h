@@ -100,6 +100,8 @@ struct tcp_stats {
     uint64_t limited_transmits = 0;   // segments sent by limited transmit (RFC 3042)
     uint64_t idle_restarts = 0;   // windows cut back after an idle period (RFC 5681 4.1)
     uint64_t retransmitted_segments = 0, retransmitted_bytes = 0;
+    uint64_t probe_retransmitted_bytes = 0;   // of those, sent by a tail loss probe (the rest: found lost)
+    uint64_t duplicate_bytes_received = 0;   // at the receiver: payload that arrived twice (spurious retransmissions)
     uint64_t rack_losses = 0;   // segments RACK marked lost (rack_tlp)
     uint64_t loss_probes = 0;   // tail loss probes sent (rack_tlp)
     uint64_t tlp_recoveries = 0;   // probes that repaired a loss (the window was reduced for it)
@@ -112,6 +114,7 @@ struct tcp_stats {
     // what the path took beyond its ideal (serialization and propagation) is the queueing in hosts and switches
     uint64_t rx_data_frames = 0, rx_data_wire_bytes = 0;
     uint64_t rx_delay_sum_ps = 0, rx_delay_max_ps = 0;
+    uint64_t rx_ring_wait_sum_ps = 0;   // of that delay, the time in the receiver NIC's ring (receive_poll.h)
 };
 
 }   // namespace cmswitch

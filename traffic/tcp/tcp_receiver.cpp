@@ -27,6 +27,8 @@ void tcp_receiver::on_frame(frame* f, uint64_t now) {
     const uint64_t tsval = f->ts_ps;
     const bool ce = f->ecn == ecn_ce;
     const bool cwr = (f->flags & tcp_cwr) != 0;
+    const bool gro_more = (f->host_bits & host_gro_more) != 0;
+    const bool psh = (f->flags & tcp_psh) != 0;
     count_arrival(*f, now);
     m_host.nic().pool().release(f);
 
@@ -48,9 +50,22 @@ void tcp_receiver::on_frame(frame* f, uint64_t now) {
     }
     ++m_unacked;
     m_unacked_bytes += payload;
-    if (!m_cfg.delayed_ack || at.immediate || at.dsack_end || m_quick > 0 || m_unacked_bytes > m_cfg.mss ||
-        ce_changed) {
-        send_ack(now, ece(), at.dsack_end);
+    m_ack_now = m_ack_now || at.immediate || ce_changed;
+    m_read = m_read || m_rcv_nxt > before;
+    if (at.dsack_end)
+        m_dsack_end = at.dsack_end;
+    if (!m_skb_len)
+        m_skb_len = payload;   // the first frame of the skb: its size, as GRO's gso_size
+    if (gro_more)   // more of its GRO aggregate follows: one ACK decision for the whole (Linux sees one skb)
+        return;
+    measure_rcv_mss(m_skb_len, psh);
+    const bool now_ack = m_ack_now || (m_pushed && m_read && m_ooo.empty());
+    const uint64_t dsack_end = m_dsack_end;
+    m_ack_now = m_read = false;
+    m_dsack_end = 0;
+    m_skb_len = 0;
+    if (!m_cfg.delayed_ack || now_ack || dsack_end || m_quick > 0 || m_unacked_bytes > m_cfg.mss) {
+        send_ack(now, ece(), dsack_end);
     } else {
         m_delack_deadline = now + m_cfg.delack_ps;
         if (!m_delack_pending) {
@@ -60,8 +75,24 @@ void tcp_receiver::on_frame(frame* f, uint64_t now) {
     }
 }
 
+// Linux tcp_measure_rcv_mss: the receiver's estimate of the sender's MSS (from 536 B, TCP_MSS_DEFAULT, up to the
+// largest skb seen), and ICSK_ACK_PUSHED: an skb shorter than it, or a full one with PSH (the end of a write), asks
+// for an ACK once the application has read everything (tcp_cleanup_rbuf: the application here reads at once, and
+// the connection is not interactive). Linux keeps an skb as short as the previous short one from counting; every
+// model sender sends full segments but the last of a write, so that rule never applies.
+void tcp_receiver::measure_rcv_mss(uint32_t len, bool psh) {
+    if (len >= m_rcv_mss) {
+        m_rcv_mss = std::min(len, m_cfg.mss);
+        m_pushed = m_pushed || psh;
+    } else {
+        m_pushed = true;
+    }
+}
+
 void tcp_receiver::count_arrival(const frame& f, uint64_t now) {
     const uint64_t delay = now - f.created_ps;
+    if (f.host_bits & host_rx_held)   // its wait in the NIC's receive ring, from its arrival to the poll
+        m_stats.rx_ring_wait_sum_ps += now - m_host.nic().latency_ps() - f.enq_ps;
     m_stats.rx_data_frames++;
     m_stats.rx_data_wire_bytes += f.bytes;
     m_stats.rx_delay_sum_ps += delay;
@@ -88,8 +119,18 @@ bool tcp_receiver::track_ce(bool ce, bool cwr, uint64_t now) {
     return false;
 }
 
+uint64_t tcp_receiver::held_bytes(uint64_t seq, uint64_t end) const {
+    uint64_t held = m_rcv_nxt > seq ? std::min(end, m_rcv_nxt) - seq : 0;
+    for (const auto& b : m_ooo)
+        if (b.first < end && b.second > seq)
+            held += std::min(end, b.second) - std::max(seq, b.first);
+    return held;
+}
+
 tcp_receiver::placement tcp_receiver::place(uint64_t seq, uint64_t end) {
     placement at;
+    if (seq < m_rcv_nxt || !m_ooo.empty())   // bytes that came before: a retransmission that was not needed
+        m_stats.duplicate_bytes_received += held_bytes(seq, end);
     if (seq <= m_rcv_nxt && end > m_rcv_nxt) {   // in order
         m_rcv_nxt = end;
         while (!m_ooo.empty() && m_ooo.front().first <= m_rcv_nxt) {
@@ -192,6 +233,7 @@ void tcp_receiver::send_ack(uint64_t now, bool ece, uint64_t dsack_end) {
     m_host.name_peer(f, m_peer_ep);
     m_last_ack_sent = m_rcv_nxt;
     m_quick -= std::min(m_quick, m_unacked);   // Linux tcp_dec_quickack_mode: by the segments this ACK covers
+    m_pushed = false;   // (Linux clears icsk_ack.pending with the delayed-ACK timer when an ACK goes)
     m_unacked = 0;
     m_unacked_bytes = 0;
     m_stats.acks_sent++;

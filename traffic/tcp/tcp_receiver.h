@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The receiving end of one TCP flow: cumulative ACKs, out-of-order buffering, immediate ACK for out-of-order
-// data, optional delayed ACK as Linux does it (an ACK once more than one full segment is unacknowledged, else after
+// data, optional delayed ACK as Linux does it (an ACK once more than one full segment is unacknowledged, or once the
+// application has read a short segment or one that ends a write (PSH) and nothing waits out of order; else after
 // the delayed-ACK timeout; quick-ACK mode, every segment ACKed, for the first `quickacks` segments and again after
 // out-of-order or duplicate data or a first CE mark), SACK blocks (RFC 2018: the newest first), D-SACK (RFC 2883:
 // an immediate ACK saying a segment arrived twice), timestamp echo (RFC 7323 TS.Recent rules), and the ECN echo its
 // congestion-control algorithm asks for (ecn_feedback: the RFC 3168 latch until CWR, or DCTCP's per-segment CE
-// state machine).
+// state machine). The frames of a GRO aggregate (model/nic/receive_poll.h: every one but the last marked
+// host_gro_more) are acknowledged as one segment: one ACK decision at the last.
 #ifndef CMSWITCH_TRAFFIC_TCP_TCP_RECEIVER_H
 #define CMSWITCH_TRAFFIC_TCP_TCP_RECEIVER_H
 
@@ -43,9 +45,11 @@ private:
         uint64_t dsack_end = 0;
     };
     void count_arrival(const frame& f, uint64_t now);
+    void measure_rcv_mss(uint32_t len, bool psh);
     // the ECN echo's state (before the segment is placed); returns whether this segment is to be ACKed at once
     bool track_ce(bool ce, bool cwr, uint64_t now);
     placement place(uint64_t seq, uint64_t end);   // rcv_nxt and the out-of-order blocks
+    uint64_t held_bytes(uint64_t seq, uint64_t end) const;   // of [seq, end), the bytes received already
     void insert_out_of_order(uint64_t seq, uint64_t end);   // merged with its neighbours; the SACK order
     void send_ack(uint64_t now, bool ece, uint64_t dsack_end = 0);
     bool ece() const { return m_feedback == ecn_feedback::per_segment ? m_ce_state : m_ece_latch; }
@@ -71,6 +75,15 @@ private:
     uint32_t m_quick = 0;   // quick-ACK mode: segments still to ACK at once
     bool m_started = false;
     bool m_delack_pending = false;
+    // GRO: what the frames of an aggregate so far ask of its one ACK (immediate; in-order data read; a duplicate's
+    // end to report) and its first frame's payload (Linux's gso_size of the skb)
+    bool m_ack_now = false;
+    bool m_read = false;
+    uint64_t m_dsack_end = 0;
+    uint32_t m_skb_len = 0;
+    // delayed ACK as Linux: the sender's MSS as this end estimates it, and a pushed skb waiting for its read
+    uint32_t m_rcv_mss = 536;
+    bool m_pushed = false;
     uint64_t m_delack_deadline = 0;
 };
 

@@ -293,7 +293,7 @@ void tcp_sender::to_nic(const segment& seg) {
     f->flow = m_flow;
     f->prio = m_cfg.prio;
     f->ecn = m_ecn_codepoint;
-    f->flags = seg.cwr ? tcp_cwr : 0;
+    f->flags = static_cast<uint8_t>((seg.cwr ? tcp_cwr : 0) | (seg.seq + seg.len == m_app_end ? tcp_psh : 0));
     f->host_bits = seg.gso_cont ? host_gso_cont : 0;
     f->ts_ps = seg.t_ps;
     f->created_ps = seg.t_ps;
