@@ -142,11 +142,13 @@ void describe_switch_ports(topology& topo) {
         sonic_headroom_inputs in = m.sonic;
         in.cell_bytes = b.cell_bytes;
         in.shared_headroom_pool = m.headroom_pool_bytes > 0;
+        // the largest frame the hosts send (jumbo frames), at least a standard one
+        const uint32_t mtu = std::max<uint32_t>(1500, topo.host_egress.mtu_bytes);
         for (size_t p = 0; p < ports; ++p) {
             const uint64_t rate = at[p]->rate_bps, delay = at[p]->delay_ps;
             if (m.headroom_rule == "formula") {   // the headroom formula; XON 2 MTU below the limit
-                m.xoff_bytes[p] = pause_headroom_bytes(rate, delay, 1500);
-                m.xon_offset_bytes[p] = 2 * 1500;
+                m.xoff_bytes[p] = pause_headroom_bytes(rate, delay, mtu);
+                m.xon_offset_bytes[p] = 2 * mtu;
             } else {
                 const sonic_headroom h =
                     sonic_headroom_bytes(rate, static_cast<double>(delay) * 1e-12 * sonic_cable_speed_mps, in);

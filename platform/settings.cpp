@@ -165,6 +165,10 @@ std::vector<std::string> declare_host(param_table& t, tcp_settings& s) {
                "8257), or cwr, Linux's CWR state: the window brought down to ssthresh by proportional rate "
                "reduction, with no growth until the data sent before the echo is acknowledged");
     profiled("tcp_ecn_reduction");
+    t.add_count("mtu_bytes", &s.egress.mtu_bytes, 576, max_frame_bytes, "B",
+                "the hosts' MTU: a full TCP frame's size (1500; 9000 for jumbo frames, as RoCE and AI fabrics run); "
+                "the MSS is 40 B less (52 with timestamps), fq's quanta are 2 and 10 frames of it plus the Ethernet "
+                "header, fq_codel's one, and PFC's headroom counts frames of it");
     t.add_count("init_cwnd", &c.init_cwnd, 1, 1000, "segments", "TCP initial congestion window");
     profiled("tcp_init_cwnd");
     t.add_flag("limited_transmit", &c.limited_transmit,
@@ -288,10 +292,12 @@ void declare_egress(param_table& t, host_egress_config& e, profile_marker& profi
                "small-queue limit: this much time at the socket's pacing rate (Linux: 2^-10 s)");
     t.add_kb("tsq_max_kb", &e.tsq_max_bytes, 1, 1 << 20,
              "small-queue limit at most (Linux tcp_limit_output_bytes, 4 MB)");
-    t.add_count("fq_quantum_bytes", &e.fq_quantum_bytes, 64, 1 << 20, "B",
-                "fq: bytes a socket sends per round (Linux 2 x 1514)");
+    t.add_count("fq_quantum_bytes", &e.fq_quantum_bytes, 0, 1 << 20, "B",
+                "fq: bytes a socket sends per round (0: two frames of the MTU with the Ethernet header, Linux's 2 x "
+                "psched_mtu: 3028 at MTU 1500)");
     t.add_count("fq_initial_quantum_bytes", &e.fq_initial_quantum_bytes, 0, 1 << 24, "B",
-                "fq: a new socket's first credit (Linux 10 x 1514)");
+                "fq: a new socket's first credit (0: ten frames of the MTU, Linux's 10 x psched_mtu: 15140 at MTU "
+                "1500)");
     t.add_time("codel_target_us", &e.codel.target_ps, 1, 1e7, "us",
                "fq_codel: CoDel's target sojourn time (Linux 5000 us)");
     t.add_time("codel_interval_us", &e.codel.interval_ps, 1, 1e8, "us", "fq_codel: CoDel's interval (Linux 100000 us)");
@@ -318,6 +324,16 @@ tcp_settings resolve(const tcp_settings& s) {
         if (p->unset())
             t.set(name, value);
     }
+    // the MTU decides the segment size and, unless given, the qdiscs' quanta (Linux: psched_mtu, the MTU and the
+    // Ethernet header)
+    const uint32_t mtu = r.egress.mtu_bytes, frame = mtu + 14;
+    r.tcp.mss = mtu - r.tcp.header_bytes;
+    if (!r.egress.fq_quantum_bytes)
+        r.egress.fq_quantum_bytes = 2 * frame;
+    if (!r.egress.fq_initial_quantum_bytes)
+        r.egress.fq_initial_quantum_bytes = 10 * frame;
+    r.egress.fq_codel_quantum_bytes = frame;
+    r.egress.codel.mtu_bytes = frame;
     // a profile's value gives way to a setting given that excludes it (sack = false: no RACK-TLP; host_qdisc =
     // fifo: no pacing; jitter_ns > 0: no GSO)
     if (!rack_tlp_given && !r.tcp.sack)
@@ -365,7 +381,7 @@ tcp_settings resolve(const tcp_settings& s) {
                            " B: allowed values are 0 (no GSO) or at least 2 segments (" +
                            std::to_string(2 * r.tcp.mss) + " B)");
     if (r.tcp.timestamps)
-        r.tcp.mss -= tcp_config::timestamp_option_bytes;   // the frame stays 1500 bytes, as Linux does
+        r.tcp.mss -= tcp_config::timestamp_option_bytes;   // the frame stays one MTU, as Linux does
     return r;
 }
 }   // namespace

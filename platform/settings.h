@@ -53,6 +53,13 @@ const std::vector<host_profile_entry>& host_profiles();
 const host_profile_entry& host_profile(const std::string& name);   // config_error for an unknown name
 std::vector<std::string> host_profile_names();
 
+// The egress defaults of the settings: fq's quanta 0, "from the MTU" (2 and 10 frames of it, as Linux's
+// 2 x psched_mtu and 10 x psched_mtu), filled in when the settings are resolved.
+inline host_egress_config mtu_sized_egress() {
+    host_egress_config e;
+    e.fq_quantum_bytes = e.fq_initial_quantum_bytes = 0;
+    return e;
+}
 // The hosts' settings, declared straight into the model's structs: TCP's (tcp_config) and the egress below it
 // (host_egress_config), each parameter into the field of its own name in the model's unit. A profiled setting
 // that was not given takes the host profile's value when the settings are resolved (make_tcp_config,
@@ -60,7 +67,7 @@ std::vector<std::string> host_profile_names();
 struct tcp_settings {
     std::string host_profile = "ns2";
     tcp_config tcp;
-    host_egress_config egress;
+    host_egress_config egress = mtu_sized_egress();
     std::array<bool, 32> given{};   // the profiled settings given, in declare_tcp's order
 };
 void declare_tcp(param_table& t, tcp_settings& s);

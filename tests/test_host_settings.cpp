@@ -5,6 +5,7 @@
 #include "config/params.h"
 #include "config/result.h"
 #include "platform/settings.h"
+#include "traffic/tcp/tcp_sender.h"
 
 #include <gtest/gtest.h>
 
@@ -158,4 +159,36 @@ TEST(HostSettings, TheReportSaysWhatTheProfileDecided) {
     EXPECT_EQ(std::get<bool>(*r.get("tcp_dsack")), true);
     EXPECT_EQ(std::get<std::string>(*r.get("host_qdisc")), "fq");
     EXPECT_EQ(std::get<bool>(*r.get("host_pacing")), true);
+}
+
+TEST(HostSettings, TheMtuSizesTheSegmentsAndTheQdiscsQuanta) {
+    // MTU 9000 (jumbo frames): the MSS is 9000 - 40 = 8960 B, 8948 B beside the timestamp option (linux); fq's
+    // quanta are 2 and 10 frames of 9000 + 14 B, fq_codel's (and CoDel's MTU) one; a 64 KB GSO segment is
+    // 65536 / 8948 = 7 segments. A quantum given stays as given.
+    tcp_settings s;
+    param_table t;
+    declare_tcp(t, s);
+    t.set("mtu_bytes", "9000");
+    EXPECT_EQ(make_tcp_config(s).mss, 8960u);
+    t.set("host_profile", "linux");
+    EXPECT_EQ(make_tcp_config(s).mss, 8948u);
+    const host_egress_config e = make_host_egress(s);
+    EXPECT_EQ(e.mtu_bytes, 9000u);
+    EXPECT_EQ(e.fq_quantum_bytes, 18028u);
+    EXPECT_EQ(e.fq_initial_quantum_bytes, 90140u);
+    EXPECT_EQ(e.fq_codel_quantum_bytes, 9014u);
+    EXPECT_EQ(e.codel.mtu_bytes, 9014u);
+    EXPECT_EQ(tso_autosize_segments(10000000000ull, 10000000ull, 65536, 8948), 7u);
+    t.set("fq_quantum_bytes", "4000");
+    EXPECT_EQ(make_host_egress(s).fq_quantum_bytes, 4000u);
+    // outside 576 .. 9216 B: refused naming the field and the range
+    for (const char* bad : {"575", "9217"}) {
+        try {
+            t.set("mtu_bytes", bad);
+            ADD_FAILURE() << bad;
+        } catch (const config_error& err) {
+            EXPECT_NE(std::string(err.what()).find("mtu_bytes"), std::string::npos) << err.what();
+            EXPECT_NE(std::string(err.what()).find("9216"), std::string::npos) << err.what();
+        }
+    }
 }

@@ -204,3 +204,24 @@ TEST(Incast, SharedBufferMmuBoundsTheCongestedQueueByItsDynamicThreshold) {
         EXPECT_LE(r.number("shared_peak_kb"), shared_kb);
     }
 }
+
+TEST(Incast, JumboFramesRaiseThePauseHeadroomByTwoFramesDifference) {
+    // PFC's split rule: each input's XOFF is its share of the port buffer less the headroom, which counts two
+    // frames of the hosts' MTU (one leaving each end when PAUSE is sent): at MTU 9000 the headroom is
+    // 2 x (9000 - 1500) = 15000 B more than at 1500, so XOFF is 15000 B less; XON stays 2 MTU below XOFF.
+    const std::vector<std::string> base = {"--flows", "8",   "--buffer-kb",  "512",
+                                           "--pause", "pfc", "--duration-s", "0.01"};
+    auto with = [&](const char* mtu) {
+        std::vector<std::string> a = base;
+        a.insert(a.end(), {"--mtu-bytes", mtu});
+        return run_incast(a);
+    };
+    const result standard = with("1500"), jumbo = with("9000");
+    EXPECT_EQ(standard.number("pause_xoff_bytes") - jumbo.number("pause_xoff_bytes"), 15000);
+    EXPECT_EQ(standard.number("pause_xoff_bytes") - standard.number("pause_xon_bytes"), 3000);
+    EXPECT_EQ(jumbo.number("pause_xoff_bytes") - jumbo.number("pause_xon_bytes"), 18000);
+    EXPECT_EQ(jumbo.number("drops"), 0);
+    // 8 x 64 KB at 256 KB a share leaves room for no headroom of jumbo frames at 256 KB: refused, saying why
+    std::vector<std::string> small = {"--flows", "8", "--buffer-kb", "256", "--pause", "pfc", "--mtu-bytes", "9000"};
+    EXPECT_THROW(run_incast(small), config_error);
+}

@@ -656,6 +656,29 @@ TEST(SmallQueues, ASenderStopsAtItsLimitAndResumesOnEachCompletion) {
     EXPECT_EQ(s.cwnd(), 100 * mss);
 }
 
+TEST(SmallQueues, FramesInTheHostLatencyCountBelowTheSocket) {
+    // The same sender with a host latency of 5 us: a frame is charged to its socket when TCP sends it (as Linux
+    // charges an skb when TCP makes it), not when it reaches the qdisc. At t = 0 nothing has reached the NIC yet, so
+    // the sender stops after 11 frames (16500 B, one over the 15000 B limit), not after the whole window.
+    host_egress_config e;
+    e.qdisc = host_egress_config::qdisc_kind::fq;
+    e.small_queues = true;
+    e.tsq_max_bytes = 15000;
+    e.latency_ps = 5 * us;
+    bench b(1 * us, e);
+    b.cfg.init_cwnd = 100;
+    tcp_sender s(b.net.stack(1), 0, 0, b.cfg, b.st, rng(1, 0));
+    tcp_receiver r(b.net.stack(0), 0, 1, b.cfg, b.rx_st);
+    s.write(100 * mss);
+    const host_qdisc& q = b.net.nic(1).qdisc();
+    EXPECT_EQ(s.snd_nxt(), 11 * mss);
+    EXPECT_EQ(q.below_bytes(0), 11 * 1500u);
+    b.ctx.run_until(20 * ms);
+    EXPECT_EQ(s.snd_una(), 100 * mss);
+    EXPECT_EQ(b.net.nic(1).dropped_frames(), 0u);
+    EXPECT_LE(q.excess_max_bytes(), 1500);
+}
+
 TEST(Fq, TwoSocketsTakeTurnsByQuantum) {
     // fq with a quantum of 3000 B: 1500-byte frames of two sockets, six each, queued at t = 0 (socket A first).
     // A's first frame goes at once (the link is idle), its second fills the NIC ring; then the sockets alternate

@@ -69,6 +69,8 @@ bool host_nic::send(frame* f, bool backpressured) {
     m_offered_frames++;
     m_offered_bytes += f->bytes;
     if (m_latency_ps) {
+        if (m_shaped)   // below its socket from now: the small queue sees the frames in the latency too
+            m_qdisc.account(f);
         ++m_held_frames;
         m_held_bytes += f->bytes;
         m_events.schedule(now_ps() + m_latency_ps, this, ev_sent, backpressured ? 1 : 0, f);

@@ -166,19 +166,12 @@ void host_qdisc::set_pacing_rate(uint32_t flow, uint64_t bps) {
 
 // ---------------------------------------------------------------------------------------------- the path
 
-void host_qdisc::enqueue(frame* f, uint64_t now) {
-    const uint32_t slot = slot_of(f->flow);
-    socket& k = m_sockets[slot];
+void host_qdisc::account(frame* f) {
+    if (f->host_bits & host_counted)
+        return;
+    socket& k = m_sockets[slot_of(f->flow)];
     f->host_bits |= host_counted;
     k.below += f->bytes;
-    // the rest of the GSO segment begun last
-    const bool gso_rest = (f->host_bits & host_gso_cont) && slot == m_gso_slot;
-    if (!gso_rest) {
-        m_gso_slot = slot;
-        m_gso_bytes = 0;
-    }
-    m_gso_bytes += f->bytes;
-    k.frame_max = std::max(k.frame_max, m_gso_bytes);
     m_socket_below_max = std::max(m_socket_below_max, k.below);
     if (f->payload > 0 && m_cfg.small_queues) {
         const uint64_t limit = limit_of(k);
@@ -187,6 +180,20 @@ void host_qdisc::enqueue(frame* f, uint64_t now) {
     }
     m_below += f->bytes;
     m_below_max = std::max(m_below_max, m_below);
+}
+
+void host_qdisc::enqueue(frame* f, uint64_t now) {
+    account(f);   // (counted already if it came through the host's latency)
+    const uint32_t slot = slot_of(f->flow);
+    socket& k = m_sockets[slot];
+    // the rest of the GSO segment begun last
+    const bool gso_rest = (f->host_bits & host_gso_cont) && slot == m_gso_slot;
+    if (!gso_rest) {
+        m_gso_slot = slot;
+        m_gso_bytes = 0;
+    }
+    m_gso_bytes += f->bytes;
+    k.frame_max = std::max(k.frame_max, m_gso_bytes);
     if (!m_cfg.per_socket()) {
         hand_to_ring(f, now);
         return;

@@ -33,6 +33,9 @@
 namespace cmswitch {
 
 struct host_egress_config {
+    // The hosts' MTU: the largest IP packet they send, the size of a full TCP frame (1500, or 9000 with jumbo
+    // frames); TCP's MSS, the qdiscs' quanta and PFC's headroom follow it (platform/settings.cpp).
+    uint32_t mtu_bytes = 1500;
     enum class qdisc_kind : uint8_t { fifo, fq, fq_codel };
     qdisc_kind qdisc = qdisc_kind::fifo;
     // fq (Linux sch_fq defaults): a socket's quantum per round, a new socket's first credit, the frames one
@@ -125,6 +128,9 @@ public:
 
     // A transport's frame: counted below its socket, then queued (fq; ring filled at once) or handed to the NIC.
     void enqueue(frame* f, uint64_t now);
+    // A transport's frame counted below its socket now, before it reaches the qdisc (the host's software latency
+    // holds it: Linux charges an skb to its socket when TCP makes it).
+    void account(frame* f);
     // f starts transmission (it is still valid): its socket's bytes and wait, small-queue wake-ups, the ring refill.
     void on_tx_start(const frame& f, uint64_t now);
     // The NIC dropped f after the qdisc counted it (before its release).

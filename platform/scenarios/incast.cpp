@@ -430,6 +430,7 @@ scenario_plan incast_scenario::plan(result& r) {
 
 std::unique_ptr<scenario_run> incast_scenario::build(network& net, result& r) {
     scheme_context schemes{net, static_cast<uint64_t>(m_cfg.seed), m_plan->senders()};
+    schemes.mtu_bytes = net.topo().host_egress.mtu_bytes;
     schemes.traffic_priorities = 1;   // every flow sends on priority 0
     m_schemes.install(schemes);
     m_schemes.describe_setup(r);

@@ -262,6 +262,7 @@ struct workload_scenario::run_state : scenario_run {
 
 std::unique_ptr<scenario_run> workload_scenario::build(network& net, result& r) {
     scheme_context schemes{net, static_cast<uint64_t>(m_cfg.seed), net.num_hosts() - 1};
+    schemes.mtu_bytes = net.topo().host_egress.mtu_bytes;
     schemes.traffic_priorities =
         static_cast<uint8_t>((m_cfg.load > 0 || m_cfg.uplink_load > 0 ? 1u << m_cfg.flow_prio : 0u) |
                              (m_cfg.incast_fanin > 0 ? 1u << m_cfg.incast_prio : 0u));

@@ -28,7 +28,8 @@ Kernel set-up (root; everything lives in namespaces named cmsw<pid>-*, deleted o
     round (each server stamps its response with the time it read the request), the "start spread".
 
 Model set-up (build/cmswitch-sim incast): the same flows, SRU and minimum RTO; host_profile linux with host_qdisc fifo,
-small_queues off and gso_max_kb 0 (the kernel's noqueue veths, TSO/GSO off there); the client's link at rate x 1500/1538
+small_queues off, gso_max_kb 0, rx_coalesce_us 0 and gro_max_kb 0 (the kernel's noqueue veths, TSO/GSO/GRO off
+there, no interrupt moderation); the client's link at rate x 1500/1538
 (a 1500-byte frame takes as long as a 1538-byte one on the wire), the servers at 10 Gb/s each behind one shared link
 at the measured unshaped rate (server_uplink_gbps: the CPUs all senders share); buffer B x 1500/1514 (the same
 number of full frames); each of the 3 links a flow crosses each way delayed a sixth of the measured median RTT; each server's
@@ -257,6 +258,7 @@ def model_args(sim, a, n, buf, rto, seconds, seed, meta, spread_us):
             "--server-uplink-gbps", repr(meta["unshaped_mbps"] / 1000), "--delay-us", repr(meta["rtt_p50_us"] / 6),
             "--sample-us", "0", "--request-timing", "spread", "--request-spread-us", repr(spread_us),
             "--host-profile", "linux", "--host-qdisc", "fifo", "--small-queues=false", "--gso-max-kb", "0",
+            "--rx-coalesce-us", "0", "--gro-max-kb", "0",
             "--transport", "newreno" if a.cc == "reno" else a.cc] + a.model_arg
 
 

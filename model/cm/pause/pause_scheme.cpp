@@ -156,6 +156,9 @@ void pause_scheme::install(const std::string& v, scheme_context& ctx) {
                                "a lossless priority (workload: flow_prio, incast_prio) or list its priority in "
                                "pfc_priorities");
         pc.pause_quanta = static_cast<uint32_t>(m_quanta);
+        // the headroom's and XON's frame: the largest the hosts send (jumbo frames), at least a standard one
+        const uint32_t mtu = std::max<uint32_t>(1500, ctx.mtu_bytes);
+        pc.mtu_bytes = mtu;
         if (buffer_decides) {   // the buffer's book: the generator only sends and refreshes
             if (s == 0)
                 m_xoff_bytes = m_xon_bytes = 0;
@@ -176,7 +179,7 @@ void pause_scheme::install(const std::string& v, scheme_context& ctx) {
         // the split rule, for the port whose link needs the most headroom
         uint64_t rate = 0, delay = 0, headroom = 0;
         for (int p = 0; p < ctx.net.switch_at(s).num_ports(); ++p) {
-            const uint64_t h = pause_headroom_bytes(ctx.net.port_rate_bps(s, p), ctx.net.port_delay_ps(s, p), 1500);
+            const uint64_t h = pause_headroom_bytes(ctx.net.port_rate_bps(s, p), ctx.net.port_delay_ps(s, p), mtu);
             if (h > headroom) {
                 headroom = h;
                 rate = ctx.net.port_rate_bps(s, p);
@@ -185,16 +188,16 @@ void pause_scheme::install(const std::string& v, scheme_context& ctx) {
         }
         const buffer_manager& bm = ctx.net.switch_at(s).buffer();
         const uint64_t buffer = bm.units().to_bytes(bm.lone_port());   // (the split is made in bytes)
-        const pause_split split = split_port_buffer(buffer, ctx.inputs_per_port, rate, delay);
+        const pause_split split = split_port_buffer(buffer, ctx.inputs_per_port, rate, delay, mtu);
         pc.xoff_bytes = m_xoff_kb > 0 ? kb_to_bytes(m_xoff_kb) : split.xoff_bytes;
-        pc.xon_bytes = m_xon_kb > 0 ? kb_to_bytes(m_xon_kb) : default_xon_bytes(pc.xoff_bytes);
+        pc.xon_bytes = m_xon_kb > 0 ? kb_to_bytes(m_xon_kb) : default_xon_bytes(pc.xoff_bytes, mtu);
         if (dynamic) {   // the static watermarks are not used; keep them valid
-            pc.xoff_bytes = std::max(pc.xoff_bytes, min_xoff_bytes());
-            pc.xon_bytes = default_xon_bytes(pc.xoff_bytes);
-        } else if (pc.xoff_bytes < min_xoff_bytes()) {
+            pc.xoff_bytes = std::max(pc.xoff_bytes, min_xoff_bytes(mtu));
+            pc.xon_bytes = default_xon_bytes(pc.xoff_bytes, mtu);
+        } else if (pc.xoff_bytes < min_xoff_bytes(mtu)) {
             if (m_xoff_kb > 0)
                 throw config_error("pause_xoff_kb = " + format_number(m_xoff_kb) + ": below 3 frames (" +
-                                   std::to_string(min_xoff_bytes()) + " B), not lossless");
+                                   std::to_string(min_xoff_bytes(mtu)) + " B), not lossless");
             throw config_error("pause: buffer_kb = " + format_number(static_cast<double>(buffer) / 1024) +
                                " shared by " + std::to_string(ctx.inputs_per_port) + " inputs leaves " +
                                std::to_string(split.share_bytes) + " B each, less than the headroom " +
