@@ -65,26 +65,36 @@ void host_nic::update_dequeue_listener() {
     m_port.set_dequeue_listener(m_shaped || m_rp_dequeues ? this : nullptr);
 }
 
-bool host_nic::send(frame* f, bool backpressured) {
-    m_offered_frames++;
-    m_offered_bytes += f->bytes;
-    if (m_latency_ps) {
-        if (m_shaped)   // below its socket from now: the small queue sees the frames in the latency too
-            m_qdisc.account(f);
-        ++m_held_frames;
-        m_held_bytes += f->bytes;
-        m_events.schedule(now_ps() + m_latency_ps, this, ev_sent, backpressured ? 1 : 0, f);
-        return true;
-    }
-    return send_now(f, backpressured);
-}
-
-bool host_nic::send_now(frame* f, bool backpressured) {
+bool host_nic::send_now(frame* f, bool backpressured) {   // (inlined into send: the path of every frame)
     if (m_shaped) {
         m_qdisc.enqueue(f, now_ps());
         return true;
     }
     return admit(f, now_ps(), backpressured);
+}
+
+bool host_nic::send(frame* f, bool backpressured) {
+    m_offered_frames++;
+    m_offered_bytes += f->bytes;
+    if (m_latency_ps) {
+        send_later(f, backpressured);
+        return true;
+    }
+    return send_now(f, backpressured);
+}
+
+void host_nic::send_own(frame* f) {
+    m_offered_frames++;
+    m_offered_bytes += f->bytes;
+    send_now(f, false);
+}
+
+void host_nic::send_later(frame* f, bool backpressured) {
+    if (m_shaped)   // below its socket from now: the small queue sees the frames in the latency too
+        m_qdisc.account(f);
+    ++m_held_frames;
+    m_held_bytes += f->bytes;
+    m_events.schedule(now_ps() + m_latency_ps, this, ev_sent, backpressured ? 1 : 0, f);
 }
 
 bool host_nic::admit(frame* f, uint64_t now, bool backpressured) {

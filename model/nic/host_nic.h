@@ -175,16 +175,13 @@ private:
         ev_received = 7,   // a frame through the receive latency
         ev_rx_interrupt = 8
     };
-    bool send_now(frame* f, bool backpressured);
+    [[gnu::always_inline]] inline bool send_now(frame* f, bool backpressured);
+    [[gnu::noinline]] void send_later(frame* f, bool backpressured);   // through the host latency (off the fast path)
     void deliver(frame* f);
     void receive(int, frame& f, sc_core::sc_time& delay);
     void on_event(uint32_t kind, uint32_t index, void* ptr) override;
     void transmit(frame* f, uint64_t now_ps) override { m_port.enqueue(f, now_ps); }
-    void send_own(frame* f) override {   // the NIC's own frames (CNPs): no software on the way
-        m_offered_frames++;
-        m_offered_bytes += f->bytes;
-        send_now(f, false);
-    }
+    void send_own(frame* f) override;   // the NIC's own frames (CNPs): no software on the way
     frame_pool& frames() override { return m_pool; }
     uint64_t egress_backlog_bytes() const override { return m_port.bytes(); }
     uint64_t egress_free_at() const override { return m_port.busy_until(); }

@@ -50,21 +50,33 @@ void tcp_receiver::on_frame(frame* f, uint64_t now) {
     }
     ++m_unacked;
     m_unacked_bytes += payload;
-    m_ack_now = m_ack_now || at.immediate || ce_changed;
-    m_read = m_read || m_rcv_nxt > before;
-    if (at.dsack_end)
-        m_dsack_end = at.dsack_end;
-    if (!m_skb_len)
-        m_skb_len = payload;   // the first frame of the skb: its size, as GRO's gso_size
-    if (gro_more)   // more of its GRO aggregate follows: one ACK decision for the whole (Linux sees one skb)
+    const bool read = m_rcv_nxt > before;
+    if (gro_more || m_skb_len) {   // a GRO aggregate (Linux sees one skb): one ACK decision at its last frame
+        m_ack_now = m_ack_now || at.immediate || ce_changed;
+        m_read = m_read || read;
+        if (at.dsack_end)
+            m_dsack_end = at.dsack_end;
+        if (!m_skb_len)
+            m_skb_len = payload;   // its first frame's size, as GRO's gso_size
+        if (gro_more)
+            return;
+        ack_or_delay(now, m_ack_now, m_dsack_end, m_skb_len, psh, m_read);
+        m_ack_now = m_read = false;
+        m_dsack_end = 0;
+        m_skb_len = 0;
         return;
-    measure_rcv_mss(m_skb_len, psh);
-    const bool now_ack = m_ack_now || (m_pushed && m_read && m_ooo.empty());
-    const uint64_t dsack_end = m_dsack_end;
-    m_ack_now = m_read = false;
-    m_dsack_end = 0;
-    m_skb_len = 0;
-    if (!m_cfg.delayed_ack || now_ack || dsack_end || m_quick > 0 || m_unacked_bytes > m_cfg.mss) {
+    }
+    ack_or_delay(now, at.immediate || ce_changed, at.dsack_end, payload, psh, read);
+}
+
+void tcp_receiver::ack_or_delay(uint64_t now, bool immediate, uint64_t dsack_end, uint32_t skb_len, bool psh,
+                                bool read) {
+    if (!m_cfg.delayed_ack) {   // every segment acknowledged
+        send_ack(now, ece(), dsack_end);
+        return;
+    }
+    measure_rcv_mss(skb_len, psh);
+    if (immediate || dsack_end || m_quick > 0 || m_unacked_bytes > m_cfg.mss || (m_pushed && read && m_ooo.empty())) {
         send_ack(now, ece(), dsack_end);
     } else {
         m_delack_deadline = now + m_cfg.delack_ps;
@@ -119,34 +131,40 @@ bool tcp_receiver::track_ce(bool ce, bool cwr, uint64_t now) {
     return false;
 }
 
-uint64_t tcp_receiver::held_bytes(uint64_t seq, uint64_t end) const {
-    uint64_t held = m_rcv_nxt > seq ? std::min(end, m_rcv_nxt) - seq : 0;
-    for (const auto& b : m_ooo)
-        if (b.first < end && b.second > seq)
-            held += std::min(end, b.second) - std::max(seq, b.first);
-    return held;
+namespace {
+// bytes of [seq, end) within [first, second)
+uint64_t overlap(uint64_t seq, uint64_t end, const std::pair<uint64_t, uint64_t>& b) {
+    return b.first < end && b.second > seq ? std::min(end, b.second) - std::max(seq, b.first) : 0;
 }
+}   // namespace
 
+// (the bytes of the segment received before are counted where the blocks they overlap are visited anyway: a
+// retransmission that was not needed)
 tcp_receiver::placement tcp_receiver::place(uint64_t seq, uint64_t end) {
     placement at;
-    if (seq < m_rcv_nxt || !m_ooo.empty())   // bytes that came before: a retransmission that was not needed
-        m_stats.duplicate_bytes_received += held_bytes(seq, end);
     if (seq <= m_rcv_nxt && end > m_rcv_nxt) {   // in order
+        uint64_t dup = m_rcv_nxt - seq;
         m_rcv_nxt = end;
         while (!m_ooo.empty() && m_ooo.front().first <= m_rcv_nxt) {
+            dup += overlap(seq, end, m_ooo.front());
             m_rcv_nxt = std::max(m_rcv_nxt, m_ooo.front().second);
             m_ooo.erase(m_ooo.begin());
             at.immediate = true;   // a hole was filled
         }
+        m_stats.duplicate_bytes_received += dup;
     } else if (seq > m_rcv_nxt) {   // out of order: a duplicate ACK at once
-        if (m_cfg.dsack)
-            for (const auto& b : m_ooo)
-                if (b.first <= seq && end <= b.second)
-                    at.dsack_end = end;
+        uint64_t dup = 0;
+        for (const auto& b : m_ooo) {
+            dup += overlap(seq, end, b);
+            if (m_cfg.dsack && b.first <= seq && end <= b.second)
+                at.dsack_end = end;
+        }
+        m_stats.duplicate_bytes_received += dup;
         insert_out_of_order(seq, end);
         at.immediate = true;
         m_quick = m_cfg.quickacks;   // (Linux: quick-ACK mode while the hole lasts and after)
     } else {   // old duplicate
+        m_stats.duplicate_bytes_received += end - seq;
         at.immediate = true;
         if (m_cfg.dsack)
             at.dsack_end = end;

@@ -46,10 +46,11 @@ private:
     };
     void count_arrival(const frame& f, uint64_t now);
     void measure_rcv_mss(uint32_t len, bool psh);
+    // the ACK for an skb (a segment, or a GRO aggregate of them): at once, or by the delayed-ACK timer
+    void ack_or_delay(uint64_t now, bool immediate, uint64_t dsack_end, uint32_t skb_len, bool psh, bool read);
     // the ECN echo's state (before the segment is placed); returns whether this segment is to be ACKed at once
     bool track_ce(bool ce, bool cwr, uint64_t now);
     placement place(uint64_t seq, uint64_t end);   // rcv_nxt and the out-of-order blocks
-    uint64_t held_bytes(uint64_t seq, uint64_t end) const;   // of [seq, end), the bytes received already
     void insert_out_of_order(uint64_t seq, uint64_t end);   // merged with its neighbours; the SACK order
     void send_ack(uint64_t now, bool ece, uint64_t dsack_end = 0);
     bool ece() const { return m_feedback == ecn_feedback::per_segment ? m_ce_state : m_ece_latch; }
