@@ -90,6 +90,8 @@ void receive_poll::receive(frame* f) {
 }
 
 void receive_poll::open(frame* f) {
+    if (!m_open)
+        m_open = std::make_unique<aggregate[]>(max_open);
     if (m_num_open == max_open)
         flush(0);
     aggregate& a = m_open[m_num_open++];

@@ -26,6 +26,7 @@
 #include "model/port/egress_port.h"
 
 #include <cstdint>
+#include <memory>
 
 namespace cmswitch {
 
@@ -88,7 +89,8 @@ private:
     frame_fifo m_ring;
     uint64_t m_deadline = UINT64_MAX;   // when the interrupt is due
     uint64_t m_irq_at = UINT64_MAX;   // when the pending interrupt event runs
-    aggregate m_open[max_open];   // the open aggregates, oldest first
+    // the open aggregates, oldest first; allocated at the first (a host that never receives holds none: 384 bytes)
+    std::unique_ptr<aggregate[]> m_open;
     int m_num_open = 0;
     uint64_t m_polls = 0, m_aggregates = 0, m_merged_frames = 0;
 };
