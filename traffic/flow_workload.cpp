@@ -9,7 +9,8 @@ namespace cmswitch {
 
 namespace {
 constexpr uint32_t incast_tag = 0xffffffffu;
-}
+constexpr uint32_t bulk_tag = 0xfffffffeu;
+}   // namespace
 
 flow_workload::flow_workload(std::vector<host_stack*> hosts, const tcp_config& tcp, const flow_size_distribution& sizes,
                              const flow_workload_config& cfg)
@@ -64,6 +65,8 @@ flow_workload::flow_workload(std::vector<host_stack*> hosts, const tcp_config& t
                 static_cast<uint32_t>(h));
         }
     }
+    if (cfg.bulk_flows > 0)
+        m_hosts[0]->nic().schedule_timer(0, this, bulk_tag);
     if (cfg.incast_fanin > 0 && cfg.incast_period_ps > 0)
         m_hosts[0]->nic().schedule_timer(m_incast_rng.below(cfg.incast_period_ps), this, incast_tag);
 }
@@ -81,8 +84,32 @@ void flow_workload::start_flow(int src, int dst, uint64_t bytes, uint64_t now, i
     m_senders.back()->write(bytes);
 }
 
+void flow_workload::start_bulk_flows(uint64_t now) {
+    const int n = static_cast<int>(m_hosts.size());
+    for (int h = 0; h < n; ++h) {
+        if (m_gap_ps[static_cast<size_t>(h)] == 0)   // offers no Poisson flows
+            continue;
+        std::vector<int> to;
+        if (m_cfg.destinations.empty()) {
+            for (int d = 0; d < n; ++d)
+                if (d != h)
+                    to.push_back(d);
+        } else {
+            for (int d : m_cfg.destinations)
+                if (d != h)
+                    to.push_back(d);
+        }
+        for (int k = 0; k < m_cfg.bulk_flows; ++k)
+            start_flow(h, to[static_cast<size_t>(h + k) % to.size()], bulk_bytes, now, bulk);
+    }
+}
+
 void flow_workload::on_timer(uint32_t tag) {
     const uint64_t now = now_ps();
+    if (tag == bulk_tag) {
+        start_bulk_flows(now);
+        return;
+    }
     if (now >= m_cfg.stop_ps)
         return;
     const int n = static_cast<int>(m_hosts.size());
@@ -124,7 +151,7 @@ void flow_workload::on_timer(uint32_t tag) {
                 break;
         dst = d[i];
     }
-    start_flow(src, dst, m_sizes.sample(r), now, -1);
+    start_flow(src, dst, m_sizes.sample(r), now, poisson);
     m_hosts[static_cast<size_t>(src)]->nic().schedule_timer(
         now + static_cast<uint64_t>(r.exponential(m_gap_ps[static_cast<size_t>(src)])), this, tag);
 }
@@ -133,6 +160,8 @@ void flow_workload::on_delivered(uint32_t flow, uint64_t in_order_bytes, uint64_
     flow_record& f = m_flows[flow];
     if (f.end_ps == 0 && in_order_bytes >= f.bytes)
         f.end_ps = now;
+    if (f.incast == bulk)
+        f.delivered = in_order_bytes;
 }
 
 }   // namespace cmswitch

@@ -4,7 +4,9 @@
 // and destinations uniform over the other hosts (all-to-all); optionally, periodic incasts: every period a random
 // host receives `incast_bytes` from each of `fanin` random other hosts at once. Each flow is a TCP connection of
 // its own (sender and receiver made when it starts, kept to the end of the run); its completion time runs from its
-// arrival to its last byte's arrival at the receiver.
+// arrival to its last byte's arrival at the receiver. Optionally, long-lived (bulk) flows: each host that offers
+// Poisson flows keeps `bulk_flows` connections sending without end from time 0, the elephants short flows wait
+// behind.
 #ifndef CMSWITCH_TRAFFIC_FLOW_WORKLOAD_H
 #define CMSWITCH_TRAFFIC_FLOW_WORKLOAD_H
 
@@ -37,6 +39,9 @@ struct flow_workload_config {
     // The hosts Poisson flows go to, uniformly (empty: every other host); a host that is the only one listed
     // offers no Poisson flows (it would have to send to itself).
     std::vector<int> destinations;
+    // Long-lived flows per host that offers Poisson flows, from time 0 to the end of the run: host h's k-th to
+    // the ((h + k) mod n)-th of its destinations (the listed ones or every other host, itself left out).
+    int bulk_flows = 0;
     uint64_t seed = 1;
 };
 
@@ -48,8 +53,11 @@ public:
         uint64_t bytes;
         uint64_t start_ps;
         uint64_t end_ps;   // 0: not complete
-        int64_t incast;   // the incast it belongs to, -1: a Poisson flow
+        int64_t incast;   // the incast it belongs to, or poisson, or bulk
+        uint64_t delivered = 0;   // a bulk flow's bytes in order at the receiver (others: 0)
     };
+    static constexpr int64_t poisson = -1, bulk = -2;
+    static constexpr uint64_t bulk_bytes = uint64_t{1} << 50;   // what a bulk flow writes: more than any run sends
 
     // hosts[i]: host i's stack (every host of the network, by id).
     flow_workload(std::vector<host_stack*> hosts, const tcp_config& tcp, const flow_size_distribution& sizes,
@@ -65,6 +73,7 @@ public:
 
 private:
     void start_flow(int src, int dst, uint64_t bytes, uint64_t now, int64_t incast);
+    void start_bulk_flows(uint64_t now);
     shared_tcp_config m_incast_tcp;   // every incast flow's connections share it, every Poisson flow's m_tcp
     std::vector<host_stack*> m_hosts;
     shared_tcp_config m_tcp;

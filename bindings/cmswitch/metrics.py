@@ -140,6 +140,7 @@ MEANINGS: List[Tuple[str, str]] = [
     (r"net_queue_p99_small_us", "p99 of the small flows' mean network queueing (us)"),
     (r"timed_out_share_small", "share of the small flows that waited out a retransmission timeout"),
     (r"incasts(_completed)?", "incasts started (completed)"),
+    (r"bulk_flows", "long-lived flows (bulk_flows per sending host), left out of the completion times"),
     (r"incast_time_(p50|p99)_ms", r"incast completion time, \1 (first request to last byte, ms)"),
     (r"incast_completed", "1 if every queue pair's message was acknowledged by the end"),
     (r"incast_time_ms", "the incast's completion time (0 unless incast_completed)"),

@@ -167,6 +167,8 @@ uint64_t flow_completion_recorder::report(result& r) const {
     table* ft = m_flow_table ? &r.add_table("flows") : nullptr;
     uint64_t in_warmup = 0;
     for (const auto& f : m_workload.flows()) {
+        if (f.incast == flow_workload::bulk)   // no completion: the scenario reports their goodput
+            continue;
         if (f.start_ps < m_warmup_ps) {
             ++in_warmup;
             continue;

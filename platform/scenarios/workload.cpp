@@ -76,6 +76,11 @@ workload_scenario::workload_scenario() {
     t.add_list("flow_destinations", &c.flow_destinations, 0, 65535, 0, true, "",
                "the hosts the Poisson flows go to, uniformly (e.g. storage servers; host ids: star 0..hosts-1 then "
                "the uplinks, leaf-spine leaf x hosts_per_leaf + j); none: all-to-all");
+    t.add_int("bulk_flows", &c.bulk_flows, 0, 64, "flows",
+              "long-lived flows from each host that offers Poisson flows, sending from time 0 to the end of the "
+              "run: host h's k-th to the ((h + k) mod n)-th of its destinations (flow_destinations, or every other "
+              "host); the elephants short flows wait behind. Left out of the completion-time statistics; "
+              "bulk_goodput_mbps reports their mean goodput");
     t.add_int("incast_fanin", &c.incast_fanin, 0, 4095, "senders", "periodic incasts: senders per incast (0: none)");
     t.add_int("incast_receivers", &c.incast_receivers, 1, 4096, "hosts",
               "incasts started together each period, to distinct receivers (several congested ports at once)");
@@ -136,7 +141,12 @@ void workload_scenario::estimate_cost(run_cost& cost) const {
     const double per_switch = c.buffer_policy == "static"
                                   ? static_cast<double>(kb_to_bytes(c.buffer_kb)) * ports / switches
                                   : static_cast<double>(kb_to_bytes(c.pool_kb));
-    const double offered = poisson * mean + incast_flows * static_cast<double>(kb_to_bytes(c.incast_kb));
+    // a bulk flow sends at most its host's link rate for the whole run
+    const double bulk = static_cast<double>(c.bulk_flows) *
+                        (down * (c.load > 0 ? c.link_gbps : 0) +
+                         static_cast<double>(c.uplinks) * (c.uplink_load > 0 ? c.uplink_gbps : 0)) *
+                        1e9 / 8 * (c.duration_s + c.drain_ms * 1e-3);
+    const double offered = poisson * mean + incast_flows * static_cast<double>(kb_to_bytes(c.incast_kb)) + bulk;
     cost.add_buffered_frames("duration_s", per_switch * switches, offered);
 }
 
@@ -226,6 +236,7 @@ flow_workload_config workload_scenario::workload_settings(int hosts) const {
     wc.load = c.load;
     wc.host_rate_bps = gbps_to_bps(c.link_gbps);
     wc.stop_ps = p.stop_ps;
+    wc.bulk_flows = static_cast<int>(c.bulk_flows);
     wc.incast_fanin = static_cast<int>(c.incast_fanin);
     wc.incast_bytes = kb_to_bytes(c.incast_kb);
     wc.incast_period_ps = ms_to_ps(c.incast_period_ms);
@@ -292,6 +303,19 @@ void workload_scenario::report(network& net, scenario_run& run, result& r) {
     st.occupancy.report(r, p.end_ps);
     report_class_drops(st, r);
     const uint64_t bytes_done = st.fct.report(r);
+    if (c.bulk_flows > 0) {
+        uint64_t bulk_bytes = 0;
+        int64_t bulk = 0;
+        for (const auto& f : st.w.flows())
+            if (f.incast == flow_workload::bulk) {
+                bulk_bytes += f.delivered;
+                ++bulk;
+            }
+        r.set("bulk_flows", bulk);
+        r.set("bulk_goodput_mbps", bulk ? static_cast<double>(bulk_bytes) * 8 /
+                                              (static_cast<double>(p.end_ps) * 1e-12) / static_cast<double>(bulk) / 1e6
+                                        : 0.0);
+    }
     {   // of the links of the hosts that offer Poisson load (every host's when none does)
         double capacity = 0, all = 0;
         for (int h = 0; h < net.num_hosts(); ++h) {

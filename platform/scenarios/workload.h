@@ -43,6 +43,7 @@ struct workload_config : buffer_settings, run_settings, tcp_settings {
     double uplink_load = 0;
     int64_t flow_prio = 0;
     std::vector<double> flow_destinations;
+    int64_t bulk_flows = 0;
     int64_t incast_fanin = 0;
     double incast_kb = 64;
     double incast_period_ms = 1;
