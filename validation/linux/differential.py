@@ -156,20 +156,25 @@ class Testbed:
                 "rto_min", f"{ms}ms"], ns=ns)
 
     def counters(self, servers):
-        total = dict.fromkeys(COUNTERS, 0)
-        for ns in self.srv[:servers]:
-            text = {f: sh(["cat", f"/proc/net/{f}"], ns=ns) for f in ("netstat", "snmp")}
-            for key, (f, section, field) in COUNTERS.items():
-                lines = [ln.split() for ln in text[f].splitlines() if ln.startswith(section + ":")]
-                for head, vals in zip(lines[0::2], lines[1::2]):
-                    if field in head:
-                        total[key] += int(vals[head.index(field)])
-        return total
+        return namespace_counters(self.srv[:servers], COUNTERS)
 
     def bottleneck(self):
         out = sh(["tc", "-s", "qdisc", "show", "dev", "pc"], ns=self.sw)
         m = re.findall(r"bfifo 10:.*?Sent (\d+) bytes (\d+) pkt \(dropped (\d+)", out, re.S)
         return {"sent_bytes": int(m[0][0]), "drops": int(m[0][2])}
+
+
+def namespace_counters(namespaces, counters):
+    """The sum over the namespaces of the TCP counters named in counters (name -> (file, section, field))."""
+    total = dict.fromkeys(counters, 0)
+    for ns in namespaces:
+        text = {f: sh(["cat", f"/proc/net/{f}"], ns=ns) for f in ("netstat", "snmp")}
+        for key, (f, section, field) in counters.items():
+            lines = [ln.split() for ln in text[f].splitlines() if ln.startswith(section + ":")]
+            for head, vals in zip(lines[0::2], lines[1::2]):
+                if field in head:
+                    total[key] += int(vals[head.index(field)])
+    return total
 
 
 def softnet_drops():

@@ -67,7 +67,7 @@ from concurrent.futures import ThreadPoolExecutor
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from differential import COUNTERS, kernel_tools, sh  # noqa: E402
+from differential import COUNTERS, kernel_tools, namespace_counters, sh  # noqa: E402
 
 SENDER_COUNTERS = {
     **COUNTERS,
@@ -204,14 +204,7 @@ class Testbed:
 
     def counters(self, i):
         """The TCP counters of host i's namespace (nstat's names in SENDER_COUNTERS)."""
-        text = {f: sh(["cat", f"/proc/net/{f}"], ns=self.hosts[i]) for f in ("netstat", "snmp")}
-        total = dict.fromkeys(SENDER_COUNTERS, 0)
-        for key, (f, section, field) in SENDER_COUNTERS.items():
-            lines = [ln.split() for ln in text[f].splitlines() if ln.startswith(section + ":")]
-            for head, vals in zip(lines[0::2], lines[1::2]):
-                if field in head:
-                    total[key] += int(vals[head.index(field)])
-        return total
+        return namespace_counters([self.hosts[i]], SENDER_COUNTERS)
 
     def drops(self):
         return sum(self.bottleneck(i)[1] for i in range(len(self.hosts)))
@@ -361,6 +354,25 @@ def kernel_web_point(tb, hosts, seconds, drain, load, rate_mbit, pacing, seed):
     return {**bucket_stats(rows), "started": started, "completed": len(rows), "drops": tb.drops() - d0}
 
 
+def model_host_args(a, pacing):
+    """The hosts of both model set-ups: linux with fq, CUBIC, pacing as the kernel's, no BQL (a veth has none) and
+    receive aggregation only with --model-rx-frames."""
+    rx = (
+        ["--rx-coalesce-us", "200", "--rx-coalesce-frames", str(a.model_rx_frames), "--gro-max-kb", "64"]
+        if a.model_rx_frames
+        else ["--rx-coalesce-us", "0", "--gro-max-kb", "0"]
+    )
+    return [
+        "--transport",
+        "cubic",
+        "--host-profile",
+        "linux",
+        "--pacing=" + ("true" if pacing else "false"),
+        "--bql=false",
+        *rx,
+    ]
+
+
 def model_web_args(a, load, pacing, seed, rtt_us):
     return [
         a.sim,
@@ -375,17 +387,7 @@ def model_web_args(a, load, pacing, seed, rtt_us):
         repr(load),
         "--flow-sizes",
         "web-search",
-        "--transport",
-        "cubic",
-        "--host-profile",
-        "linux",
-        "--pacing=" + ("true" if pacing else "false"),
-        "--bql=false",
-        *(
-            ["--rx-coalesce-us", "200", "--rx-coalesce-frames", str(a.model_rx_frames), "--gro-max-kb", "64"]
-            if a.model_rx_frames
-            else ["--rx-coalesce-us", "0", "--gro-max-kb", "0"]
-        ),
+        *model_host_args(a, pacing),
         "--buffer-policy",
         "static",
         "--buffer-kb",
@@ -467,17 +469,7 @@ def model_rpc_args(a, buf, pacing, seconds, seed, rtt_us, cdf):
         "1",
         "--flow-sizes",
         cdf,
-        "--transport",
-        "cubic",
-        "--host-profile",
-        "linux",
-        "--pacing=" + ("true" if pacing else "false"),
-        "--bql=false",
-        *(
-            ["--rx-coalesce-us", "200", "--rx-coalesce-frames", str(a.model_rx_frames), "--gro-max-kb", "64"]
-            if a.model_rx_frames
-            else ["--rx-coalesce-us", "0", "--gro-max-kb", "0"]
-        ),
+        *model_host_args(a, pacing),
         "--buffer-policy",
         "static",
         "--buffer-kb",
