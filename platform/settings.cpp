@@ -244,7 +244,7 @@ void declare_egress(param_table& t, host_egress_config& e, profile_marker& profi
                "nic_ring_kb or BQL's limit");
     profiled("host_qdisc");
     t.add_flag("small_queues", &e.small_queues,
-               "TCP small queues: a socket sends while it has at most max(2 frames, tsq_us at its pacing rate) "
+               "TCP small queues: a socket sends while it has at most max(2 skbs, tsq_us at its pacing rate) "
                "below TCP (qdisc and NIC), then waits for a transmission to start");
     profiled("host_small_queues");
     t.add_flag("pacing", &e.pacing,

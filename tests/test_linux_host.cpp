@@ -626,10 +626,11 @@ TEST(MulDiv, ExactWithAndWithoutA128BitProduct) {
 }
 
 TEST(SmallQueues, ASenderStopsAtItsLimitAndResumesOnEachCompletion) {
-    // fq host with small queues, limit 10 frames (15000 B, no pacing rate yet): IW 100 wants 100 segments at t = 0.
-    // The first frame starts on the idle link at once; the sender then queues while its bytes below TCP are at
-    // most the limit: 11 more (16500 B, one frame over it, as Linux's check before each send allows). Each start
-    // of a transmission (one per 12 us at 1 Gb/s) lets one more segment down.
+    // fq host with small queues, limit 15000 B (no pacing rate yet): IW 100 wants 100 segments at t = 0, each an
+    // skb of one frame, truesize 1460 + 832 = 2292 B. The first frame starts on the idle link at once (its bytes
+    // freed); the sender then queues while its truesize below TCP is at most the limit: before each send 0, 2292,
+    // ..., 13752 B, so 7 more (16044 B, one skb over it, as Linux's check before each send allows). Each start of a
+    // transmission (one per 12 us at 1 Gb/s) frees one skb and lets one more segment down.
     host_egress_config e;
     e.qdisc = host_egress_config::qdisc_kind::fq;
     e.small_queues = true;
@@ -641,17 +642,17 @@ TEST(SmallQueues, ASenderStopsAtItsLimitAndResumesOnEachCompletion) {
     tcp_receiver r(b.net.stack(0), 0, 1, b.cfg, b.rx_st);
     s.write(100 * mss);
     const host_qdisc& q = b.net.nic(1).qdisc();
-    EXPECT_EQ(s.snd_nxt(), 12 * mss);
-    EXPECT_EQ(q.below_bytes(0), 11 * 1500u);
+    EXPECT_EQ(s.snd_nxt(), 8 * mss);
+    EXPECT_EQ(q.below_bytes(0), 7 * 2292u);
     EXPECT_EQ(q.socket_stats(0)->throttled, 1u);
     // after 10 more frame times (12 us each) 10 more segments went down, no more
     b.ctx.run_until(10 * 12 * us + 1);
-    EXPECT_EQ(s.snd_nxt(), 22 * mss);
-    EXPECT_LE(q.below_bytes(0), 15000u + 1500u);
+    EXPECT_EQ(s.snd_nxt(), 18 * mss);
+    EXPECT_LE(q.below_bytes(0), 15000u + 2292u);
     b.ctx.run_until(20 * ms);
     EXPECT_EQ(s.snd_una(), 100 * mss);   // all delivered, no loss
     EXPECT_EQ(b.st.retransmitted_segments, 0u);
-    EXPECT_LE(q.excess_max_bytes(), 1500);   // never more than one frame over the limit
+    EXPECT_LE(q.excess_max_bytes(), 2292);   // never more than one skb over the limit
     // held back by its small queue, the sender was never cwnd-limited: its window did not grow
     EXPECT_EQ(s.cwnd(), 100 * mss);
 }
@@ -659,7 +660,8 @@ TEST(SmallQueues, ASenderStopsAtItsLimitAndResumesOnEachCompletion) {
 TEST(SmallQueues, FramesInTheHostLatencyCountBelowTheSocket) {
     // The same sender with a host latency of 5 us: a frame is charged to its socket when TCP sends it (as Linux
     // charges an skb when TCP makes it), not when it reaches the qdisc. At t = 0 nothing has reached the NIC yet, so
-    // the sender stops after 11 frames (16500 B, one over the 15000 B limit), not after the whole window.
+    // the sender stops after 7 skbs of 2292 B truesize (16044 B, one over the 15000 B limit), not after the whole
+    // window.
     host_egress_config e;
     e.qdisc = host_egress_config::qdisc_kind::fq;
     e.small_queues = true;
@@ -671,12 +673,12 @@ TEST(SmallQueues, FramesInTheHostLatencyCountBelowTheSocket) {
     tcp_receiver r(b.net.stack(0), 0, 1, b.cfg, b.rx_st);
     s.write(100 * mss);
     const host_qdisc& q = b.net.nic(1).qdisc();
-    EXPECT_EQ(s.snd_nxt(), 11 * mss);
-    EXPECT_EQ(q.below_bytes(0), 11 * 1500u);
+    EXPECT_EQ(s.snd_nxt(), 7 * mss);
+    EXPECT_EQ(q.below_bytes(0), 7 * 2292u);
     b.ctx.run_until(20 * ms);
     EXPECT_EQ(s.snd_una(), 100 * mss);
     EXPECT_EQ(b.net.nic(1).dropped_frames(), 0u);
-    EXPECT_LE(q.excess_max_bytes(), 1500);
+    EXPECT_LE(q.excess_max_bytes(), 2292);
 }
 
 TEST(Fq, TwoSocketsTakeTurnsByQuantum) {
@@ -712,12 +714,14 @@ TEST(Gso, TsoAutosizeByHand) {
 }
 
 TEST(Gso, ASegmentPassesTheSmallQueueWholeAndLeavesBackToBack) {
-    // fq with small queues capped at 2 frames (3000 B), IW 44, 44 SMSS written at t = 0 (no ACKs: the receiver
-    // only records). With GSO of 64 KB the window goes as one 44-frame skb: the small queue is checked per skb, so
-    // all of it goes below TCP at once, and the NIC takes it whole (the ring holds 3000 B) and sends it back to back,
-    // one 1500-byte frame per 12 us at 1 Gb/s; every frame but the first carries the continuation bit. Without GSO
-    // the small queue lets 4 frames down: the one on the wire, then one more while at most 3000 B wait below TCP
-    // (0, 1500 and 3000 B before each send).
+    // fq with small queues capped at 3000 B, IW 44, 44 SMSS written at t = 0 (no ACKs: the receiver only records).
+    // With GSO of 64 KB the window goes as one 44-frame skb: the small queue is checked per skb, so all of it goes
+    // below TCP at once, and the NIC takes it whole (the ring holds 3000 B) and sends it back to back, one
+    // 1500-byte frame per 12 us at 1 Gb/s; every frame but the first carries the continuation bit. Its truesize is
+    // its payload and one head, 44 x 1460 + 832 = 65072 B, 62780 B of it below TCP once the first frame (with the
+    // head) is on the wire. Without GSO the small queue lets 4 frames down: the one on the wire, then one more while
+    // at most two skbs' truesize (the floor, 2 x 2292 B, above the 3000 B cap) waits below TCP (0, 2292 and 4584 B
+    // before each send).
     for (const uint64_t gso : {uint64_t{65536}, uint64_t{0}}) {
         host_egress_config e;
         e.qdisc = host_egress_config::qdisc_kind::fq;
@@ -730,6 +734,7 @@ TEST(Gso, ASegmentPassesTheSmallQueueWholeAndLeavesBackToBack) {
         recorder seen(b.net.stack(0), {0});
         s.write(44 * mss);
         EXPECT_EQ(s.snd_nxt(), (gso ? 44 : 4) * mss) << gso;
+        EXPECT_EQ(b.net.nic(1).qdisc().below_bytes(0), gso ? 43 * 1460u : 3 * 2292u) << gso;
         if (!gso)
             continue;
         b.ctx.run_until(1 * ms);

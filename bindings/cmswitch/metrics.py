@@ -78,7 +78,8 @@ MEANINGS: List[Tuple[str, str]] = [
     (r"data_frames_to_(client|receiver)", r"data frames the switch sent to the \1"),
     (r"host_queue_max_kb", "the most any host held below TCP (qdisc and NIC queue, KB; 0 where the hosts do not "
      "account below TCP)"),
-    (r"host_socket_queue_max_kb", "the most one socket held below TCP in any host (KB; 0 as host_queue_max_kb)"),
+    (r"host_socket_queue_max_kb", "the most one socket held below TCP in any host (KB of skb truesize, as TCP "
+     "small queues count; 0 as host_queue_max_kb)"),
     (r"host_bql_limit_max_kb", "the largest byte queue limit any host's NIC queue reached (BQL, KB; 0 without BQL)"),
     (r"host_rx_polls", "receive polls the hosts' NICs ran, one per receive interrupt (0 without interrupt moderation)"),
     (r"host_gro_aggregates", "GRO skbs of more than one frame the hosts' receive polls delivered (0 without GRO)"),

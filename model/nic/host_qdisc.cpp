@@ -126,9 +126,9 @@ uint64_t host_qdisc::limit_of(const socket& s) const {
     uint64_t lim = m_cfg.tsq_max_bytes;
     if (s.pacing_bps > 0)   // about 1 ms at the pacing rate, as Linux's sk_pacing_rate >> sk_pacing_shift
         lim = mul_div(s.pacing_bps, m_cfg.tsq_ps, 8000000000000ull);
-    lim = std::max<uint64_t>(lim, 2 * uint64_t{s.frame_max});
+    lim = std::max<uint64_t>(lim, 2 * uint64_t{s.skb_max});
     // capped by tcp_limit_output_bytes (Linux 6.16 on: every socket; before, only sockets no qdisc paced)
-    return std::min(lim, std::max<uint64_t>(m_cfg.tsq_max_bytes, 2 * uint64_t{s.frame_max}));
+    return std::min(lim, std::max<uint64_t>(m_cfg.tsq_max_bytes, 2 * uint64_t{s.skb_max}));
 }
 
 uint64_t host_qdisc::limit_bytes(uint32_t flow) const {
@@ -171,7 +171,7 @@ void host_qdisc::account(frame* f) {
         return;
     socket& k = m_sockets[slot_of(f->flow)];
     f->host_bits |= host_counted;
-    k.below += f->bytes;
+    k.below += truesize(*f);
     m_socket_below_max = std::max(m_socket_below_max, k.below);
     if (f->payload > 0 && m_cfg.small_queues) {
         const uint64_t limit = limit_of(k);
@@ -192,8 +192,8 @@ void host_qdisc::enqueue(frame* f, uint64_t now) {
         m_gso_slot = slot;
         m_gso_bytes = 0;
     }
-    m_gso_bytes += f->bytes;
-    k.frame_max = std::max(k.frame_max, m_gso_bytes);
+    m_gso_bytes += truesize(*f);
+    k.skb_max = std::max(k.skb_max, m_gso_bytes);
     if (!m_cfg.per_socket()) {
         hand_to_ring(f, now);
         return;
@@ -268,7 +268,7 @@ void host_qdisc::forget(const frame& f) {
     if (!(f.host_bits & host_counted))
         return;
     const uint32_t s = find(f.flow);
-    m_sockets[s].below -= f.bytes;
+    m_sockets[s].below -= truesize(f);
     m_below -= f.bytes;
 }
 
@@ -285,15 +285,15 @@ void host_qdisc::on_tx_start(const frame& f, uint64_t now) {
         if (m_cfg.bql)
             await_completion(f, slot, now);
         else
-            free_bytes(slot, f.bytes, now);
+            free_bytes(slot, f.bytes, truesize(f), now);
     }
     if (m_cfg.per_socket())
         fill(now);
 }
 
-void host_qdisc::free_bytes(uint32_t slot, uint32_t bytes, uint64_t now) {
+void host_qdisc::free_bytes(uint32_t slot, uint32_t bytes, uint32_t truesize, uint64_t now) {
     socket& k = m_sockets[slot];
-    k.below -= bytes;
+    k.below -= truesize;
     m_below -= bytes;
     if (k.want_room && !over_limit(k.flow)) {
         k.want_room = false;
@@ -310,7 +310,7 @@ void host_qdisc::await_completion(const frame& f, uint32_t slot, uint64_t now) {
         ++m_skbs_done;
     m_skb_open = true;
     const uint64_t end = m_owner->tx_end_ps(f, now);
-    m_tx.push_back(tx_entry{end, slot, f.bytes, static_cast<uint8_t>(m_owner->ring_queue_of(f.prio))});
+    m_tx.push_back(tx_entry{end, slot, f.bytes, truesize(f), static_cast<uint8_t>(m_owner->ring_queue_of(f.prio))});
     uint64_t at = m_irq_at == UINT64_MAX ? end + m_cfg.tx_coalesce_ps : m_irq_at;
     if (m_cfg.tx_coalesce_frames && m_skbs_done >= m_cfg.tx_coalesce_frames)
         at = std::min(at, now);
@@ -342,7 +342,7 @@ void host_qdisc::on_tx_interrupt(uint64_t now) {
         m_dql[static_cast<size_t>(q)].completed(done[q], now);
     }
     for (size_t i = first; i < stop; ++i)
-        free_bytes(m_tx[i].slot, m_tx[i].bytes, now);
+        free_bytes(m_tx[i].slot, m_tx[i].bytes, m_tx[i].truesize, now);
     if (m_tx_head == m_tx.size()) {
         m_tx.clear();
         m_tx_head = 0;
@@ -436,7 +436,7 @@ frame* host_qdisc::codel_head(uint32_t slot, uint64_t now) {
             --m_queue_frames[k.queue];
             m_bytes -= d->bytes;
             ++m_codel_drops;
-            k.below -= d->bytes;   // (its socket may send again: woken once this fill is done, see fill)
+            k.below -= truesize(*d);   // (its socket may send again: woken once this fill is done, see fill)
             m_below -= d->bytes;
             m_codel_freed.push_back(slot);
             d->host_bits = static_cast<uint8_t>(d->host_bits & ~host_counted);

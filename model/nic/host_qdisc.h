@@ -61,11 +61,16 @@ struct host_egress_config {
     uint32_t unpaced_segments = 10;
     // fq: bytes the qdisc may have handed to each NIC queue that have not started transmission (at least one frame)
     uint64_t ring_bytes = 3000;
-    // TCP small queues: a socket may send while it has at most min(max(2 frames, tsq_ps at its pacing rate),
-    // tsq_max_bytes) below its transport (Linux 6.16 on: sk_pacing_shift 10, tcp_limit_output_bytes 4 MB)
+    // TCP small queues: a socket may send while it has at most min(max(2 skbs, tsq_ps at its pacing rate),
+    // tsq_max_bytes) below its transport (Linux 6.16 on: sk_pacing_shift 10, tcp_limit_output_bytes 4 MB). As
+    // Linux's sk_wmem_alloc, the bytes are skbs' truesize: an skb's payload and skb_truesize_bytes for its head (a
+    // GSO segment's once; a pure ACK counts 2, as skb_set_tcp_pure_ack sets). 832 is what this kernel charges:
+    // Linux 6.18 on x86-64, `ss -m` of a socket holding one skb in a qdisc shows payload + 832 for 1448, 2896 and
+    // 14480 bytes.
     bool small_queues = false;
     uint64_t tsq_ps = 976562500;   // 2^-10 s
     uint64_t tsq_max_bytes = 4u << 20;
+    uint32_t skb_truesize_bytes = 832;
     // BQL, with fq: each NIC queue's bytes handed over and not yet completed are held to a dynamic queue limit in
     // place of ring_bytes. A frame completes at the NIC's transmit interrupt: tx_coalesce_ps after the end of the
     // first frame transmitted since the previous interrupt, or once tx_coalesce_frames skbs (a GSO segment counts
@@ -191,11 +196,11 @@ private:
         uint64_t pacing_bps = 0;
         uint128 wait_sum_ps = 0;   // (host_socket_stats)
         uint64_t wstamp_ps = 0;   // the pacing schedule: the next frame's earliest departure
-        uint64_t below = 0;
+        uint64_t below = 0;   // truesize below the transport (the small queue's count)
         uint64_t idle_since = 0;
         uint64_t data_frames = 0;   // (host_socket_stats)
         uint64_t wait_max_ps = 0;
-        uint32_t frame_max = 0;   // its largest frame (the 2-frame floor of the limit)
+        uint32_t skb_max = 0;   // the truesize of its largest skb (the 2-skb floor of the limit)
         uint32_t throttled = 0;
     };
     static_assert(sizeof(socket) == 128, "a socket is two cache lines");
@@ -221,7 +226,14 @@ private:
         return m_cfg.bql ? m_dql[static_cast<size_t>(queue)].open()
                          : m_owner->ring_queue_bytes(queue) < m_cfg.ring_bytes;
     }
-    void free_bytes(uint32_t slot, uint32_t bytes, uint64_t now);   // below the socket no more: may wake it
+    // an skb's truesize, split over its frames: the payload, the head with its first frame, 2 for a pure ACK
+    uint32_t truesize(const frame& f) const {
+        if (f.payload == 0)
+            return 2;
+        return f.payload + ((f.host_bits & host_gso_cont) ? 0 : m_cfg.skb_truesize_bytes);
+    }
+    // f's bytes below the socket no more: may wake it
+    void free_bytes(uint32_t slot, uint32_t bytes, uint32_t truesize, uint64_t now);
     void await_completion(const frame& f, uint32_t slot, uint64_t now);
 
     // (in the order a frame reads them: the configuration, the scalars and maxima every frame updates, the
@@ -269,6 +281,7 @@ private:
         uint64_t end_ps;
         uint32_t slot;
         uint32_t bytes;
+        uint32_t truesize;
         uint8_t queue;
     };
     std::vector<dynamic_queue_limit> m_dql;
