@@ -64,9 +64,9 @@ struct host_egress_config {
     // TCP small queues: a socket may send while it has at most min(max(2 skbs, tsq_ps at its pacing rate),
     // tsq_max_bytes) below its transport (Linux 6.16 on: sk_pacing_shift 10, tcp_limit_output_bytes 4 MB). As
     // Linux's sk_wmem_alloc, the bytes are skbs' truesize: an skb's payload and skb_truesize_bytes for its head (a
-    // GSO segment's once; a pure ACK counts 2, as skb_set_tcp_pure_ack sets). 832 is what this kernel charges:
-    // Linux 6.18 on x86-64, `ss -m` of a socket holding one skb in a qdisc shows payload + 832 for 1448, 2896 and
-    // 14480 bytes.
+    // GSO segment's once; a pure ACK counts 2, as skb_set_tcp_pure_ack sets). 832 is what Linux 6.18 on x86-64
+    // charges: a socket holding one skb in a qdisc shows payload + 832 in `ss -m` for 1448, 2896 and 14480 bytes
+    // (validation/linux/skb_truesize.py measures it).
     bool small_queues = false;
     uint64_t tsq_ps = 976562500;   // 2^-10 s
     uint64_t tsq_max_bytes = 4u << 20;
