@@ -638,4 +638,15 @@ TEST(Workload, BulkFlowsKeepTheBottleneckBusyAndShortFlowsWaitTheirQueue) {
     } catch (const config_error& e) {
         EXPECT_NE(std::string(e.what()).find("bulk_flows"), std::string::npos) << e.what();
     }
+    // with no host offering Poisson flows there would be no bulk flow either: refused, naming both fields
+    auto sc = make_scenario("workload");
+    sc->params().parse_args({"--hosts", "2", "--load", "0", "--bulk-flows", "1", "--duration-s", "0.001"});
+    try {
+        sc->run();
+        FAIL() << "bulk flows without Poisson load were accepted";
+    } catch (const config_error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("bulk_flows"), std::string::npos) << what;
+        EXPECT_NE(what.find("load"), std::string::npos) << what;
+    }
 }

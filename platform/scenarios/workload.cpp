@@ -176,6 +176,10 @@ scenario_plan workload_scenario::plan(result& r) {
                            "spines, fabric_gbps)");
     if (c.incast_from == "uplinks" && c.uplinks == 0)
         throw config_error("incast_from = uplinks needs uplinks > 0 (topology star)");
+    if (c.bulk_flows > 0 && c.load <= 0 && c.uplink_load <= 0)
+        throw config_error("bulk_flows = " + std::to_string(c.bulk_flows) +
+                           " needs load > 0 or uplink_load > 0 (bulk flows start at the hosts that offer Poisson "
+                           "flows; with neither there would be none)");
     const uint64_t uplink_rate = gbps_to_bps(c.uplink_gbps);
     topology topo = star       ? star_topology(static_cast<int>(c.hosts), host_rate, delay, buf)
                     : fat_tree ? fat_tree_topology(static_cast<int>(c.fat_tree_k), host_rate, fabric_rate, delay, buf)
